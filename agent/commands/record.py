@@ -1,0 +1,55 @@
+"""`hyperpod-debug record`: capture a live triage into one recorded-cluster file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agent.commands.common import EXIT_USAGE, build_target, die, resolve_region
+from agent.commands.triage import (
+    ClusterOption,
+    NodeOption,
+    ProfileOption,
+    RegionOption,
+    run_or_exit,
+)
+
+
+def record_command(
+    output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
+    cluster: ClusterOption = None,
+    region: RegionOption = None,
+    node: NodeOption = None,
+    mask_account: Annotated[
+        bool, typer.Option("--mask-account", help="Replace AWS account ids with 111122223333.")
+    ] = False,
+    description: Annotated[str, typer.Option("--description", help="Free-text note.")] = "",
+    profile: ProfileOption = None,
+) -> None:
+    """Run a read-only triage on a live cluster and save every call it made, secrets redacted."""
+    from tools.recorded.model import dump_recorded
+    from tools.recorded.recorder import Recorder
+    from tools.triage.session import open_access, triage_cluster
+
+    if not cluster:
+        die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
+    target = build_target(cluster, resolve_region(region, cluster), node)
+    recorder = Recorder(mask_account=mask_account)
+    access = open_access(target, recorder=recorder, profile=profile)
+    report = run_or_exit(lambda: triage_cluster(target, access))
+    recording = recorder.build(
+        cluster=target.cluster, region=target.region, description=description
+    )
+    output.parent.mkdir(parents=True, exist_ok=True)
+    dump_recorded(recording, output)
+    problems = len(report.problems())
+    typer.echo(
+        f"Recorded {len(recording.aws)} calls to {output} "
+        f"({problems} problem finding(s), {len(report.skipped)} skipped)."
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("record")(record_command)

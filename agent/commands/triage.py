@@ -1,0 +1,130 @@
+"""`hyperpod-debug triage`: the read-only triage report, text or JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+
+from agent.commands.common import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    build_target,
+    die,
+    load_recording_or_exit,
+    resolve_region,
+    use_colour,
+)
+
+T = TypeVar("T")
+
+
+class OutputFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+ClusterOption = Annotated[
+    str | None, typer.Option("--cluster", "-c", help="HyperPod cluster name or ARN.")
+]
+RegionOption = Annotated[
+    str | None,
+    typer.Option("--region", "-r", help="AWS region (default: AWS_REGION / AWS_DEFAULT_REGION)."),
+]
+NodeOption = Annotated[
+    str | None, typer.Option("--node", "-n", help="Focus on one instance id, e.g. i-0abc...")
+]
+ProfileOption = Annotated[str | None, typer.Option("--profile", help="AWS profile to use.")]
+
+
+class _Progress:
+    """A one-line progress indicator on stderr, only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, title: str, index: int, total: int) -> None:
+        if self.enabled:
+            sys.stderr.write(f"\r\033[K[{index}/{total}] {title}…")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def triage_command(
+    cluster: ClusterOption = None,
+    region: RegionOption = None,
+    node: NodeOption = None,
+    recorded: Annotated[
+        Path | None, typer.Option("--recorded", help="Replay a recorded cluster file.")
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = OutputFormat.text,
+    no_color: Annotated[bool, typer.Option("--no-color", help="Never colour the output.")] = False,
+    profile: ProfileOption = None,
+) -> None:
+    """Triage a cluster read-only and print every finding with its reference section."""
+    from tools.triage.render import render_text
+    from tools.triage.session import open_access, recording_time, triage_cluster
+
+    recording = load_recording_or_exit(recorded) if recorded else None
+    if recording is not None:
+        cluster = cluster or recording.cluster
+        region = region or recording.region
+    if not cluster:
+        die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
+    target = build_target(cluster, resolve_region(region, cluster), node)
+    access = open_access(target, recording=recording, profile=profile)
+    progress = _Progress()
+    try:
+        report = run_or_exit(
+            lambda: triage_cluster(
+                target,
+                access,
+                now=recording_time(recording) if recording else None,
+                progress=progress,
+            )
+        )
+    finally:
+        progress.done()
+    if output_format is OutputFormat.json:
+        typer.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(render_text(report, colour=use_colour(no_color)), nl=False)
+
+
+def run_or_exit(run: Callable[[], T]) -> T:
+    """Map the conditions that stop a triage onto the exit-code contract."""
+    from tools.aws.errors import AwsAccessError
+    from tools.triage.data import ClusterNotFound
+    from tools.triage.session import CredentialsError
+
+    try:
+        return run()
+    except CredentialsError as exc:
+        typer.echo(f"error: AWS credentials are not usable ({exc}).", err=True)
+        die("Fix your AWS credentials and re-run.", EXIT_FAILED)
+    except ClusterNotFound as exc:
+        typer.echo(f"error: {exc}", err=True)
+        if exc.available:
+            typer.echo(f"Clusters in {exc.region}: {', '.join(exc.available)}", err=True)
+        else:
+            typer.echo(f"No HyperPod clusters are visible in {exc.region}.", err=True)
+        die("Confirm the cluster name and region.", EXIT_FAILED)
+    except AwsAccessError as exc:
+        # DescribeCluster itself failed (AccessDenied, unreachable endpoint, not recorded).
+        hint = f" {exc.hint}" if exc.hint else ""
+        die(f"cannot describe the cluster: {exc.reason}.{hint}", EXIT_FAILED)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("triage")(triage_command)

@@ -1,0 +1,255 @@
+"""One guarded boto3 session per run: lazy cached clients, adaptive retries, typed errors.
+
+The guard is registered on the session's event emitter before any client exists (clients
+copy the emitter when they are created), so every operation of every client passes it
+before its request is built. Replay and recording hook into the same clients, so a recorded
+cluster exercises exactly the code path of a live one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tools.aws.allowlist import is_allowed
+from tools.aws.errors import (
+    AccessDenied,
+    AwsAccessError,
+    CredentialsMissing,
+    EndpointUnreachable,
+    MutatingOperationRefused,
+    NotRecorded,
+    ResourceNotFound,
+    Throttled,
+)
+from tools.recorded.model import Paging
+
+if TYPE_CHECKING:
+    from tools.recorded.model import RecordedCluster
+    from tools.recorded.recorder import Recorder
+    from tools.recorded.replay import Responder
+
+ACCESS_DENIED_CODES = frozenset(
+    {
+        "AccessDenied",
+        "AccessDeniedException",
+        "UnauthorizedOperation",
+        "UnauthorizedException",
+        "AuthorizationError",
+        "NotAuthorized",
+    }
+)
+THROTTLING_CODES = frozenset(
+    {
+        "Throttling",
+        "ThrottlingException",
+        "ThrottledException",
+        "RequestLimitExceeded",
+        "TooManyRequestsException",
+        "RequestThrottled",
+        "RequestThrottledException",
+        "SlowDown",
+    }
+)
+NOT_FOUND_CODES = frozenset(
+    {"ResourceNotFound", "ResourceNotFoundException", "ValidationException", "NoSuchEntity"}
+)
+_CONTEXT_PARAMS = "hyperpod_debug_params"
+
+
+@dataclass(frozen=True)
+class PagedResult:
+    items: list[dict[str, Any]]
+    truncated: bool
+
+
+def _jsonable(value: Any) -> Any:
+    """botocore output with datetimes as ISO strings, so live and replayed data agree."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items() if k != "ResponseMetadata"}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt.UTC)
+        return value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return value
+
+
+class AwsAccess:
+    """The only door to AWS. Build one per run."""
+
+    def __init__(
+        self,
+        region: str,
+        *,
+        profile: str | None = None,
+        replay: RecordedCluster | Responder | None = None,
+        recorder: Recorder | None = None,
+        endpoint_url: str | None = None,
+        max_attempts: int = 8,
+    ) -> None:
+        import boto3
+        from botocore.config import Config
+
+        self.region = region
+        self.replaying = replay is not None
+        self._recorder = recorder
+        self._endpoint_url = endpoint_url
+        self._clients: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        if replay is not None:
+            from tools.recorded.model import RecordedCluster
+            from tools.recorded.replay import ReplayStore
+
+            self._replay_store: Responder | None = (
+                ReplayStore(replay) if isinstance(replay, RecordedCluster) else replay
+            )
+            # Static fake credentials: replay never signs, and must never look for real ones.
+            self._session = boto3.Session(
+                region_name=region, aws_access_key_id="replay", aws_secret_access_key="replay"
+            )
+        else:
+            self._replay_store = None
+            self._session = boto3.Session(region_name=region, profile_name=profile)
+        self._config = Config(
+            retries={"mode": "adaptive", "max_attempts": max_attempts},
+            connect_timeout=10,
+            read_timeout=60,
+            user_agent_extra="hyperpod-debug",
+        )
+        events = self._session.events
+        events.register_first("before-parameter-build", self._guard)
+        if self._replay_store is not None:
+            events.register_first("before-call", self._serve_recorded)
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _guard(model: Any, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
+        service = model.service_model.service_name
+        if not is_allowed(service, model.name):
+            raise MutatingOperationRefused(service, model.name)
+        context[_CONTEXT_PARAMS] = dict(params)
+
+    def _serve_recorded(self, model: Any, context: dict[str, Any], **_: Any) -> Any:
+        from botocore.awsrequest import AWSResponse
+
+        assert self._replay_store is not None
+        call = self._replay_store.respond(
+            model.service_model.service_name, model.name, context.get(_CONTEXT_PARAMS, {})
+        )
+        if call.error is not None:
+            parsed = {"Error": {"Code": call.error.code, "Message": call.error.message}}
+            return AWSResponse("replay://", call.error.http_status, {}, None), parsed
+        return AWSResponse("replay://", 200, {}, None), dict(call.response or {})
+
+    # -- clients ---------------------------------------------------------------------------
+
+    def client(self, service: str) -> Any:
+        with self._lock:
+            client = self._clients.get(service)
+            if client is None:
+                client = self._session.client(
+                    service, config=self._config, endpoint_url=self._endpoint_url
+                )
+                self._clients[service] = client
+            return client
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def call(self, service: str, operation: str, **params: Any) -> dict[str, Any]:
+        """One read. Raises an AwsAccessError subclass instead of a raw botocore error."""
+        response = self._invoke(service, operation, params)
+        if self._recorder is not None:
+            self._recorder.record_response(service, operation, params, response)
+        return response
+
+    def paginate(
+        self,
+        service: str,
+        operation: str,
+        result_key: str,
+        *,
+        page_size: int,
+        cap: int,
+        token_key: str = "NextToken",
+        size_key: str = "MaxResults",
+        **params: Any,
+    ) -> PagedResult:
+        """Read pages until the API is exhausted or `cap` items are held."""
+        items: list[dict[str, Any]] = []
+        token: str | None = None
+        truncated = False
+        last: dict[str, Any] = {}
+        while True:
+            request = dict(params)
+            request[size_key] = page_size
+            if token:
+                request[token_key] = token
+            last = self._invoke(service, operation, request)
+            items.extend(last.get(result_key, []))
+            token = last.get(token_key)
+            if len(items) >= cap:
+                truncated = len(items) > cap or bool(token)
+                items = items[:cap]
+                break
+            if not token:
+                break
+        if self._recorder is not None:
+            whole = {k: v for k, v in last.items() if k != token_key}
+            whole[result_key] = items
+            self._recorder.record_response(
+                service,
+                operation,
+                params,
+                whole,
+                paging=Paging(result_key=result_key, token_key=token_key),
+            )
+        return PagedResult(items=items, truncated=truncated)
+
+    def _invoke(self, service: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        from botocore import xform_name
+        from botocore.exceptions import (
+            ClientError,
+            ConnectTimeoutError,
+            EndpointConnectionError,
+            NoCredentialsError,
+            PartialCredentialsError,
+            ReadTimeoutError,
+        )
+
+        client = self.client(service)
+        try:
+            raw = getattr(client, xform_name(operation))(**params)
+        except (MutatingOperationRefused, NotRecorded):
+            raise
+        except ClientError as exc:
+            error = exc.response.get("Error", {})
+            code = str(error.get("Code", "Unknown"))
+            message = str(error.get("Message", ""))
+            status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400) or 400)
+            if self._recorder is not None:
+                self._recorder.record_error(service, operation, params, code, message, status)
+            raise _classify(service, operation, code, message) from None
+        except (NoCredentialsError, PartialCredentialsError) as exc:
+            raise CredentialsMissing(str(exc)) from None
+        except (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError) as exc:
+            raise EndpointUnreachable(service, operation, str(exc)) from None
+        result: dict[str, Any] = _jsonable(raw)
+        return result
+
+
+def _classify(service: str, operation: str, code: str, message: str) -> AwsAccessError:
+    detail = f"{code}: {message}" if message else code
+    if code in ACCESS_DENIED_CODES:
+        return AccessDenied(service, operation, detail)
+    if code in THROTTLING_CODES:
+        return Throttled(service, operation, detail)
+    if code in NOT_FOUND_CODES or code.endswith("NotFound") or code.endswith(".NotFound"):
+        return ResourceNotFound(service, operation, detail)
+    return AwsAccessError(service, operation, detail)

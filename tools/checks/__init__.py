@@ -1,0 +1,10 @@
+"""The explicit list of check modules; importing one registers its checks.
+
+Order here is the order checks run and appear in reports (cluster first, then network,
+then provisioning, then nodes).
+"""
+
+from tools.checks import (  # noqa: F401
+    cluster_status,
+    security_groups,
+)

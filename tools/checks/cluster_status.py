@@ -1,0 +1,124 @@
+"""§ F.1: cluster status, FailureMessage and NodeRecovery; instance-group health."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_STATUS = "cluster-status"
+CHECK_RECOVERY = "node-recovery"
+CHECK_GROUPS = "instance-groups"
+
+_TRANSITIONAL = {"Creating", "Updating", "SystemUpdating", "RollingBack"}
+
+
+def judge_cluster_status(cluster: dict[str, Any]) -> list[Finding]:
+    status = cluster.get("ClusterStatus", "Unknown")
+    failure = cluster.get("FailureMessage", "")
+    name = cluster.get("ClusterName", "")
+    if status == "InService":
+        return [passed(CHECK_STATUS, "F.1", f"Cluster {name} is InService", status=status)]
+    if status in ("Failed", "Deleting"):
+        text = f"Cluster {name} is {status}" + (f": {failure}" if failure else "")
+        return [
+            fail(CHECK_STATUS, Priority.P0, "F.1", text, status=status, failure_message=failure)
+        ]
+    if status in _TRANSITIONAL:
+        text = f"Cluster {name} is {status}; results may change once the operation finishes"
+        return [
+            warn(CHECK_STATUS, Priority.P2, "F.1", text, status=status, failure_message=failure)
+        ]
+    return [
+        warn(
+            CHECK_STATUS,
+            Priority.P1,
+            "F.1",
+            f"Cluster {name} reports status {status}",
+            status=status,
+        )
+    ]
+
+
+def judge_node_recovery(cluster: dict[str, Any]) -> list[Finding]:
+    # NodeRecovery is a cluster-level setting; absent means the service default (Automatic).
+    recovery = cluster.get("NodeRecovery")
+    if recovery == "None":
+        return [
+            warn(
+                CHECK_RECOVERY,
+                Priority.P1,
+                "F.1",
+                "NodeRecovery is None: faulty nodes are not rebooted or replaced automatically",
+                node_recovery=recovery,
+            )
+        ]
+    return [
+        passed(
+            CHECK_RECOVERY,
+            "F.1",
+            f"NodeRecovery is {recovery or 'not set (service default)'}",
+            node_recovery=recovery,
+        )
+    ]
+
+
+def judge_instance_groups(groups: list[dict[str, Any]]) -> list[Finding]:
+    findings: list[Finding] = []
+    for group in groups:
+        name = group.get("InstanceGroupName", "?")
+        status = group.get("Status", "InService")
+        current = group.get("CurrentCount")
+        target = group.get("TargetCount")
+        evidence = {"group": name, "status": status, "current": current, "target": target}
+        if status in ("Failed", "Degraded"):
+            findings.append(
+                fail(
+                    CHECK_GROUPS,
+                    Priority.P0 if status == "Failed" else Priority.P1,
+                    "F",
+                    f"Instance group {name} is {status} ({current}/{target} nodes)",
+                    **evidence,
+                )
+            )
+        elif isinstance(current, int) and isinstance(target, int) and current < target:
+            findings.append(
+                warn(
+                    CHECK_GROUPS,
+                    Priority.P1,
+                    "F",
+                    f"Instance group {name} has {current} of {target} target nodes ({status})",
+                    **evidence,
+                )
+            )
+        else:
+            findings.append(
+                info(
+                    CHECK_GROUPS,
+                    "F",
+                    f"Instance group {name}: {current}/{target} nodes, {status}",
+                    **evidence,
+                )
+            )
+    return findings
+
+
+@check(CHECK_STATUS, section="F.1", title="Cluster status")
+def cluster_status(data: ClusterData) -> Iterable[Finding]:
+    """Cluster status and FailureMessage from DescribeCluster."""
+    return judge_cluster_status(data.cluster())
+
+
+@check(CHECK_RECOVERY, section="F.1", title="Automatic node recovery")
+def node_recovery(data: ClusterData) -> Iterable[Finding]:
+    """Whether HyperPod reboots or replaces faulty nodes by itself (NodeRecovery)."""
+    return judge_node_recovery(data.cluster())
+
+
+@check(CHECK_GROUPS, section="F", title="Instance groups")
+def instance_groups(data: ClusterData) -> Iterable[Finding]:
+    """Instance-group status and current against target node counts."""
+    return judge_instance_groups(data.instance_groups())

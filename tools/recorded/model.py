@@ -1,0 +1,143 @@
+"""The recorded-cluster file format (see docs/recorded-cluster.md and its JSON Schema)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+FORMAT_NAME: Literal["hyperpod-debug/recorded-cluster"] = "hyperpod-debug/recorded-cluster"
+FORMAT_VERSION: Literal[1] = 1
+
+# Request parameters that only steer paging: they are not part of a call's identity.
+PAGING_PARAMS: frozenset[str] = frozenset(
+    {"NextToken", "nextToken", "MaxResults", "maxResults", "limit", "Limit", "Marker", "MaxItems"}
+)
+
+
+class RecordedError(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    code: str = Field(
+        description="AWS error code, e.g. AccessDeniedException, UnauthorizedOperation."
+    )
+    message: str = ""
+    http_status: int = Field(default=400, ge=300, le=599)
+
+
+class Paging(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    result_key: str = Field(description="The list in `response` that replay pages through.")
+    token_key: str = Field(default="NextToken", description="Name of the continuation token.")
+
+
+class RecordedCall(BaseModel):
+    """One AWS call: botocore's own output shape, or the error it returned."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    service: str = Field(description="boto3 client name: sagemaker, ec2, eks, logs, sts, iam ...")
+    operation: str = Field(description="API operation name, e.g. DescribeCluster.")
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="Request parameters, without paging parameters."
+    )
+    response: dict[str, Any] | None = None
+    error: RecordedError | None = None
+    paging: Paging | None = Field(
+        default=None, description="Set when `response` holds the whole list of a paged API."
+    )
+
+
+class Unavailable(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["api", "tool", "node", "kubernetes"]
+    what: str
+    reason: str
+
+
+class ExpectedFinding(BaseModel):
+    """A finding a bundled scenario must (or must not) produce; used by tests and evals."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    check: str
+    status: Literal["PASS", "FAIL", "WARN", "INFO"]
+    section: str | None = None
+    resources_include: list[str] = Field(default_factory=list)
+
+
+class Expectations(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    node: str | None = Field(default=None, description="--node to triage with, if any.")
+    findings: list[ExpectedFinding] = Field(
+        default_factory=list, description="Exactly the FAIL/WARN findings the triage must produce."
+    )
+    must_not: list[ExpectedFinding] = Field(default_factory=list)
+    skipped_include: list[str] = Field(
+        default_factory=list, description="Substrings that must appear in skipped reasons."
+    )
+
+
+class RecordedCluster(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["hyperpod-debug/recorded-cluster"] = FORMAT_NAME
+    version: Literal[1] = FORMAT_VERSION
+    description: str = ""
+    recorded_at: str = Field(description="ISO-8601 UTC time of recording; replay uses it as 'now'.")
+    cluster: str = Field(description="Cluster name or ARN the triage was recorded with.")
+    region: str
+    aws: list[RecordedCall] = Field(default_factory=list)
+    kubernetes: dict[str, Any] = Field(
+        default_factory=dict, description="Kubernetes objects in the API's own JSON (node issue)."
+    )
+    probes: dict[str, Any] = Field(
+        default_factory=dict, description="Raw stdout of named read-only node probes (node issue)."
+    )
+    unavailable: list[Unavailable] = Field(default_factory=list)
+    expect: Expectations | None = Field(
+        default=None, description="For bundled scenarios: the findings triage must produce."
+    )
+
+
+class RecordedFileError(Exception):
+    """A recorded-cluster file that cannot be used, with a message a person can act on."""
+
+
+def load_recorded(path: Path) -> RecordedCluster:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordedFileError(f"recorded cluster file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordedFileError(f"cannot read recorded cluster {path}: {exc}") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordedFileError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    try:
+        return RecordedCluster.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
+            for err in exc.errors()[:5]
+        )
+        raise RecordedFileError(
+            f"{path} is not a valid recorded cluster ({exc.error_count()} problem(s)): {problems}"
+        ) from None
+
+
+def dump_recorded(recording: RecordedCluster, path: Path) -> None:
+    data = recording.model_dump(mode="json", exclude_none=True)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def json_schema() -> dict[str, Any]:
+    return RecordedCluster.model_json_schema()

@@ -1,0 +1,1 @@
+"""Triage: fetch cluster data once, run every registered check, build a report."""

@@ -1,0 +1,359 @@
+"""Fetching: every AWS read a check needs, made once per run and shared between checks.
+
+Checks never call AWS themselves; they ask this object, which memoises each answer (or
+each error, so a denied API is asked once and reported once per check that needs it).
+Parameters are deterministic so a recorded cluster replays them exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+from urllib.parse import unquote
+
+from tools.aws.errors import AwsAccessError, ResourceNotFound
+from tools.aws.session import AwsAccess, PagedResult
+from tools.triage.target import CLUSTER_ARN, TriageTarget
+
+T = TypeVar("T")
+
+EVENT_PAGE, EVENT_CAP = 100, 500
+NODE_PAGE, NODE_CAP = 100, 20_000
+LOG_WINDOW = timedelta(days=7)
+
+
+class ClusterNotFound(Exception):
+    """DescribeCluster failed: the name, ARN or region is wrong (or not visible to us)."""
+
+    def __init__(self, cluster: str, region: str, detail: str, available: list[str]) -> None:
+        self.cluster = cluster
+        self.region = region
+        self.detail = detail
+        self.available = available
+        super().__init__(f"cluster {cluster!r} not found in {region}: {detail}")
+
+
+def cluster_id_from_arn(arn: str) -> str:
+    """The cluster id is the last path segment of the cluster ARN."""
+    return arn.rsplit("/", 1)[-1]
+
+
+class ClusterData:
+    def __init__(
+        self, access: AwsAccess, target: TriageTarget, now: datetime | None = None
+    ) -> None:
+        self.access = access
+        self.target = target
+        self.now = now or datetime.now(UTC)
+        self._memo: dict[tuple[Any, ...], Any] = {}
+        self._lock = threading.RLock()
+
+    def _once(self, key: tuple[Any, ...], fetch: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._memo:
+                value = self._memo[key]
+                if isinstance(value, AwsAccessError):
+                    raise value
+                result: T = value
+                return result
+        try:
+            value = fetch()
+        except AwsAccessError as exc:
+            with self._lock:
+                self._memo[key] = exc
+            raise
+        with self._lock:
+            self._memo[key] = value
+        return value
+
+    # -- SageMaker HyperPod --------------------------------------------------------------
+
+    def cluster(self) -> dict[str, Any]:
+        def fetch() -> dict[str, Any]:
+            try:
+                return self.access.call(
+                    "sagemaker", "DescribeCluster", ClusterName=self.target.cluster
+                )
+            except ResourceNotFound as exc:
+                raise ClusterNotFound(
+                    self.target.cluster, self.target.region, exc.detail, self.cluster_names()
+                ) from None
+
+        return self._once(("cluster",), fetch)
+
+    def cluster_names(self) -> list[str]:
+        try:
+            result = self.access.paginate(
+                "sagemaker", "ListClusters", "ClusterSummaries", page_size=100, cap=1000
+            )
+        except AwsAccessError:
+            return []
+        return sorted(str(c.get("ClusterName", "")) for c in result.items)
+
+    @property
+    def cluster_name(self) -> str:
+        return str(self.cluster().get("ClusterName", self.target.cluster))
+
+    @property
+    def cluster_arn(self) -> str:
+        return str(self.cluster().get("ClusterArn", ""))
+
+    @property
+    def cluster_id(self) -> str:
+        arn = self.cluster_arn or self.target.cluster
+        match = CLUSTER_ARN.match(arn)
+        return match.group("id") if match else cluster_id_from_arn(arn)
+
+    @property
+    def orchestrator(self) -> str:
+        """eks or slurm; clusters created before the field existed are Slurm."""
+        orchestrator = self.cluster().get("Orchestrator") or {}
+        return "eks" if "Eks" in orchestrator else "slurm"
+
+    def instance_groups(self) -> list[dict[str, Any]]:
+        groups: list[dict[str, Any]] = self.cluster().get("InstanceGroups", [])
+        return groups
+
+    def nodes(self) -> PagedResult:
+        return self._once(
+            ("nodes",),
+            lambda: self.access.paginate(
+                "sagemaker",
+                "ListClusterNodes",
+                "ClusterNodeSummaries",
+                page_size=NODE_PAGE,
+                cap=NODE_CAP,
+                ClusterName=self.cluster_name,
+            ),
+        )
+
+    def node_detail(self, node_id: str) -> dict[str, Any]:
+        return self._once(
+            ("node", node_id),
+            lambda: self.access.call(
+                "sagemaker", "DescribeClusterNode", ClusterName=self.cluster_name, NodeId=node_id
+            ).get("NodeDetails", {}),
+        )
+
+    def events_available(self) -> bool:
+        return self.cluster().get("NodeProvisioningMode") == "Continuous"
+
+    def events(self) -> PagedResult:
+        return self._once(
+            ("events",),
+            lambda: self.access.paginate(
+                "sagemaker",
+                "ListClusterEvents",
+                "Events",
+                page_size=EVENT_PAGE,
+                cap=EVENT_CAP,
+                ClusterName=self.cluster_name,
+            ),
+        )
+
+    # -- EC2 / VPC -------------------------------------------------------------------------
+
+    def cluster_security_group_ids(self) -> list[str]:
+        """Cluster SGs plus every instance group's OverrideVpcConfig SGs."""
+        ids = list(self.cluster().get("VpcConfig", {}).get("SecurityGroupIds", []))
+        for group in self.instance_groups():
+            ids.extend(group.get("OverrideVpcConfig", {}).get("SecurityGroupIds", []))
+        return sorted(set(ids))
+
+    def cluster_subnet_ids(self) -> list[str]:
+        ids = list(self.cluster().get("VpcConfig", {}).get("Subnets", []))
+        for group in self.instance_groups():
+            ids.extend(group.get("OverrideVpcConfig", {}).get("Subnets", []))
+        return sorted(set(ids))
+
+    def security_groups(self, group_ids: list[str]) -> list[dict[str, Any]]:
+        ids = sorted(set(group_ids))
+        if not ids:
+            return []
+        return self._once(
+            ("sgs", *ids),
+            lambda: self.access.call("ec2", "DescribeSecurityGroups", GroupIds=ids).get(
+                "SecurityGroups", []
+            ),
+        )
+
+    def subnets(self, subnet_ids: list[str]) -> list[dict[str, Any]]:
+        ids = sorted(set(subnet_ids))
+        if not ids:
+            return []
+        return self._once(
+            ("subnets", *ids),
+            lambda: self.access.call("ec2", "DescribeSubnets", SubnetIds=ids).get("Subnets", []),
+        )
+
+    def vpc_attribute(self, vpc_id: str, attribute: str) -> bool:
+        """enableDnsSupport / enableDnsHostnames as a bool."""
+        key = attribute[0].upper() + attribute[1:]
+
+        def fetch() -> bool:
+            response = self.access.call(
+                "ec2", "DescribeVpcAttribute", VpcId=vpc_id, Attribute=attribute
+            )
+            return bool(response.get(key, {}).get("Value", False))
+
+        return self._once(("vpc-attr", vpc_id, attribute), fetch)
+
+    def route_tables(self, vpc_id: str) -> list[dict[str, Any]]:
+        return self._once(
+            ("route-tables", vpc_id),
+            lambda: self.access.call(
+                "ec2", "DescribeRouteTables", Filters=[{"Name": "vpc-id", "Values": [vpc_id]}]
+            ).get("RouteTables", []),
+        )
+
+    def vpc_endpoints(self, vpc_id: str) -> list[dict[str, Any]]:
+        return self._once(
+            ("endpoints", vpc_id),
+            lambda: self.access.call(
+                "ec2", "DescribeVpcEndpoints", Filters=[{"Name": "vpc-id", "Values": [vpc_id]}]
+            ).get("VpcEndpoints", []),
+        )
+
+    def instance_type_offerings(self, ec2_types: list[str]) -> list[dict[str, Any]]:
+        types = sorted(set(ec2_types))
+        if not types:
+            return []
+        return self._once(
+            ("offerings", *types),
+            lambda: self.access.call(
+                "ec2",
+                "DescribeInstanceTypeOfferings",
+                LocationType="availability-zone",
+                Filters=[{"Name": "instance-type", "Values": types}],
+            ).get("InstanceTypeOfferings", []),
+        )
+
+    def instance_types(self, ec2_types: list[str]) -> list[dict[str, Any]]:
+        types = sorted(set(ec2_types))
+        if not types:
+            return []
+        return self._once(
+            ("instance-types", *types),
+            lambda: self.access.call("ec2", "DescribeInstanceTypes", InstanceTypes=types).get(
+                "InstanceTypes", []
+            ),
+        )
+
+    # -- EKS -------------------------------------------------------------------------------
+
+    def eks_cluster(self) -> dict[str, Any] | None:
+        """The orchestrating EKS cluster, or None on Slurm clusters."""
+        arn = (self.cluster().get("Orchestrator") or {}).get("Eks", {}).get("ClusterArn")
+        if not arn:
+            return None
+        name = str(arn).rsplit("/", 1)[-1]
+
+        def fetch() -> dict[str, Any]:
+            described: dict[str, Any] = self.access.call("eks", "DescribeCluster", name=name)
+            return dict(described.get("cluster", {}))
+
+        return self._once(("eks", name), fetch)
+
+    # -- IAM -------------------------------------------------------------------------------
+
+    def role_policy_documents(self, role_arn: str) -> list[dict[str, Any]]:
+        """Inline and attached policy documents of an execution role."""
+        role_name = role_arn.rsplit("/", 1)[-1]
+
+        def fetch() -> list[dict[str, Any]]:
+            documents: list[dict[str, Any]] = []
+            inline = self.access.call("iam", "ListRolePolicies", RoleName=role_name)
+            for policy_name in sorted(inline.get("PolicyNames", [])):
+                doc = self.access.call(
+                    "iam", "GetRolePolicy", RoleName=role_name, PolicyName=policy_name
+                ).get("PolicyDocument", {})
+                documents.append(_decode_policy(doc))
+            attached = self.access.call("iam", "ListAttachedRolePolicies", RoleName=role_name)
+            for policy in attached.get("AttachedPolicies", []):
+                arn = policy.get("PolicyArn", "")
+                meta = self.access.call("iam", "GetPolicy", PolicyArn=arn).get("Policy", {})
+                version = self.access.call(
+                    "iam", "GetPolicyVersion", PolicyArn=arn, VersionId=meta.get("DefaultVersionId")
+                ).get("PolicyVersion", {})
+                documents.append(_decode_policy(version.get("Document", {})))
+            return documents
+
+        return self._once(("role-policies", role_name), fetch)
+
+    # -- CloudWatch Logs -------------------------------------------------------------------
+
+    @property
+    def log_group_name(self) -> str:
+        return f"/aws/sagemaker/Clusters/{self.cluster_name}/{self.cluster_id}"
+
+    def log_group_exists(self) -> bool:
+        def fetch() -> bool:
+            groups = self.access.call(
+                "logs", "DescribeLogGroups", logGroupNamePrefix=self.log_group_name
+            ).get("logGroups", [])
+            return any(g.get("logGroupName") == self.log_group_name for g in groups)
+
+        return self._once(("log-group",), fetch)
+
+    def log_streams(self, prefix: str) -> list[dict[str, Any]]:
+        return self._once(
+            ("log-streams", prefix),
+            lambda: (
+                self.access.paginate(
+                    "logs",
+                    "DescribeLogStreams",
+                    "logStreams",
+                    page_size=50,
+                    cap=1000,
+                    token_key="nextToken",
+                    size_key="limit",
+                    logGroupName=self.log_group_name,
+                    logStreamNamePrefix=prefix,
+                ).items
+            ),
+        )
+
+    def log_events(
+        self, stream_prefix: str, filter_pattern: str, cap: int = 200
+    ) -> list[dict[str, Any]]:
+        """Matching events of the last week; the window ends at `now` (the recording time)."""
+        start = int((self.now - LOG_WINDOW).timestamp() * 1000)
+        end = int(self.now.timestamp() * 1000)
+        return self._once(
+            ("log-events", stream_prefix, filter_pattern),
+            lambda: (
+                self.access.paginate(
+                    "logs",
+                    "FilterLogEvents",
+                    "events",
+                    page_size=min(cap, 100),
+                    cap=cap,
+                    token_key="nextToken",
+                    size_key="limit",
+                    logGroupName=self.log_group_name,
+                    logStreamNamePrefix=stream_prefix,
+                    filterPattern=filter_pattern,
+                    startTime=start,
+                    endTime=end,
+                ).items
+            ),
+        )
+
+
+def _decode_policy(document: Any) -> dict[str, Any]:
+    """IAM returns policy documents URL-encoded; boto3 usually decodes them already."""
+    if isinstance(document, dict):
+        return document
+    try:
+        decoded: dict[str, Any] = json.loads(unquote(str(document)))
+    except ValueError:
+        return {}
+    return decoded
+
+
+def ec2_type(hyperpod_type: str) -> str:
+    """HyperPod instance types carry an ml. prefix; EC2 offerings use the bare type."""
+    return hyperpod_type.removeprefix("ml.")

@@ -1,0 +1,73 @@
+"""Render a triage report as the text contract: one line per finding, summary last."""
+
+from __future__ import annotations
+
+from tools.findings import Finding, Priority, Status
+from tools.triage.report import TriageReport
+
+_COLOURS = {
+    Status.FAIL: "\033[1;31m",
+    Status.WARN: "\033[1;33m",
+    Status.PASS: "\033[32m",
+    Status.INFO: "\033[36m",
+}
+_RESET = "\033[0m"
+_PRIORITY_MEANING = {
+    Priority.P0: "blocks running",
+    Priority.P1: "degrades",
+    Priority.P2: "informational",
+}
+
+
+def finding_line(finding: Finding, *, colour: bool = False) -> str:
+    """`[FAIL] P0 <message> → references/node-diagnostics-detail.md § <X>`."""
+    tag = f"[{finding.status.value}]"
+    if colour:
+        tag = f"{_COLOURS[finding.status]}{tag}{_RESET}"
+    parts = [tag]
+    if finding.status in (Status.FAIL, Status.WARN) and finding.priority is not None:
+        parts.append(finding.priority.value)
+    parts.append(finding.message)
+    line = " ".join(parts)
+    if finding.status in (Status.FAIL, Status.WARN):
+        line += f" → {finding.pointer}"
+    return line
+
+
+def render_text(report: TriageReport, *, colour: bool = False) -> str:
+    cluster = report.cluster
+    title = f"HyperPod triage: {cluster.name} ({cluster.region}"
+    if cluster.orchestrator:
+        title += f", {cluster.orchestrator.upper()}"
+    title += ")"
+    if cluster.id:
+        title += f" id={cluster.id}"
+    if report.node:
+        title += f" node={report.node}"
+    if report.recorded:
+        title += " [recorded]"
+    lines = [title, ""]
+    lines.extend(finding_line(f, colour=colour) for f in report.findings)
+    if report.skipped:
+        lines += ["", "Skipped (could not run):"]
+        for skip in report.skipped:
+            hint = f" — {skip.hint}" if skip.hint else ""
+            lines.append(f"  - {skip.check}: {skip.reason}{hint}")
+    lines += ["", _summary(report)]
+    return "\n".join(lines) + "\n"
+
+
+def _summary(report: TriageReport) -> str:
+    summary = report.summary
+    counts = ", ".join(f"{status} {n}" for status, n in summary.by_status.items())
+    lines = [f"Summary: {counts}; skipped {len(report.skipped)}"]
+    problems = report.problems()
+    if not problems:
+        lines.append("  No problems found.")
+    for priority in Priority:
+        group = [f for f in problems if f.priority == priority]
+        if not group:
+            continue
+        lines.append(f"  {priority.value} ({_PRIORITY_MEANING[priority]}): {len(group)}")
+        lines.extend(f"    - {f.message} (§ {f.section})" for f in group)
+    return "\n".join(lines)
