@@ -139,9 +139,13 @@ class AwsAccess:
     def _serve_recorded(self, model: Any, context: dict[str, Any], **_: Any) -> Any:
         from botocore.awsrequest import AWSResponse
 
+        from tools.recorded.replay import page_call
+
         assert self._replay_store is not None
-        call = self._replay_store.respond(
-            model.service_model.service_name, model.name, context.get(_CONTEXT_PARAMS, {})
+        params = context.get(_CONTEXT_PARAMS, {})
+        call = page_call(
+            self._replay_store.respond(model.service_model.service_name, model.name, params),
+            params,
         )
         if call.error is not None:
             parsed = {"Error": {"Code": call.error.code, "Message": call.error.message}}

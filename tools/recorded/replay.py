@@ -37,7 +37,10 @@ def _offset(token: object) -> int:
 
 
 class Responder(Protocol):
-    """Anything that answers AWS calls without the network (a recording, a test world)."""
+    """Anything that answers AWS calls without the network (a recording, a test world).
+
+    `respond` returns the whole answer; a paged list is cut into pages by `page_call`.
+    """
 
     def respond(self, service: str, operation: str, params: dict[str, Any]) -> RecordedCall: ...
 
@@ -51,12 +54,12 @@ class ReplayStore:
             self._calls[call_key(call.service, call.operation, call.params)] = call
 
     def respond(self, service: str, operation: str, params: dict[str, Any]) -> RecordedCall:
-        """The stored call, with `response` cut to the page `params` asks for."""
+        """The stored call, whole (the access layer cuts the page with `page_call`)."""
         call = self._calls.get(call_key(service, operation, params))
         if call is None:
             identity = {k: v for k, v in params.items() if k not in PAGING_PARAMS}
             raise NotRecorded(service, operation, json.dumps(identity, sort_keys=True, default=str))
-        return page_call(call, params)
+        return call
 
 
 def page_call(call: RecordedCall, params: dict[str, Any]) -> RecordedCall:

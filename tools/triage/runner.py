@@ -15,7 +15,8 @@ log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[str, int, int], None]
 
-_STATUS_ORDER = {Status.FAIL: 0, Status.WARN: 1, Status.INFO: 2, Status.PASS: 3}
+# Problems first, most severe first; PASS and INFO keep the order the checks ran in.
+_STATUS_ORDER = {Status.FAIL: 0, Status.WARN: 1, Status.INFO: 2, Status.PASS: 2}
 
 
 def run_check(spec: CheckSpec, data: ClusterData) -> CheckOutput:
@@ -71,7 +72,7 @@ def run_triage(
         output = run_check(spec, data)
         findings.extend(output.findings)
         skipped.extend(output.skipped)
-    findings.sort(key=lambda f: (_STATUS_ORDER[f.status], f.priority or "P9"))
+    findings.sort(key=lambda f: (_STATUS_ORDER[f.status], f.priority or ""))
     return TriageReport(
         cluster=identity(data, account),
         node=data.target.node,

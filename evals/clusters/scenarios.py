@@ -1,0 +1,12 @@
+"""Every bundled scenario, healthy ones first. Fault families live in their own modules."""
+
+from __future__ import annotations
+
+from evals.clusters.scenario import Scenario, unchanged
+
+HEALTHY: list[Scenario] = [
+    Scenario("healthy-eks", "A healthy EKS-orchestrated cluster.", "eks", unchanged),
+    Scenario("healthy-slurm", "A healthy Slurm-orchestrated cluster.", "slurm", unchanged),
+]
+
+SCENARIOS: list[Scenario] = [*HEALTHY]
