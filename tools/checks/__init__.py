@@ -5,6 +5,14 @@ then provisioning, then nodes).
 """
 
 from tools.checks import (  # noqa: F401
+    capacity,
     cluster_status,
+    eks_alignment,
+    events,
+    health_monitoring,
+    lifecycle,
+    nodes,
     security_groups,
+    threads_per_core,
+    vpc,
 )

@@ -1,0 +1,1 @@
+"""Placeholder: this check module is being written."""
