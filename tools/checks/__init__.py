@@ -1,18 +1,23 @@
 """The explicit list of check modules; importing one registers its checks.
 
-Order here is the order checks run and appear in reports (cluster first, then network,
-then provisioning, then nodes).
+`CHECK_MODULES` is the order checks run and appear in reports (cluster first, then
+network, then provisioning, then nodes). Add a new module here and nowhere else.
 """
 
-from tools.checks import (  # noqa: F401
-    capacity,
-    cluster_status,
-    eks_alignment,
-    events,
-    health_monitoring,
-    lifecycle,
-    nodes,
-    security_groups,
-    threads_per_core,
-    vpc,
+import importlib
+
+CHECK_MODULES: tuple[str, ...] = (
+    "cluster_status",
+    "nodes",
+    "events",
+    "security_groups",
+    "vpc",
+    "eks_alignment",
+    "capacity",
+    "lifecycle",
+    "threads_per_core",
+    "health_monitoring",
 )
+
+for _name in CHECK_MODULES:
+    importlib.import_module(f"tools.checks.{_name}")
