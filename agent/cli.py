@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from agent.commands import checks_list, record, triage
+from agent.commands import checks_list, iam_policy, record, triage
 
 app = typer.Typer(
     name="hyperpod-debug",
@@ -18,6 +18,7 @@ app = typer.Typer(
 triage.register(app)
 record.register(app)
 checks_list.register(app)
+iam_policy.register(app)
 
 
 def _register_optional() -> None:

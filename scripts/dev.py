@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Developer entry point that needs nothing but Python 3.11+.
+
+    python3 scripts/dev.py demo     # create .venv, triage a bundled recorded cluster
+    python3 scripts/dev.py test     # create .venv, lint, type-check, run every test
+    python3 scripts/dev.py bench    # benchmarks (figures, not pass/fail)
+
+The virtual environment is (re)installed from pyproject.toml when it changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+STAMP = VENV / ".pyproject.sha256"
+DEMO_CLUSTER = ROOT / "evals" / "clusters" / "demo-eks.json"
+
+
+def run(*args: str | Path) -> None:
+    command = [str(a) for a in args]
+    print("+", " ".join(command), flush=True)
+    result = subprocess.run(command, cwd=ROOT, check=False)
+    if result.returncode != 0:
+        sys.exit(result.returncode)
+
+
+def ensure_venv() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"Python 3.11 or newer is required (this is {sys.version.split()[0]})")
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if (BIN / "python").exists() and STAMP.exists() and STAMP.read_text() == digest:
+        return
+    if not (BIN / "python").exists():
+        print(f"+ creating {VENV}", flush=True)
+        venv.create(VENV, with_pip=True)
+    run(BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[dev]")
+    run(BIN / "python", "-m", "pip", "check")
+    STAMP.write_text(digest)
+
+
+def demo(extra: list[str]) -> None:
+    cluster = DEMO_CLUSTER if DEMO_CLUSTER.exists() else ROOT / "evals/clusters/healthy-eks.json"
+    run(BIN / "hyperpod-debug", "triage", "--recorded", cluster, *extra)
+
+
+def test(extra: list[str]) -> None:
+    run(BIN / "ruff", "check", ".")
+    run(BIN / "ruff", "format", "--check", ".")
+    run(BIN / "mypy")
+    run(BIN / "pytest", *extra)
+
+
+def bench(extra: list[str]) -> None:
+    run(BIN / "python", "scripts/bench_triage.py", *extra)
+
+
+COMMANDS = {"demo": demo, "test": test, "bench": bench}
+
+
+def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
+        sys.exit(f"usage: python3 scripts/dev.py {{{'|'.join(COMMANDS)}}} [args...]")
+    ensure_venv()
+    COMMANDS[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()
