@@ -116,7 +116,12 @@ def warn(
 
 
 def passed(
-    check: str, section_id: str, message: str, *, resources: list[str] | None = None, **evidence: Any
+    check: str,
+    section_id: str,
+    message: str,
+    *,
+    resources: list[str] | None = None,
+    **evidence: Any,
 ) -> Finding:
     return Finding(
         check=check,
@@ -129,7 +134,12 @@ def passed(
 
 
 def info(
-    check: str, section_id: str, message: str, *, resources: list[str] | None = None, **evidence: Any
+    check: str,
+    section_id: str,
+    message: str,
+    *,
+    resources: list[str] | None = None,
+    **evidence: Any,
 ) -> Finding:
     return Finding(
         check=check,
