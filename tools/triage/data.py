@@ -189,6 +189,17 @@ class ClusterData:
             lambda: self.access.call("ec2", "DescribeSubnets", SubnetIds=ids).get("Subnets", []),
         )
 
+    def existing_subnets(self, subnet_ids: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+        """(subnets found, ids that do not exist): one bad id fails the whole batch call,
+        so on NotFound each id is asked alone to tell the missing ones apart."""
+        return _split_missing(self.subnets, subnet_ids, "SubnetId")
+
+    def existing_security_groups(
+        self, group_ids: list[str]
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        """(security groups found, ids that do not exist), like `existing_subnets`."""
+        return _split_missing(self.security_groups, group_ids, "GroupId")
+
     def vpc_attribute(self, vpc_id: str, attribute: str) -> bool:
         """enableDnsSupport / enableDnsHostnames as a bool."""
         key = attribute[0].upper() + attribute[1:]
@@ -341,6 +352,23 @@ class ClusterData:
                 ).items
             ),
         )
+
+
+def _split_missing(
+    describe: Callable[[list[str]], list[dict[str, Any]]], ids: list[str], id_key: str
+) -> tuple[list[dict[str, Any]], list[str]]:
+    wanted = sorted(set(ids))
+    try:
+        found = describe(wanted)
+    except ResourceNotFound:
+        found = []
+        for one in wanted:
+            try:
+                found.extend(describe([one]))
+            except ResourceNotFound:
+                continue
+    seen = {str(item.get(id_key)) for item in found}
+    return found, [one for one in wanted if one not in seen]
 
 
 def _decode_policy(document: Any) -> dict[str, Any]:
