@@ -18,6 +18,7 @@ ROUTE_TABLE = "rtb-0a1b2c3d4e5f60001"
 MAIN_ROUTE_TABLE = "rtb-0a1b2c3d4e5f60000"
 NAT = "nat-0a1b2c3d4e5f60001"
 IGW = "igw-0a1b2c3d4e5f60001"
+EKS_CLUSTER_SG = "sg-0a1b2c3d4e5f6e001"
 AZ, AZ_ID = "us-west-2c", "usw2-az3"
 ROLE_NAME = "sagemaker-hyperpod-exec"
 ROLE_ARN = f"arn:aws:iam::{ACCOUNT}:role/{ROLE_NAME}"
@@ -96,6 +97,27 @@ def _security_group() -> Json:
         "IpPermissionsEgress": [
             {"IpProtocol": "-1", "UserIdGroupPairs": self_pair, "IpRanges": []},
             {"IpProtocol": "-1", "UserIdGroupPairs": [], "IpRanges": [{"CidrIp": "0.0.0.0/0"}]},
+        ],
+    }
+
+
+def _eks_cluster_security_group() -> Json:
+    """The SG EKS creates for its control plane: all traffic from itself, all out."""
+    return {
+        "GroupId": EKS_CLUSTER_SG,
+        "GroupName": "eks-cluster-sg-ml-eks",
+        "Description": "EKS created security group applied to ENI attached to EKS Control Plane",
+        "VpcId": VPC,
+        "OwnerId": ACCOUNT,
+        "IpPermissions": [
+            {
+                "IpProtocol": "-1",
+                "UserIdGroupPairs": [{"GroupId": EKS_CLUSTER_SG, "UserId": ACCOUNT}],
+                "IpRanges": [],
+            }
+        ],
+        "IpPermissionsEgress": [
+            {"IpProtocol": "-1", "UserIdGroupPairs": [], "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}
         ],
     }
 
@@ -272,12 +294,13 @@ def healthy_eks() -> World:
             "vpcId": VPC,
             "subnetIds": [SUBNET],
             "securityGroupIds": [SG],
-            "clusterSecurityGroupId": "sg-0a1b2c3d4e5f6e001",
+            "clusterSecurityGroupId": EKS_CLUSTER_SG,
             "endpointPublicAccess": True,
             "endpointPrivateAccess": True,
         },
         "accessConfig": {"authenticationMode": "API_AND_CONFIG_MAP"},
     }
+    world.security_groups.append(_eks_cluster_security_group())
     return world
 
 
