@@ -1,0 +1,177 @@
+"""explain(): pasted error text → ranked reference sections. No AWS, no model, no I/O."""
+
+from __future__ import annotations
+
+from tools.explain.identifiers import Identifiers, extract_identifiers
+from tools.explain.models import ExplainResult, Match
+from tools.explain.sanitize import MAX_INPUT_CHARS, clean_text, quote
+from tools.explain.scoring import Hit, SectionScore, rank
+from tools.explain.signature import TRIAGE, TRIAGE_NODE, Signature
+from tools.explain.signatures import ALL_SIGNATURES
+from tools.explain.xid import WEIGHTS, classify_xid, describe_xid, find_xids
+from tools.sections import section
+
+DEFAULT_TOP = 5
+MAX_REPEATS = 8  # repeats beyond this add nothing measurable (see scoring)
+MAX_CHECKS = 5
+MAX_WHY = 4
+
+_XID_CHECKS: dict[str, tuple[str, ...]] = {
+    "G.1.a": ("nvidia-smi -q -d ROW_REMAPPER", "dmesg -T | grep -i xid", TRIAGE_NODE),
+    "G.3": ("nvidia-smi -q -d ECC", "nvidia-smi -q -d ROW_REMAPPER", TRIAGE_NODE),
+    "G.2": ("dmesg -T | grep -iE 'xid|nvrm'", "nvidia-smi -L", TRIAGE_NODE),
+}
+
+
+def _signature_hit(signature: Signature, text: str, lowered: str) -> Hit | None:
+    if not signature.may_match(lowered):
+        return None
+    first = signature.pattern.search(text)
+    if first is None:
+        return None
+    if signature.context is not None and signature.context.search(text) is None:
+        return None
+    if signature.unless is not None and signature.unless.search(text) is not None:
+        return None
+    count = 0
+    for _ in signature.pattern.finditer(text, first.start()):
+        count += 1
+        if count >= MAX_REPEATS:
+            break
+    return Hit(
+        signal=signature.id,
+        section=signature.section,
+        weight=signature.weight,
+        why=signature.why,
+        quote=quote(first.group(0)),
+        count=count,
+        checks=signature.checks,
+    )
+
+
+def _xid_hits(text: str) -> list[Hit]:
+    counts: dict[int, tuple[int, str]] = {}
+    for number, carried_by in find_xids(text):
+        seen, first = counts.get(number, (0, carried_by))
+        counts[number] = (seen + 1, first)
+    hits = []
+    for number, (count, first) in counts.items():
+        info = classify_xid(number)
+        hits.append(
+            Hit(
+                signal=f"xid.{number}",
+                section=info.section,
+                weight=WEIGHTS[info.kind],
+                why=describe_xid(number),
+                quote=quote(first),
+                count=min(count, MAX_REPEATS),
+                checks=_XID_CHECKS[info.section],
+            )
+        )
+    return hits
+
+
+def find_hits(text: str) -> list[Hit]:
+    """Every signature (and Xid) that matches the cleaned text."""
+    lowered = text.lower()
+    hits = [hit for s in ALL_SIGNATURES if (hit := _signature_hit(s, text, lowered)) is not None]
+    return hits + _xid_hits(text)
+
+
+def _placeholders(ids: Identifiers) -> dict[str, str]:
+    """Placeholder values, only where the text names exactly one candidate."""
+    values: dict[str, str] = {}
+    cluster = ids.cluster_arns or ids.cluster_names
+    if len(cluster) == 1:
+        values["<CLUSTER>"] = cluster[0]
+    candidates = {
+        "<REGION>": ids.regions,
+        "<INSTANCE_ID>": ids.instance_ids,
+        "<CLUSTER_ID>": ids.cluster_ids,
+        "<SG_ID>": ids.security_group_ids,
+        "<SUBNET_ID>": ids.subnet_ids,
+        "<VPC_ID>": ids.vpc_ids,
+        "<SLURM_NODE>": ids.slurm_nodes,
+        "<NODE>": ids.eks_nodes,
+    }
+    values.update({key: found[0] for key, found in candidates.items() if len(found) == 1})
+    return values
+
+
+def _fill(command: str, values: dict[str, str]) -> str:
+    for placeholder, value in values.items():
+        command = command.replace(placeholder, value)
+    return command
+
+
+def _why(score: SectionScore) -> str:
+    parts = []
+    for hit in score.hits[:MAX_WHY]:
+        times = f" ×{hit.count}" if hit.count > 1 else ""
+        parts.append(f'{hit.why} — "{hit.quote}"{times}')
+    if len(score.hits) > MAX_WHY:
+        parts.append(f"{len(score.hits) - MAX_WHY} more signal(s)")
+    if score.lenders:
+        lenders = ", ".join(f"§ {s}" for s in score.lenders)
+        parts.append(f"supported by matches in {lenders}")
+    return "; ".join(parts)
+
+
+def _checks(
+    score: SectionScore, by_section: dict[str, SectionScore], values: dict[str, str]
+) -> list[str]:
+    hits = list(score.hits)
+    if not hits:  # a parent scored only through its children: borrow their checks
+        hits = [h for child in score.lenders for h in by_section[child].hits]
+    ordered: dict[str, None] = {}
+    for hit in hits:
+        for command in hit.checks:
+            ordered.setdefault(_fill(command, values), None)
+    default = _fill(TRIAGE_NODE if "<INSTANCE_ID>" in values else TRIAGE, values)
+    checks = list(ordered)[:MAX_CHECKS]
+    if not any(c.startswith("hyperpod-debug triage") for c in checks):
+        checks.append(default)
+    return checks
+
+
+def _no_match_message(values: dict[str, str]) -> str:
+    triage = _fill(TRIAGE, values)
+    return (
+        "No known error signature matched this text, so no reference section is suggested. "
+        f"Run `{triage}` to check the cluster directly."
+    )
+
+
+def explain(text: str, top: int = DEFAULT_TOP) -> ExplainResult:
+    """Rank the reference sections that pasted error text points at, best first.
+
+    The text is data: it is cleaned, capped at ``MAX_INPUT_CHARS`` and matched against
+    the signature tables. Nothing in it is run or followed.
+    """
+    cleaned, truncated = clean_text(text)
+    ids = extract_identifiers(cleaned)
+    values = _placeholders(ids)
+    scores = rank(find_hits(cleaned))
+    by_section = {s.section: s for s in scores}
+    matches = [
+        Match(
+            section=s.section,
+            score=round(s.total, 2),
+            title=section(s.section).title,
+            why=_why(s),
+            reference=section(s.section).reference,
+            next_checks=_checks(s, by_section, values),
+            signals=[h.signal for h in s.hits],
+        )
+        for s in scores[: max(top, 0)]
+    ]
+    if matches:
+        best = matches[0]
+        message = (
+            f"{len(scores)} section(s) matched; the best match is § {best.section} {best.title}."
+        )
+    else:
+        message = _no_match_message(values)
+    if truncated:
+        message += f" Only the first {MAX_INPUT_CHARS:,} characters were read."
+    return ExplainResult(matches=matches, identifiers=ids, message=message, truncated=truncated)

@@ -1,0 +1,198 @@
+"""HyperPod control-plane wording: health labels and recovery (F), capacity (C),
+lifecycle scripts (D)."""
+
+from __future__ import annotations
+
+from tools.explain.signature import (
+    DESCRIBE_CLUSTER,
+    DESCRIBE_NODE,
+    LIST_EVENTS,
+    LIST_NODES,
+    TRIAGE,
+    TRIAGE_NODE,
+    sig,
+    word,
+)
+
+LABELS = (
+    "kubectl get nodes -L sagemaker.amazonaws.com/node-health-status"
+    " -L sagemaker.amazonaws.com/deep-health-check-status",
+    "kubectl describe node <NODE>",
+    TRIAGE_NODE,
+)
+LIFECYCLE = (
+    LIST_EVENTS,
+    "aws logs filter-log-events --log-group-name /aws/sagemaker/Clusters/<CLUSTER>/<CLUSTER_ID>"
+    " --log-stream-name-prefix LifecycleConfig --region <REGION>",
+    "cat /var/log/provision/provisioning.log",
+)
+QUOTAS = "aws service-quotas list-service-quotas --service-code sagemaker --region <REGION>"
+CAPACITY = (
+    "aws ec2 describe-instance-type-offerings --location-type availability-zone"
+    " --filters Name=instance-type,Values=<INSTANCE_TYPE> --region <REGION>",
+    LIST_EVENTS,
+    DESCRIBE_CLUSTER,
+)
+
+# fmt: off
+SIGNATURES = (
+    # § F.2 — node health labels
+    sig(
+        "hyperpod.pending_replacement", "F.2", 6.0,
+        "HyperPod marked the node for replacement after a hardware fault",
+        r"UnschedulablePendingReplacement",
+        checks=LABELS,
+    ),
+    sig(
+        "hyperpod.pending_reboot", "F.2", 5.0,
+        "HyperPod marked the node for a reboot",
+        r"UnschedulablePendingReboot",
+        checks=LABELS,
+    ),
+    sig(
+        "hyperpod.deep_health_failed", "F.2", 6.0,
+        "the deep health check failed on the node: read the fault details, then § G",
+        r"deep-health-check-status[\"'=:\s]{0,6}Failed",
+        r"deep health checks?\s+(?:has\s+|have\s+)?(?:failed|failure)",
+        r"(?:深度健康检查|deep health check)\s*(?:失败|没过|未通过)",
+        r"DeepHealthCheck\w*\s*(?:Failed|failure)",
+        checks=LABELS,
+    ),
+    sig(
+        "hyperpod.deep_health_gpu", "G", 1.5,
+        "deep health checks test GPUs with DCGM and NCCL",
+        r"deep-health-check-status[\"'=:\s]{0,6}Failed",
+        r"deep health checks?\s+(?:failed|failure)",
+        r"深度健康检查\s*(?:失败|没过|未通过)",
+    ),
+    sig(
+        "hyperpod.labels", "F.2", 2.5,
+        "HyperPod health labels or fault annotations are involved",
+        r"node-health-status", r"deep-health-check-status", r"fault-details", r"fault-reasons?",
+        r"fault-types?",
+        r"sagemaker\.amazonaws\.com/[a-z-]+", r"Unschedulable\b",
+        checks=LABELS,
+    ),
+    sig(
+        "hyperpod.deep_health_word", "F.2", 2.0,
+        "deep health checks are mentioned",
+        r"deep health check", r"DeepHealthCheckInProgress", r"OnStartDeepHealthChecks",
+        r"深度健康检查",
+        r"InstanceStress|InstanceConnectivity",
+        checks=LABELS,
+    ),
+    # § F.1 — NodeRecovery
+    sig(
+        "hyperpod.node_recovery_none", "F.1", 6.0,
+        "automatic node recovery is switched off for the cluster",
+        r"NodeRecovery[\"'=:\s]{0,6}None", r"node[- ]recovery\s+(?:is\s+)?(?:None|off|disabled)",
+        checks=(DESCRIBE_CLUSTER, TRIAGE),
+    ),
+    sig(
+        "hyperpod.node_recovery", "F.1", 3.5,
+        "automatic recovery did not act as expected",
+        r"NodeRecovery",
+        r"auto[- ]?(?:repair|recovery)\w*\s+(?:did not|didn't|never|not)\s+"
+        r"(?:trigger|kick|happen|start|work)",
+        r"(?:not|never|wasn't|isn't)\s+(?:automatically\s+)?(?:replaced|repaired|recovered)",
+        r"自动(?:修复|恢复|替换)[^\n]{0,10}(?:没|未|不)",
+        r"(?:没|未)\s*(?:有)?\s*自动(?:修复|恢复|替换)",
+        checks=(DESCRIBE_CLUSTER, TRIAGE),
+    ),
+    # § F.3 — Health Monitoring Agent
+    sig(
+        "hyperpod.hma", "F.3", 4.0,
+        "the Health Monitoring Agent detected a fault",
+        r"SagemakerHealthMonitoringAgent", r"HealthMonitoringAgent\w*", word("HMA"),
+        r"NvidiaErrorReboot",
+        r"health[- ]monitoring agent",
+        checks=(TRIAGE_NODE, LIST_EVENTS),
+    ),
+    # § F.4 — manual reboot / replace
+    sig(
+        "hyperpod.batch_ops", "F.4", 4.5,
+        "a manual reboot or replacement through the batch APIs",
+        r"batch-(?:reboot|replace)-cluster-nodes", r"Batch(?:Reboot|Replace)ClusterNodes",
+        r"InvalidInstanceStatus", r"InstanceIdInUse", r"InstanceIdNotFound",
+        r"(?:replace|replacement|reboot)\w*[^\n]{0,30}(?:stuck|failed|keeps failing|not working)",
+        r"(?:替换|重启)\s*(?:节点)?\s*(?:失败|卡住|没反应)", r"节点\s*(?:替换|重启)",
+        checks=(LIST_NODES, DESCRIBE_NODE, LIST_EVENTS),
+    ),
+    sig(
+        "hyperpod.cluster_failed", "F.1", 1.5,
+        "the cluster or an instance group is in a failed state",
+        r"ClusterStatus[\"'=:\s]{0,6}(?:Failed|RollingBack)",
+        r"InstanceGroup\w*\s+(?:status\s+)?(?:Failed|Degraded)",
+        r"FailureMessage", r"集群\s*(?:创建)?\s*(?:失败|回滚)",
+        checks=(DESCRIBE_CLUSTER, LIST_EVENTS),
+    ),
+    # § C — capacity and Availability Zones
+    sig(
+        "capacity.insufficient", "C", 6.0,
+        "no capacity for the instance type in that Availability Zone",
+        r"InsufficientInstanceCapacity", r"Insufficient capacity", r"insufficient\s+\w+\s+capacity",
+        r"not have sufficient \S+ capacity", r"capacity (?:is )?not available",
+        r"InsufficientCapacity\w*",
+        r"容量不足", r"没有\s*(?:足够的?)?\s*容量", r"(?:实例|机器)\s*(?:不够|不足|拿不到)",
+        checks=CAPACITY,
+    ),
+    sig(
+        "capacity.az", "C", 4.0,
+        "the instance type is not offered in the subnet's Availability Zone",
+        r"not supported in (?:the|your) requested Availability Zone",
+        r"Unsupported[^\n]{0,60}Availability Zone",
+        r"Availability Zone[^\n]{0,40}(?:not supported|mismatch|does not (?:have|offer|support))",
+        r"describe-instance-type-offerings", r"可用区\s*(?:不支持|不匹配|没有)",
+        checks=CAPACITY,
+    ),
+    sig(
+        "capacity.quota", "C", 4.0,
+        "an account quota or reservation limits the instance count",
+        r"ResourceLimitExceeded", r"service (?:quota|limit)", r"for cluster usage",
+        r"capacity reservation", word("ODCR"),
+        r"training plan", r"配额\s*(?:不足|不够|超了|限制)",
+        checks=(QUOTAS, *CAPACITY),
+    ),
+    sig(
+        "capacity.az_word", "C", 1.0,
+        "Availability Zones are mentioned",
+        r"Availability Zone", r"可用区", r"\b[a-z]{2}-[a-z]+-\d[a-f]\b",
+        checks=CAPACITY,
+    ),
+    # § D — lifecycle scripts
+    sig(
+        "lifecycle.crlf", "D.2", 6.0,
+        "Windows line endings (CRLF) in a lifecycle script",
+        r"\$'\\r'", r"\\r': command not found", r"bad interpreter:[^\n]{0,40}\^M",
+        r"/bin/(?:ba)?sh\^M",
+        word("CRLF"), r"line endings?", r"换行符", r"\^M",
+        checks=("file <SCRIPT>", *LIFECYCLE),
+    ),
+    sig(
+        "lifecycle.script_failed", "D.2", 4.0,
+        "a lifecycle script failed or timed out",
+        r"lifecycle (?:script|configuration|config)s?\b[^\n]{0,60}"
+        r"(?:fail\w*|error|timed? ?out|exit(?:ed)? (?:code|status))",
+        r"on_create\.sh[^\n]{0,60}(?:fail\w*|error|exit|line \d+)", r"LcsExecutionState",
+        r"lifecycle\s+script\s+execution",
+        r"生命周期脚本\s*(?:执行)?\s*(?:失败|报错|超时)",
+        checks=LIFECYCLE,
+    ),
+    sig(
+        "lifecycle.params", "D.2", 4.0,
+        "provisioning_parameters.json does not match the instance groups",
+        r"provisioning_parameters\.json",
+        r"(?:instance )?group name[^\n]{0,40}(?:mismatch|not found|does not match|doesn't match)",
+        r"KeyError: '?(?:controller|worker|login)", r"controller_group|worker_groups|login_group",
+        checks=("cat /opt/ml/config/provisioning_parameters.json", *LIFECYCLE),
+    ),
+    sig(
+        "lifecycle.mention", "D", 3.0,
+        "lifecycle scripts are involved",
+        r"lifecycle scripts?", r"LifeCycleConfig", r"on_create(?:\.sh)?", r"OnCreate",
+        r"OnInitComplete",
+        r"/var/log/provision", r"生命周期(?:脚本|配置)", r"lifecycle_script",
+        checks=LIFECYCLE,
+    ),
+)
+# fmt: on

@@ -1,0 +1,269 @@
+"""Network wording: EFA and security groups (A), VPC (B), NCCL and versions (E), CNI (O)."""
+
+from __future__ import annotations
+
+from tools.explain.signature import DESCRIBE_CLUSTER, TRIAGE, TRIAGE_NODE, sig, word
+
+SG_RULES = (
+    "aws ec2 describe-security-groups --group-ids <SG_ID> --region <REGION>",
+    TRIAGE,
+)
+EFA_NODE = ("fi_info -p efa -t FI_EP_RDM", "lsmod | grep efa", TRIAGE_NODE)
+NCCL_ENV = ("env | grep -E '^(FI_|NCCL_)'", "fi_info -p efa -t FI_EP_RDM", TRIAGE_NODE)
+VERSIONS = (
+    "nvidia-smi",
+    "cat /opt/amazon/efa_installed_packages",
+    "env | grep -E '^(FI_|NCCL_)'",
+)
+VPC = ("aws ec2 describe-subnets --subnet-ids <SUBNET_ID> --region <REGION>", TRIAGE)
+DNS = (
+    "aws ec2 describe-vpc-attribute --vpc-id <VPC_ID> --attribute enableDnsSupport"
+    " --region <REGION>",
+    "aws ec2 describe-vpc-attribute --vpc-id <VPC_ID> --attribute enableDnsHostnames"
+    " --region <REGION>",
+    TRIAGE,
+)
+ROUTES = (
+    "aws ec2 describe-route-tables --filters Name=association.subnet-id,Values=<SUBNET_ID>"
+    " --region <REGION>",
+    "aws ec2 describe-nat-gateways --region <REGION>",
+    TRIAGE,
+)
+ENDPOINTS = (
+    "aws ec2 describe-vpc-endpoints --filters Name=vpc-id,Values=<VPC_ID> --region <REGION>",
+    TRIAGE,
+)
+EKS = ("aws eks describe-cluster --name <EKS_CLUSTER> --region <REGION>", DESCRIBE_CLUSTER)
+CNI = (
+    "kubectl -n kube-system get ds aws-node kube-proxy",
+    "kubectl -n kube-system logs -l k8s-app=aws-node --tail 200",
+    TRIAGE,
+)
+
+# fmt: off
+SIGNATURES = (
+    # § A — EFA and security groups
+    sig(
+        "efa.health_check", "A", 6.0,
+        "the EFA health check at node creation failed: the security group self rules come first",
+        r"EFA health checks? did not run successfully",
+        r"EFA health check(?:s)?\s+(?:failed|failure)",
+        r"EFA\s*健康检查\s*(?:失败|没通过|未通过)",
+        checks=SG_RULES,
+    ),
+    sig(
+        "efa.sg_self", "A", 4.5,
+        "security-group rules are in question: EFA needs all traffic to and from the group itself",
+        r"(?:security group|SG)\b[^\n]{0,60}\b(?:self|itself|self-referenc\w*|outbound|egress)",
+        r"(?:outbound|egress|inbound|ingress)\b[^\n]{0,60}\b(?:security group|SG)\b",
+        r"安全组[^\n]{0,30}(?:出站|入站|自引用|自身|自己)", r"(?:出站|入站)\s*规则",
+        checks=SG_RULES,
+    ),
+    sig(
+        "efa.sg_generic", "A", 1.5,
+        "a security group is mentioned",
+        r"security group", r"安全组", word(r"sg-[0-9a-f]{8,17}"),
+        checks=SG_RULES,
+    ),
+    sig(
+        "efa.socket_fallback", "A", 4.5,
+        "NCCL fell back to TCP sockets: EFA / the OFI plugin is not in use",
+        r"Using network Socket", r"NET/Socket", r"Could not find any optimal provider",
+        r"(?:没有|没|未)\s*(?:走|用|使用)\s*EFA", r"走(?:的是|了)?\s*socket",
+        checks=NCCL_ENV,
+    ),
+    sig(
+        "efa.ofi", "A", 3.5,
+        "libfabric / the NCCL OFI plugin could not bring EFA up",
+        r"NET/OFI", r"fi_getinfo", r"aws-ofi-nccl",
+        r"(?:Failed to initialize|cannot open)\s+(?:libfabric|EFA)",
+        r"unreachable via EFA", r"No EFA devices?",
+        r"EFA (?:device|interface)s?\s+(?:not found|missing)",
+        r"efa\s+(?:provider|driver)\s+(?:not|missing|failed)", r"/dev/infiniband",
+        checks=EFA_NODE,
+    ),
+    sig(
+        "efa.mention", "A", 1.5,
+        "EFA is mentioned",
+        word("EFA"), r"libfabric", word("FI_PROVIDER"),
+        checks=EFA_NODE,
+    ),
+    sig(
+        "nccl.timeout", "A", 3.5,
+        "a collective timed out: check EFA and the security groups first, then versions (§ E)",
+        r"Watchdog caught collective operation timeout", r"NCCL[^\n]{0,40}\btime(?:d)?[ -]?out",
+        r"collective operation timeout",
+        r"(?:AllReduce|all_reduce|allgather|reduce_scatter)[^\n]{0,40}"
+        r"(?:timed out|timeout|hang|stuck)",
+        r"NCCL\s*(?:超时|卡住|hang)", r"(?:AllReduce|通信)\s*(?:超时|卡住|hang住|卡死)",
+        r"(?:stuck|hang\w*)\s+(?:in|at|during)\s+NCCL",
+        r"NCCL\s+init\w*[^\n]{0,30}(?:stuck|hang|slow)",
+        checks=NCCL_ENV,
+    ),
+    sig(
+        "nccl.timeout_versions", "E", 2.0,
+        "after EFA, mismatched NCCL / OFI / driver versions across nodes are the next suspect",
+        r"Watchdog caught collective operation timeout", r"NCCL[^\n]{0,40}\btime(?:d)?[ -]?out",
+        r"NCCL\s*(?:超时|卡住)", r"(?:AllReduce|通信)\s*(?:超时|卡住|hang住)",
+        checks=VERSIONS,
+    ),
+    sig(
+        "nccl.error", "A", 2.5,
+        "NCCL reported a system or remote error (often the network path)",
+        r"ncclSystemError", r"ncclRemoteError", r"ncclInternalError", r"unhandled system error",
+        r"NCCL WARN", r"NCCL error", r"remote process exited or there was a network error",
+        checks=NCCL_ENV,
+    ),
+    sig(
+        "nccl.error_versions", "E", 1.5,
+        "NCCL errors can also come from version or environment mismatches",
+        r"ncclSystemError", r"ncclInternalError", r"unhandled system error", r"NCCL WARN",
+        r"ncclInvalidUsage",
+        checks=VERSIONS,
+    ),
+    # § E — versions and job environment
+    sig(
+        "versions.mismatch", "E", 5.0,
+        "a driver / library version mismatch",
+        r"CUDA driver version is insufficient", r"Driver/library version mismatch",
+        r"(?:driver|CUDA|NCCL|cuDNN|EFA|OFI|libfabric|PyTorch|torch)\s+versions?\s+"
+        r"(?:mismatch|differ|do not match|are different|is different)",
+        r"version\s+mismatch", r"版本\s*(?:不匹配|不一致|不同)",
+        r"undefined symbol:\s*\w*(?:nccl|cuda|cublas)",
+        r"NET/Plugin\s*:?\s*(?:Could not find|No plugin found|Failed to find|Plugin load returned)",
+        r"(?:couldn't|could not) communicate with the NVIDIA driver",
+        checks=VERSIONS,
+    ),
+    sig(
+        "versions.env", "E", 2.0,
+        "EFA / NCCL job environment variables are involved",
+        word(r"FI_EFA_USE_DEVICE_RDMA|NCCL_SOCKET_IFNAME|NCCL_NET|NCCL_PROTO|NCCL_IB_DISABLE"),
+        r"NCCL version\s+\d", r"nccl\s+\d+\.\d+\.\d+",
+        checks=VERSIONS,
+    ),
+    # § B.1 — one VPC
+    sig(
+        "vpc.mismatch", "B.1", 4.5,
+        "subnets and security groups are not all in the same VPC",
+        r"(?:not|aren't) in the same VPC", r"different VPCs?", r"VPC (?:mismatch|does not match)",
+        r"belong to (?:a )?different (?:VPCs?|networks)", r"(?:不在|不是)\s*同一个?\s*VPC",
+        checks=VPC,
+    ),
+    # § B.2 — DNS
+    sig(
+        "vpc.dns_attribute", "B.2", 5.0,
+        "VPC DNS support or DNS hostnames is turned off",
+        r"enableDns(?:Support|Hostnames)",
+        r"DNS\s+(?:support|hostnames?|resolution)\s+(?:is\s+)?(?:disabled|off|false|not enabled)",
+        r"DNS\s*(?:支持|主机名)\s*(?:没开|未开启|关闭)",
+        checks=DNS,
+    ),
+    sig(
+        "vpc.dns_failure", "B.2", 3.5,
+        "names do not resolve on the node",
+        r"Could not resolve host", r"Temporary failure in name resolution",
+        r"Name or service not known",
+        r"no such host", r"getaddrinfo (?:failed|ENOTFOUND|EAI_AGAIN)", r"NXDOMAIN",
+        r"(?:域名|DNS)\s*解析\s*(?:失败|不了|错误)", r"无法解析",
+        checks=DNS,
+    ),
+    # § B.3 — private subnets, NAT, IGW
+    sig(
+        "vpc.public_subnet", "B.3", 4.5,
+        "the subnet looks public (routes to an internet gateway) or has no NAT",
+        r"public subnet", r"internet gateway", word("IGW"), word(r"igw-[0-9a-f]{8,17}"),
+        r"MapPublicIpOnLaunch",
+        r"NAT gateway", r"no NAT\b", r"without (?:a )?NAT", r"(?:公有|公网|公共)\s*子网",
+        r"NAT\s*网关",
+        r"互联网网关",
+        checks=ROUTES,
+    ),
+    # § B.4 — VPC endpoints
+    sig(
+        "vpc.endpoints", "B.4", 4.0,
+        "AWS endpoints are unreachable: private subnets need NAT or VPC endpoints",
+        r"VPC endpoints?", word(r"vpce-[0-9a-f]{8,17}"), r"(?:interface|gateway) endpoint",
+        r"Could not connect to the endpoint URL", r"Connect timeout on endpoint URL",
+        r"PrivateLink",
+        r"(?:终端节点|VPC\s*端点|endpoint)\s*(?:缺失|没有|没配|未配置)",
+        checks=ENDPOINTS,
+    ),
+    sig(
+        "vpc.endpoint_timeout", "B.4", 2.5,
+        "HTTPS connections to AWS services time out",
+        r"dial tcp [^\n]{0,80}:443: (?:i/o timeout|connect: connection timed out)",
+        r"(?:ecr|sts|ssm|s3|logs|sagemaker)[.\w-]*\.amazonaws\.com[^\n]{0,60}(?:timed out|timeout)",
+        r"(?:connection|connect) timed out[^\n]{0,60}amazonaws",
+        checks=ENDPOINTS,
+    ),
+    # § B.5 — EKS alignment
+    sig(
+        "eks.auth_mode", "B.5", 5.5,
+        "the EKS authentication mode must be API or API_AND_CONFIG_MAP, not CONFIG_MAP alone",
+        r"CONFIG_MAP", r"authentication ?mode", r"authenticationMode", r"access entr(?:y|ies)",
+        r"认证模式", r"访问条目",
+        checks=EKS,
+    ),
+    sig(
+        "eks.unauthorized", "B.5", 3.0,
+        "the caller or the nodes are not authorised against the EKS API",
+        r"You must be logged in to the server",
+        r"server has asked for the client to provide credentials",
+        r"aws-auth", r"Unauthorized[^\n]{0,30}(?:kubectl|eks|kubernetes|api server)",
+        checks=EKS,
+    ),
+    sig(
+        "eks.vpc", "B.5", 3.0,
+        "the EKS cluster and HyperPod do not share a VPC or security-group path",
+        r"EKS[^\n]{0,40}(?:VPC|security group|control plane)[^\n]{0,40}"
+        r"(?:mismatch|different|unreachable|not reach)",
+        r"(?:cannot|can't|unable to) reach (?:the )?(?:EKS|Kubernetes) (?:API|control plane)",
+        r"EKS[^\n]{0,20}(?:控制平面|API)[^\n]{0,10}(?:连不上|不通)",
+        checks=EKS,
+    ),
+    # § B.6 — free IPs
+    sig(
+        "vpc.free_ips", "B.6", 5.0,
+        "the subnet is out of free IP addresses",
+        r"InsufficientFreeAddressesInSubnet", r"not enough (?:free )?IP addresses",
+        r"no (?:free|available) IP",
+        r"IP (?:address )?exhaust\w*", r"IP\s*(?:地址)?\s*(?:不足|耗尽|不够|用完)",
+        checks=VPC,
+    ),
+    # § O — VPC CNI
+    sig(
+        "cni.ipamd", "O", 5.0,
+        "the VPC CNI (aws-node / ipamd) is not serving: pods get no IP",
+        r"127\.0\.0\.1:50051", r":50051", r"ipamd", r"IPAM-?D", r"aws-routed-eni",
+        r"AddNetwork gRPC", r"failed to assign an IP address to container",
+        checks=CNI,
+    ),
+    sig(
+        "cni.aws_node", "O", 3.5,
+        "the aws-node DaemonSet is involved",
+        word("aws-node"), r"amazon-vpc-cni", r"vpc-cni", r"\bCNI\b",
+        checks=CNI,
+    ),
+    sig(
+        "cni.sandbox", "O", 4.0,
+        "the pod sandbox could not get networking",
+        r"FailedCreatePodSandBox", r"failed to (?:set ?up|setup) network for sandbox",
+        r"networkPlugin cni failed",
+        r"cni plugin not initialized", r"NetworkPluginNotReady", r"network plugin is not ready",
+        checks=CNI,
+    ),
+    sig(
+        "cni.dns_proxy", "O", 3.0,
+        "cluster DNS or kube-proxy is unhealthy",
+        r"coredns", r"kube-dns", r"kube-proxy",
+        checks=("kubectl -n kube-system get pods -l k8s-app=kube-dns", *CNI),
+    ),
+    sig(
+        "cni.pending", "O", 2.0,
+        "pods waiting without networking",
+        r"(?:pods?|Pod)\s+(?:are\s+|is\s+)?(?:stuck\s+(?:in\s+)?)?(?:Pending|ContainerCreating)\b",
+        r"Pod\s*一直\s*(?:Pending|ContainerCreating)", r"ContainerCreating",
+        checks=("kubectl describe pod <POD> -n <NAMESPACE>", *CNI),
+    ),
+)
+# fmt: on

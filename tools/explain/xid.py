@@ -1,0 +1,77 @@
+"""Xid numbers: find them in driver logs and classify them per NVIDIA's catalogue."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+XidKind = Literal["application", "follow-on", "hardware", "unknown"]
+
+# "NVRM: Xid (PCI:0000:53:00): 79, pid=..." · "Xid 79" · "XID error 48" · "xid=63" ·
+# "Xid (43, pid: 5678)"
+XID_PATTERN = re.compile(
+    r"(?<![A-Za-z])xid(?:\s+errors?)?\s*(?:\(\s*PCI:[0-9A-Fa-f:.]{4,24}\s*\))?\s*[:=,#(]?\s*"
+    r"(\d{1,3})(?!\d)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class XidInfo:
+    kind: XidKind
+    section: str
+    meaning: str
+
+
+_XIDS: dict[int, XidInfo] = {
+    13: XidInfo("application", "G.2", "graphics engine exception"),
+    31: XidInfo("application", "G.2", "GPU memory page fault"),
+    43: XidInfo("application", "G.2", "GPU stopped processing"),
+    45: XidInfo("follow-on", "G.2", "preemptive cleanup after an earlier error"),
+    48: XidInfo("hardware", "G.3", "double-bit (uncorrectable) ECC error"),
+    63: XidInfo("hardware", "G.1.a", "row remap or page retirement recorded; reset to apply"),
+    64: XidInfo("hardware", "G.1.a", "row remap or page retirement failure"),
+    74: XidInfo("hardware", "G.2", "NVLink error"),
+    79: XidInfo("hardware", "G.2", "GPU has fallen off the bus"),
+    92: XidInfo("hardware", "G.3", "high single-bit ECC error rate"),
+    94: XidInfo("hardware", "G.3", "contained ECC error"),
+    95: XidInfo("hardware", "G.3", "uncontained ECC error"),
+    109: XidInfo("hardware", "G.2", "context-switch timeout"),
+    119: XidInfo("hardware", "G.2", "GSP RPC timeout"),
+    120: XidInfo("hardware", "G.2", "GSP error"),
+}
+_UNKNOWN = XidInfo("unknown", "G.2", "not in this tool's table; see NVIDIA's Xid catalogue")
+
+WEIGHTS: dict[XidKind, float] = {
+    "hardware": 6.0,
+    "application": 3.0,
+    "follow-on": 1.5,
+    "unknown": 3.0,
+}
+
+_ADVICE: dict[XidKind, str] = {
+    "hardware": "hardware: reboot once, replace the node if it returns",
+    "application": "application level: check the workload before the node",
+    "follow-on": "a follow-on of another error: look for the Xid before it",
+    "unknown": "check the catalogue before acting",
+}
+
+
+def classify_xid(number: int) -> XidInfo:
+    return _XIDS.get(number, _UNKNOWN)
+
+
+def describe_xid(number: int) -> str:
+    info = classify_xid(number)
+    return f"Xid {number}: {info.meaning} ({_ADVICE[info.kind]})"
+
+
+def find_xids(text: str, limit: int = 1000) -> list[tuple[int, str]]:
+    """Every Xid number with the text that carried it, in order of appearance."""
+    found: list[tuple[int, str]] = []
+    for match in XID_PATTERN.finditer(text):
+        found.append((int(match.group(1)), match.group(0)))
+        if len(found) >= limit:
+            break
+    return found
