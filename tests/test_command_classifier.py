@@ -100,6 +100,8 @@ READ_ONLY = [
     "nvidia-smi nvlink -s",
     "pip list",
     "nvidia-smi # reboot later",
+    "hyperpod-debug triage --cluster c --region us-west-2 --node i-0123456789abcdef0",
+    "hyperpod-debug explain -",
 ]
 
 MUTATING = [

@@ -539,6 +539,7 @@ _HANDLERS: dict[str, Handler] = {
         value_flags="-r --runtime-endpoint -i --image-endpoint",
     ),
     "docker": _subcommands("docker", "ps logs inspect images info version stats top"),
+    "hyperpod-debug": _subcommands("hyperpod-debug", "triage explain checks", bare=True),
     "pip": _subcommands("pip", "list show freeze check", bare=True),
     "pip3": _subcommands("pip3", "list show freeze check", bare=True),
     "dpkg": _query_flags("dpkg", "-l --list -s --status -L --listfiles -S --search --version"),

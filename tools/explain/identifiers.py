@@ -48,7 +48,7 @@ _CLUSTER_NAME = re.compile(
     rf"(?:--cluster(?:-name)?[= ]+[\"']?(?!arn:)(?P<flag>{_NAME})"
     rf"|\"?ClusterName\"?\s*[:=]\s*[\"']?(?P<field>{_NAME})"
     rf"|cluster[ _-]?name(?:\s+is|\s*[:=])\s*[`\"']?(?P<prose>{_NAME})"
-    rf"|集群\s*(?:名称|名字|名)\s*(?:是|为|[:=])?\s*[`\"']?(?P<zh>{_NAME}))",
+    rf"|集群\s*(?:名称|名字|名)\s*(?:是|为|[:=：])?\s*[`\"']?(?P<zh>{_NAME}))",
     re.IGNORECASE,
 )
 _TIMESTAMP = re.compile(
