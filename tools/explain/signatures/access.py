@@ -103,6 +103,8 @@ SIGNATURES = (
         r"issue[- ]report", r"nvidia-bug-report",
         r"(?:no|missing|empty)\s+logs?\s+(?:in|from)\s+CloudWatch",
         r"(?:log group|log stream)[^\n]{0,40}(?:not found|missing|does not exist|empty)",
+        r"\bno\s+(?:\w+\s+){0,2}log (?:streams?|groups?|events?)\b",
+        r"(?:can't|cannot|can not|unable to|couldn't)\s+(?:see|find)\s+(?:the\s+|any\s+)?logs?\b",
         r"ResourceNotFoundException[^\n]{0,60}log",
         r"(?:日志|log)\s*(?:收集|打包|看不到|找不到|没有)",
         r"CloudWatch\s*(?:里|中)?\s*(?:没有|看不到)",

@@ -183,11 +183,12 @@ SIGNATURES = (
         "provisioning_parameters.json does not match the instance groups",
         r"provisioning_parameters\.json",
         r"(?:instance )?group name[^\n]{0,40}(?:mismatch|not found|does not match|doesn't match)",
+        r"(?:mismatch|does not match|doesn't match)[^\n]{0,40}group name",
         r"KeyError: '?(?:controller|worker|login)", r"controller_group|worker_groups|login_group",
         checks=("cat /opt/ml/config/provisioning_parameters.json", *LIFECYCLE),
     ),
     sig(
-        "lifecycle.mention", "D", 3.0,
+        "lifecycle.mention", "D", 2.0,
         "lifecycle scripts are involved",
         r"lifecycle scripts?", r"LifeCycleConfig", r"on_create(?:\.sh)?", r"OnCreate",
         r"OnInitComplete",
