@@ -1,0 +1,1 @@
+"""Labelled cases and a scorer for `hyperpod-debug explain`."""
