@@ -38,7 +38,7 @@ def record_command(
     target = build_target(cluster, resolve_region(region, cluster), node)
     recorder = Recorder(mask_account=mask_account)
     access = open_access(target, recorder=recorder, profile=profile)
-    report = run_or_exit(lambda: triage_cluster(target, access))
+    report = run_or_exit(lambda: triage_cluster(target, access, now=recorder.now))
     recording = recorder.build(
         cluster=target.cluster, region=target.region, description=description
     )

@@ -63,6 +63,9 @@ class Recorder:
 
     def __init__(self, *, mask_account: bool = False) -> None:
         self.mask_account = mask_account
+        # The recording's clock: pass it as the triage's `now` so time-windowed calls
+        # (FilterLogEvents startTime/endTime) are made with the parameters replay will use.
+        self.now = datetime.now(UTC).replace(microsecond=0)
         self._calls: dict[str, RecordedCall] = {}
         self.unavailable: list[Unavailable] = []
 
@@ -118,7 +121,7 @@ class Recorder:
     def build(self, *, cluster: str, region: str, description: str = "") -> RecordedCluster:
         return RecordedCluster(
             description=description,
-            recorded_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            recorded_at=self.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
             cluster=redact(cluster, mask_account=self.mask_account),
             region=region,
             aws=list(self._calls.values()),
