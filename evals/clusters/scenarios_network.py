@@ -2,6 +2,146 @@
 
 from __future__ import annotations
 
+from evals.clusters import base
 from evals.clusters.scenario import Scenario
+from evals.clusters.world import Json, World
 
-NETWORK: list[Scenario] = []
+# Every EC2 read the network, capacity and configuration checks make.
+EC2_READS: tuple[str, ...] = (
+    "DescribeSecurityGroups",
+    "DescribeSubnets",
+    "DescribeVpcAttribute",
+    "DescribeRouteTables",
+    "DescribeVpcEndpoints",
+    "DescribeInstanceTypeOfferings",
+    "DescribeInstanceTypes",
+)
+
+
+def _security_group(world: World, group_id: str) -> Json:
+    return next(g for g in world.security_groups if g["GroupId"] == group_id)
+
+
+def _drop_outbound_self_rule(world: World) -> None:
+    group = _security_group(world, base.SG)
+    group["IpPermissionsEgress"] = [
+        perm for perm in group["IpPermissionsEgress"] if not perm.get("UserIdGroupPairs")
+    ]
+
+
+def _dns_support_off(world: World) -> None:
+    world.vpc_attributes[base.VPC]["enableDnsSupport"] = False
+
+
+def _subnet_on_main_route_table(world: World) -> None:
+    # The classic mistake: the private route table exists but the cluster subnet was never
+    # associated with it, so it falls back to the VPC's main table (default route → IGW).
+    for table in world.route_tables:
+        table["Associations"] = [
+            a for a in table["Associations"] if a.get("SubnetId") != base.SUBNET
+        ]
+
+
+def _no_nat_route(world: World) -> None:
+    table = next(t for t in world.route_tables if t["RouteTableId"] == base.ROUTE_TABLE)
+    table["Routes"] = [r for r in table["Routes"] if r.get("DestinationCidrBlock") != "0.0.0.0/0"]
+    # Only the S3 gateway endpoint of the base world remains.
+    world.vpc_endpoints = [e for e in world.vpc_endpoints if e["ServiceName"].endswith(".s3")]
+
+
+def _eks_config_map_auth(world: World) -> None:
+    for cluster in world.eks_clusters.values():
+        cluster["accessConfig"] = {"authenticationMode": "CONFIG_MAP"}
+
+
+def _p5_only_elsewhere(world: World) -> None:
+    world.offerings = [
+        o
+        for o in world.offerings
+        if not (o["InstanceType"] == "p5.48xlarge" and o["Location"] == base.AZ)
+    ]
+
+
+def _deny_ec2_reads(world: World) -> None:
+    world.denied |= {("ec2", operation) for operation in EC2_READS}
+
+
+NETWORK: list[Scenario] = [
+    Scenario(
+        "sg-outbound-self-missing",
+        "EKS cluster whose security group allows all inbound traffic from itself but has no "
+        "outbound all-traffic rule to itself: EFA traffic between nodes is blocked (§ A).",
+        "eks",
+        _drop_outbound_self_rule,
+        expect=[("efa-security-groups", "FAIL", "A")],
+        resources={"efa-security-groups": [base.SG]},
+    ),
+    Scenario(
+        "dns-support-off",
+        "Slurm cluster whose VPC has enableDnsSupport turned off (§ B.2).",
+        "slurm",
+        _dns_support_off,
+        expect=[("vpc-dns", "FAIL", "B.2")],
+        resources={"vpc-dns": [base.VPC]},
+    ),
+    Scenario(
+        "public-subnet",
+        "EKS cluster whose subnet is not associated with the private route table, so it "
+        "uses the VPC's main route table, which sends 0.0.0.0/0 to an internet gateway (§ B.3).",
+        "eks",
+        _subnet_on_main_route_table,
+        expect=[("private-subnets", "FAIL", "B.3")],
+        resources={"private-subnets": [base.SUBNET, base.MAIN_ROUTE_TABLE, base.IGW]},
+        must_not=[("vpc-endpoints", "FAIL")],
+    ),
+    Scenario(
+        "no-nat-missing-endpoints",
+        "EKS cluster whose subnet route table has no NAT default route while the VPC has only "
+        "the S3 gateway endpoint: ECR, STS, SSM, logs, EKS and the rest are unreachable (§ B.4).",
+        "eks",
+        _no_nat_route,
+        expect=[("vpc-endpoints", "FAIL", "B.4")],
+        resources={"vpc-endpoints": [base.VPC, base.SUBNET]},
+        must_not=[("private-subnets", "FAIL"), ("s3-gateway-endpoint", "WARN")],
+    ),
+    Scenario(
+        "eks-auth-config-map",
+        "EKS cluster whose authentication mode is CONFIG_MAP: HyperPod needs access entries "
+        "(API or API_AND_CONFIG_MAP) (§ B.5).",
+        "eks",
+        _eks_config_map_auth,
+        expect=[("eks-cluster", "FAIL", "B.5")],
+        resources={"eks-cluster": ["ml-eks"]},
+    ),
+    Scenario(
+        "capacity-az-mismatch",
+        "EKS cluster whose p5.48xlarge group has its only subnet in us-west-2c while the type "
+        "is offered only in us-west-2a and us-west-2b (§ C).",
+        "eks",
+        _p5_only_elsewhere,
+        expect=[("instance-type-offerings", "FAIL", "C")],
+        resources={"instance-type-offerings": [base.SUBNET]},
+    ),
+    Scenario(
+        "ec2-access-denied",
+        "EKS cluster triaged by a role without any ec2:Describe* permission: the EC2-based "
+        "checks are skipped with the missing IAM action, never failed.",
+        "eks",
+        _deny_ec2_reads,
+        skipped_include=[
+            "Missing IAM permission for ec2:DescribeSecurityGroups",
+            "Missing IAM permission for ec2:DescribeSubnets",
+        ],
+        must_not=[
+            ("efa-security-groups", "FAIL"),
+            ("vpc-membership", "FAIL"),
+            ("s3-gateway-endpoint", "WARN"),
+            ("vpc-dns", "FAIL"),
+            ("private-subnets", "FAIL"),
+            ("vpc-endpoints", "FAIL"),
+            ("subnet-free-ips", "WARN"),
+            ("eks-network", "FAIL"),
+            ("instance-type-offerings", "FAIL"),
+        ],
+    ),
+]
