@@ -37,8 +37,11 @@ def record_command(
         die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
     target = build_target(cluster, resolve_region(region, cluster), node)
     recorder = Recorder(mask_account=mask_account)
-    access = open_access(target, recorder=recorder, profile=profile)
-    report = run_or_exit(lambda: triage_cluster(target, access, now=recorder.now))
+    report = run_or_exit(
+        lambda: triage_cluster(
+            target, open_access(target, recorder=recorder, profile=profile), now=recorder.now
+        )
+    )
     recording = recorder.build(
         cluster=target.cluster, region=target.region, description=description
     )

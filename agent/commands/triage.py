@@ -83,13 +83,12 @@ def triage_command(
     if not cluster:
         die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
     target = build_target(cluster, resolve_region(region, cluster), node)
-    access = open_access(target, recording=recording, profile=profile)
     progress = _Progress()
     try:
         report = run_or_exit(
             lambda: triage_cluster(
                 target,
-                access,
+                open_access(target, recording=recording, profile=profile),
                 now=recording_time(recording) if recording else None,
                 progress=progress,
             )
@@ -104,13 +103,13 @@ def triage_command(
 
 def run_or_exit(run: Callable[[], T]) -> T:
     """Map the conditions that stop a triage onto the exit-code contract."""
-    from tools.aws.errors import AwsAccessError
+    from tools.aws.errors import AwsAccessError, CredentialsMissing
     from tools.triage.data import ClusterNotFound
     from tools.triage.session import CredentialsError
 
     try:
         return run()
-    except CredentialsError as exc:
+    except (CredentialsError, CredentialsMissing) as exc:
         typer.echo(f"error: AWS credentials are not usable ({exc}).", err=True)
         die("Fix your AWS credentials and re-run.", EXIT_FAILED)
     except ClusterNotFound as exc:

@@ -109,13 +109,27 @@ class AwsAccess:
             self._replay_store: Responder | None = (
                 ReplayStore(replay) if isinstance(replay, RecordedCluster) else replay
             )
-            # Static fake credentials: replay never signs, and must never look for real ones.
+            # Static fake credentials and no profile: replay never signs, must never look
+            # for real credentials, and must not fail on an AWS_PROFILE unknown here.
+            import botocore.session
+
+            no_profile = botocore.session.Session(
+                session_vars={"profile": (None, None, None, None)}
+            )
             self._session = boto3.Session(
-                region_name=region, aws_access_key_id="replay", aws_secret_access_key="replay"
+                botocore_session=no_profile,
+                region_name=region,
+                aws_access_key_id="replay",
+                aws_secret_access_key="replay",
             )
         else:
+            from botocore.exceptions import ProfileNotFound
+
             self._replay_store = None
-            self._session = boto3.Session(region_name=region, profile_name=profile)
+            try:
+                self._session = boto3.Session(region_name=region, profile_name=profile)
+            except ProfileNotFound as exc:
+                raise CredentialsMissing(str(exc)) from None
         self._config = Config(
             retries={"mode": "adaptive", "max_attempts": max_attempts},
             connect_timeout=10,
