@@ -127,6 +127,7 @@ def test_signature_table_is_well_formed() -> None:
         assert signature.section in SECTIONS, signature.id
         assert signature.weight > 0, signature.id
         assert signature.why, signature.id
+        assert signature.pattern.pattern == signature.regex  # compiles
 
 
 def _fill_placeholders(command: str) -> str:

@@ -91,8 +91,7 @@ def _placeholders(ids: Identifiers) -> dict[str, str]:
         "<SG_ID>": ids.security_group_ids,
         "<SUBNET_ID>": ids.subnet_ids,
         "<VPC_ID>": ids.vpc_ids,
-        "<SLURM_NODE>": ids.slurm_nodes,
-        "<NODE>": ids.eks_nodes,
+        "<NODE_NAME>": [*ids.eks_nodes, *ids.slurm_nodes],
     }
     values.update({key: found[0] for key, found in candidates.items() if len(found) == 1})
     return values

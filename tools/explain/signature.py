@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from tools.explain.anchors import anchors_for
 
@@ -26,28 +27,46 @@ class Signature:
 
     ``why`` is a short human explanation; the matcher appends the quoted text that matched.
     ``context`` must also match somewhere in the text for the signature to count, and
-    ``unless`` suppresses it when it matches anywhere.
+    ``unless`` suppresses it when it matches anywhere. The regex is compiled on first use:
+    most texts are ruled out by the literal ``anchors`` before it is needed.
     """
 
     id: str
     section: str
     weight: float
-    pattern: re.Pattern[str]
+    regex: str
+    flags: int
     why: str
     checks: tuple[str, ...] = ()
     context: re.Pattern[str] | None = None
     unless: re.Pattern[str] | None = None
     anchors: tuple[str, ...] | None = None
 
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compile(self.regex, self.flags)
+
     def may_match(self, lowered: str) -> bool:
         """Cheap pre-check on lower-cased text: can the pattern match at all?"""
         return self.anchors is None or any(a in lowered for a in self.anchors)
 
 
+@cache
+def _compile(regex: str, flags: int) -> re.Pattern[str]:
+    return re.compile(regex, flags)
+
+
+def _join(alternatives: tuple[str, ...]) -> str:
+    return "|".join(f"(?:{a})" for a in alternatives)
+
+
+def _flags(case: bool) -> int:
+    return 0 if case else re.IGNORECASE
+
+
 def rx(*alternatives: str, case: bool = False) -> re.Pattern[str]:
     """Compile regex alternatives into one pattern (case-insensitive unless ``case``)."""
-    flags = 0 if case else re.IGNORECASE
-    return re.compile("|".join(f"(?:{a})" for a in alternatives), flags)
+    return _compile(_join(alternatives), _flags(case))
 
 
 def sig(
@@ -65,7 +84,8 @@ def sig(
         id=id,
         section=section,
         weight=weight,
-        pattern=rx(*alternatives, case=case),
+        regex=_join(alternatives),
+        flags=_flags(case),
         why=why,
         checks=checks,
         context=context,

@@ -17,7 +17,7 @@ from tools.explain.signature import (
 LABELS = (
     "kubectl get nodes -L sagemaker.amazonaws.com/node-health-status"
     " -L sagemaker.amazonaws.com/deep-health-check-status",
-    "kubectl describe node <NODE>",
+    "kubectl describe node <NODE_NAME>",
     TRIAGE_NODE,
 )
 LIFECYCLE = (

@@ -6,7 +6,7 @@ from tools.explain.signature import LIST_NODES, TRIAGE, TRIAGE_NODE, rx, sig, wo
 
 SLURM_NODE = (
     "sinfo -R",
-    "scontrol show node <SLURM_NODE>",
+    "scontrol show node <NODE_NAME>",
     "systemctl status slurmd",
     TRIAGE,
 )
@@ -159,7 +159,7 @@ SIGNATURES = (
         "the scheduler sees fewer GPUs, EFA or Neuron devices than requested",
         r"Insufficient nvidia\.com/gpu", r"Insufficient aws\.amazon\.com/neuron\w*",
         r"Insufficient vpc\.amazonaws\.com/efa",
-        checks=("kubectl describe node <NODE>", "kubectl -n kube-system get ds", TRIAGE_NODE),
+        checks=("kubectl describe node <NODE_NAME>", "kubectl -n kube-system get ds", TRIAGE_NODE),
     ),
 )
 # fmt: on
