@@ -210,8 +210,16 @@ class AwsAccess:
             if token:
                 request[token_key] = token
             last = self._invoke(service, operation, request)
-            items.extend(last.get(result_key, []))
             token = last.get(token_key)
+            if token and token == request.get(token_key):
+                # The server handed back the token it was given (moto's ListClusterNodes
+                # does): it would serve the same page until `cap`. Fail loudly instead.
+                raise AwsAccessError(
+                    service,
+                    operation,
+                    f"pagination did not advance (the same {token_key} came back)",
+                )
+            items.extend(last.get(result_key, []))
             if len(items) >= cap:
                 truncated = len(items) > cap or bool(token)
                 items = items[:cap]
