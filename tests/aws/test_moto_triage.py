@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from tools.aws.allowlist import READ_ONLY_OPERATIONS
-from tools.aws.errors import NotRecorded
+from tools.aws.errors import AwsAccessError, NotRecorded
 from tools.aws.session import AwsAccess
 from tools.findings import Finding, info
-from tools.recorded.model import RecordedCluster, dump_recorded, load_recorded
+from tools.recorded.model import RecordedCall, RecordedCluster, dump_recorded, load_recorded
 from tools.recorded.recorder import MASKED_ACCOUNT, REDACTED, Recorder
 from tools.recorded.replay import ReplayStore, page_call
 from tools.registry import CheckSpec
@@ -505,6 +505,77 @@ def test_paginate_over_replay_respects_the_cap() -> None:
     )
     assert whole.items == items
     assert whole.truncated is False
+
+
+class StuckPager:
+    """A responder whose list API hands back the token it was given, as moto's does."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def respond(self, service: str, operation: str, params: dict[str, Any]) -> RecordedCall:
+        self.calls += 1
+        return RecordedCall(
+            service=service,
+            operation=operation,
+            params=params,
+            response={"ClusterNodeSummaries": [{"InstanceId": "i-1"}], "NextToken": "stuck"},
+        )
+
+
+def test_pagination_that_never_advances_fails_loudly() -> None:
+    pager = StuckPager()
+    access = AwsAccess(REGION, replay=pager)
+    with pytest.raises(AwsAccessError) as stuck:
+        access.paginate(
+            "sagemaker",
+            "ListClusterNodes",
+            "ClusterNodeSummaries",
+            page_size=100,
+            cap=20_000,
+            ClusterName=CLUSTER,
+        )
+    assert pager.calls == 2  # not 200 requests for 20,000 copies of one page
+    assert stuck.value.reason == (
+        "sagemaker:ListClusterNodes failed: "
+        "pagination did not advance (the same NextToken came back)"
+    )
+
+
+@pytest.mark.usefixtures("fast_retries")
+def test_moto_node_listing_never_yields_duplicates(
+    moto_server: str, moto_client: MotoClient
+) -> None:
+    """moto 5.2.5 ignores ListClusterNodes' NextToken; triage must not read one page 200 times."""
+    moto_client("sagemaker", REGION).create_cluster(
+        ClusterName="big",
+        InstanceGroups=[
+            {
+                "InstanceGroupName": "workers",
+                "InstanceType": "ml.p5.48xlarge",
+                "InstanceCount": 130,
+                "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-lc/", "OnCreate": "on.sh"},
+                "ExecutionRole": f"arn:aws:iam::{ACCOUNT}:role/exec",
+                "ThreadsPerCore": 2,
+            }
+        ],
+        VpcConfig={"SecurityGroupIds": ["sg-1"], "Subnets": ["subnet-1"]},
+    )
+    target = TriageTarget(cluster="big", region=REGION)
+    access = open_access(target, endpoint_url=moto_server)
+    traffic = watch(access)
+    data = ClusterData(access, target)
+    outcome: list[dict[str, Any]] | AwsAccessError
+    try:
+        outcome = data.nodes().items
+    except AwsAccessError as exc:
+        outcome = exc
+    if isinstance(outcome, AwsAccessError):  # moto's bug, reported as what it is
+        assert "pagination did not advance" in outcome.reason
+        assert traffic.attempted.count(("sagemaker", "ListClusterNodes")) == 2
+    else:  # a moto that pages properly
+        ids = [n["InstanceId"] for n in outcome]
+        assert len(ids) == len(set(ids)) == 130
 
 
 # -- (c) an unrecorded call fails loudly ----------------------------------------------------
