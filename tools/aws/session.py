@@ -8,10 +8,13 @@ cluster exercises exactly the code path of a live one.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import json
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from tools.aws.allowlist import is_allowed
 from tools.aws.errors import (
@@ -164,7 +167,10 @@ class AwsAccess:
         if call.error is not None:
             parsed = {"Error": {"Code": call.error.code, "Message": call.error.message}}
             return AWSResponse("replay://", call.error.http_status, {}, None), parsed
-        return AWSResponse("replay://", 200, {}, None), dict(call.response or {})
+        response = _encode_policy_documents(
+            copy.deepcopy(dict(call.response or {})), model.output_shape
+        )
+        return AWSResponse("replay://", 200, {}, None), response
 
     # -- clients ---------------------------------------------------------------------------
 
@@ -268,6 +274,28 @@ class AwsAccess:
             raise EndpointUnreachable(service, operation, str(exc)) from None
         result: dict[str, Any] = _jsonable(raw)
         return result
+
+
+def _encode_policy_documents(parsed: Any, shape: Any) -> Any:
+    """Put IAM policy documents back into their wire form (URL-encoded JSON) for replay.
+
+    botocore's after-call handler decodes every `policyDocumentType` string into a dict and
+    fails on a value that is already one; recordings hold the decoded dicts.
+    """
+    if shape is None or not isinstance(parsed, dict | list):
+        return parsed
+    if shape.type_name == "structure" and isinstance(parsed, dict):
+        for name, member in shape.members.items():
+            if name not in parsed:
+                continue
+            if member.type_name == "string" and member.name == "policyDocumentType":
+                if isinstance(parsed[name], dict):
+                    parsed[name] = quote(json.dumps(parsed[name]))
+            else:
+                parsed[name] = _encode_policy_documents(parsed[name], member)
+    elif shape.type_name == "list" and isinstance(parsed, list):
+        return [_encode_policy_documents(item, shape.member) for item in parsed]
+    return parsed
 
 
 def _classify(service: str, operation: str, code: str, message: str) -> AwsAccessError:
