@@ -1,0 +1,178 @@
+"""§ F rules of tools/checks/nodes.py over literal ListClusterNodes / DescribeClusterNode dicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evals.clusters import base
+from evals.clusters.world import World
+from tools.aws.session import AwsAccess
+from tools.checks.nodes import (
+    CHECK_DETAIL,
+    CHECK_NODES,
+    cluster_nodes,
+    judge_node_counts,
+    judge_node_detail,
+    judge_node_status,
+    node_detail,
+)
+from tools.findings import Priority, Status
+from tools.triage.data import ClusterData
+from tools.triage.target import TriageTarget
+
+
+def node(instance: str, status: Any = "Running", message: str = "", group: str = "gpu") -> Any:
+    return {
+        "InstanceGroupName": group,
+        "InstanceId": instance,
+        "InstanceType": "ml.p5.48xlarge",
+        "InstanceStatus": {"Status": status, "Message": message},
+    }
+
+
+def world_data(world: World, node_id: str | None = None) -> ClusterData:
+    target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region, node=node_id)
+    return ClusterData(AwsAccess(world.region, replay=world), target, now=base.RECORDED_AT)
+
+
+def test_counts_per_group_by_status() -> None:
+    findings = judge_node_counts(
+        [node("i-1"), node("i-2", "Failure"), node("i-3", group="cpu")], truncated=False
+    )
+    assert [f.status for f in findings] == [Status.INFO, Status.INFO]
+    cpu, gpu = findings
+    assert cpu.evidence["counts"] == {"Running": 1}
+    assert gpu.evidence["counts"] == {"Failure": 1, "Running": 1}
+    assert "2 nodes (1 Failure, 1 Running)" in gpu.message
+    assert "1 node (1 Running)" in cpu.message
+
+
+def test_cap_hit_warns_p2_and_points_to_node() -> None:
+    findings = judge_node_counts([node("i-1")], truncated=True, cap=20_000)
+    [capped] = [f for f in findings if f.status is Status.WARN]
+    assert capped.priority is Priority.P2
+    assert "20,000" in capped.message
+    assert "--node" in capped.message
+
+
+def test_empty_node_list_is_info() -> None:
+    [finding] = judge_node_counts([])
+    assert finding.status is Status.INFO
+
+
+@pytest.mark.parametrize("status", ["Failure", "NotFound"])
+def test_failed_nodes_fail_p0_with_message_and_id(status: str) -> None:
+    [finding] = judge_node_status([node("i-0abc", status, "GPU count mismatch (7/8)")])
+    assert finding.status is Status.FAIL
+    assert finding.priority is Priority.P0
+    assert finding.section == "F"
+    assert finding.resources == ["i-0abc"]
+    assert "GPU count mismatch (7/8)" in finding.message
+    assert status in finding.message
+    assert finding.evidence["status"] == status
+
+
+@pytest.mark.parametrize(
+    "status", ["Pending", "ShuttingDown", "DetachInProgress", "AttachInProgress"]
+)
+def test_transient_nodes_warn_p1(status: str) -> None:
+    [finding] = judge_node_status([node("i-0abc", status)])
+    assert finding.status is Status.WARN
+    assert finding.priority is Priority.P1
+    assert finding.resources == ["i-0abc"]
+
+
+@pytest.mark.parametrize("status", ["SystemUpdating", "DeepHealthCheckInProgress"])
+def test_expected_transitions_are_info(status: str) -> None:
+    [finding] = judge_node_status([node("i-0abc", status)])
+    assert finding.status is Status.INFO
+    assert "expected" in finding.message
+
+
+def test_unknown_status_warns_p2() -> None:
+    [finding] = judge_node_status([node("i-0abc", "Hibernating")])
+    assert finding.status is Status.WARN
+    assert finding.priority is Priority.P2
+
+
+def test_all_running_passes() -> None:
+    [finding] = judge_node_status([node("i-1"), node("i-2")])
+    assert finding.status is Status.PASS
+    assert finding.check == CHECK_NODES
+
+
+def test_node_recovery_none_is_named_on_failures() -> None:
+    [finding] = judge_node_status([node("i-1", "Failure", "bad")], node_recovery="None")
+    assert "NodeRecovery is None" in finding.message
+    [finding] = judge_node_status([node("i-1", "Failure", "bad")], node_recovery="Automatic")
+    assert "NodeRecovery" not in finding.message
+
+
+def test_status_message_is_clipped_and_on_one_line() -> None:
+    long = "line one\nline two\r " + "x" * 500
+    [finding] = judge_node_status([node("i-1", "Failure", long)])
+    assert "\n" not in finding.message
+    assert len(finding.evidence["status_message"]) <= 200
+    assert not finding.message.endswith(".")
+
+
+def test_garbage_nodes_do_not_crash() -> None:
+    findings = judge_node_status([{}, {"InstanceStatus": "weird"}, {"InstanceId": "i-9"}])
+    assert all(f.status is Status.WARN for f in findings)
+    assert judge_node_counts([{}])[0].evidence["counts"] == {"Unknown": 1}
+
+
+def test_unknown_node_detail_fails() -> None:
+    [finding] = judge_node_detail("i-0deadbeefdeadbeef", None)
+    assert finding.status is Status.FAIL
+    assert finding.check == CHECK_DETAIL
+    assert finding.priority is not None
+    assert "i-0deadbeefdeadbeef is not in this cluster" in finding.message
+    assert finding.resources == ["i-0deadbeefdeadbeef"]
+
+
+def test_known_node_detail_is_info() -> None:
+    detail = {
+        **node("i-1"),
+        "Placement": {"AvailabilityZone": "us-west-2c"},
+        "PrivatePrimaryIp": "10.1.0.11",
+        "ThreadsPerCore": 2,
+    }
+    [finding] = judge_node_detail("i-1", detail)
+    assert finding.status is Status.INFO
+    assert "us-west-2c" in finding.message
+    assert "10.1.0.11" in finding.message
+
+
+def test_known_node_detail_with_garbage_placement() -> None:
+    [finding] = judge_node_detail("i-1", {"Placement": "nowhere"})
+    assert finding.status is Status.INFO
+
+
+def test_registered_check_with_an_unknown_node_fails_without_raising() -> None:
+    data = world_data(base.healthy_eks(), "i-0deadbeefdeadbeef")
+    [finding] = list(node_detail(data))
+    assert finding.status is Status.FAIL
+    # the per-node status findings are scoped to the focused node (none here)
+    statuses = [f.status for f in cluster_nodes(data)]
+    assert statuses == [Status.INFO, Status.INFO]
+
+
+def test_registered_check_scopes_status_findings_to_the_focused_node() -> None:
+    world = base.healthy_eks()
+    failing, other = base.instance_id(2), base.instance_id(3)
+    for summary in world.nodes:
+        if summary["InstanceId"] in (failing, other):
+            summary["InstanceStatus"] = {"Status": "Failure", "Message": "broken"}
+    findings = list(cluster_nodes(world_data(world, failing)))
+    problems = [f for f in findings if f.status is Status.FAIL]
+    assert [f.resources for f in problems] == [[failing]]
+    # counts stay cluster-wide
+    gpu = next(f for f in findings if f.evidence.get("group") == base.GPU_GROUP)
+    assert gpu.evidence["counts"] == {"Failure": 2, "Running": 2}
+
+
+def test_registered_check_without_node_has_no_detail() -> None:
+    assert list(node_detail(world_data(base.healthy_eks()))) == []

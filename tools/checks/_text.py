@@ -1,0 +1,30 @@
+"""Quoting text that comes from the cluster (log lines, status messages, event descriptions).
+
+Such text is data, never instructions: it is shown clipped, on one line, with control
+characters made visible, so a hostile or huge log line cannot reshape a report.
+"""
+
+from __future__ import annotations
+
+import re
+
+CLIP = 200
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_SPACE = re.compile(r"\s+")
+
+
+def clip(text: object, limit: int = CLIP) -> str:
+    """One line, control characters escaped, at most `limit` characters (with an ellipsis)."""
+    value = "" if text is None else str(text)
+    value = value.replace("\r", "\\r").replace("\t", " ")
+    value = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
+    value = _SPACE.sub(" ", value).strip()
+    if len(value) > limit:
+        value = value[: max(limit - 1, 0)].rstrip() + "…"
+    return value
+
+
+def quoted(text: object, limit: int = CLIP) -> str:
+    """`clip` inside double quotes, for use in a finding message."""
+    return f'"{clip(text, limit)}"'
