@@ -27,6 +27,8 @@ class World:
     nodes: list[Json] = field(default_factory=list)
     node_details: dict[str, Json] = field(default_factory=dict)
     events: list[Json] = field(default_factory=list)
+    # EventId -> DescribeClusterEvent EventMetadata (FailureMessage, LcsExecutionState, ...).
+    event_metadata: dict[str, Json] = field(default_factory=dict)
     other_clusters: list[str] = field(default_factory=list)
     security_groups: list[Json] = field(default_factory=list)
     subnets: list[Json] = field(default_factory=list)
@@ -133,6 +135,17 @@ def _list_events(world: World, params: Json) -> Outcome:
     if world.cluster.get("NodeProvisioningMode") != "Continuous":
         return _not_found("ValidationException", "Events are not available for this cluster")
     return {"Events": world.events}, Paging(result_key="Events")
+
+
+def _describe_event(world: World, params: Json) -> Outcome:
+    if world.cluster.get("NodeProvisioningMode") != "Continuous":
+        return _not_found("ValidationException", "Events are not available for this cluster")
+    event_id = params.get("EventId", "")
+    event = next((e for e in world.events if e.get("EventId") == event_id), None)
+    if event is None:
+        return _not_found("ResourceNotFound", f"Event {event_id} not found")
+    metadata = world.event_metadata.get(event_id, {})
+    return {"EventDetails": {**event, "EventDetails": {"EventMetadata": metadata}}}, None
 
 
 def _security_groups(world: World, params: Json) -> Outcome:
@@ -288,6 +301,7 @@ _HANDLERS = {
     ("sagemaker", "ListClusterNodes"): _list_nodes,
     ("sagemaker", "DescribeClusterNode"): _describe_node,
     ("sagemaker", "ListClusterEvents"): _list_events,
+    ("sagemaker", "DescribeClusterEvent"): _describe_event,
     ("ec2", "DescribeSecurityGroups"): _security_groups,
     ("ec2", "DescribeSubnets"): _subnets,
     ("ec2", "DescribeVpcAttribute"): _vpc_attribute,

@@ -1,1 +1,335 @@
-"""Placeholder: this check module is being written."""
+"""§ A, B, C, D, F: cluster events (ListClusterEvents), mapped to sections by what they say.
+
+Events exist only for clusters with NodeProvisioningMode=Continuous; on other clusters the
+check says so and judges nothing. Error and Warn events are matched against a small table
+of pattern families over `Description` (never `Message`). An Error event whose description
+matches no family (HyperPod often says only "Instance creation ... failed") is described
+with DescribeClusterEvent, a few at most, and its FailureMessage is matched instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from tools.checks._text import clip, quoted
+from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.registry import check
+from tools.triage.data import EVENT_CAP, ClusterData
+
+CHECK_ID = "cluster-events"
+PROBLEM_LEVELS = ("Error", "Warn")
+MAX_DESCRIBED = 5  # DescribeClusterEvent calls per triage, for unexplained Error events
+RECENT = timedelta(days=7)  # older Error/Warn events are reported, not judged
+
+
+@dataclass(frozen=True)
+class Family:
+    key: str
+    section: str
+    title: str
+    pattern: re.Pattern[str]
+    also: str = ""  # a second section worth reading, named in the message
+
+
+def _rx(text: str) -> re.Pattern[str]:
+    return re.compile(text, re.IGNORECASE)
+
+
+# Order matters: the first family that matches wins (EFA before generic health checks,
+# lifecycle before network words that lifecycle failures often contain).
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        "efa-health-check",
+        "A",
+        "EFA health checks",
+        _rx(
+            r"\bEFA\b.{0,60}\b(health|check|test|fail)"
+            r"|\b(health|connectivity) ?checks?\b.{0,60}\bEFA\b"
+        ),
+    ),
+    Family(
+        "lifecycle",
+        "D",
+        "lifecycle scripts",
+        _rx(
+            r"life ?cycle|\bLCS\b|on_?create|OnInitComplete|provisioning[ _]parameters"
+            r"|(provisioning|bootstrap|setup) script"
+        ),
+    ),
+    Family(
+        "capacity",
+        "C",
+        "capacity or Availability Zone",
+        _rx(
+            r"insufficient\w*\s*(instance\s*)?capacity|InsufficientInstanceCapacity"
+            r"|(not|no|enough|sufficient) (have )?(sufficient |enough )?capacity"
+            r"|capacity (is )?(not available|unavailable)|availability zones?\b|\bAZ\b"
+            r"|reservation (is )?(expired|not active|exhausted)|training plan"
+        ),
+    ),
+    Family(
+        "network",
+        "B",
+        "bootstrap or network configuration",
+        _rx(
+            r"bootstrap|network (mis)?configur\w*|misconfigured network|\bVPC\b|subnet"
+            r"|security ?groups?|\bENIs?\b|network interface|\bDNS\b|\bNAT\b|route table"
+            r"|VPC endpoint"
+        ),
+        also="A",
+    ),
+    Family(
+        "hardware",
+        "F",
+        "hardware faults or node recovery",
+        _rx(
+            r"hardware|health ?checks?|UnschedulablePending\w*|replac\w*|reboot\w*|\bXid\b"
+            r"|\bGPU|\bECC\b|NVLink|faulty|unhealthy|impaired|degraded"
+        ),
+    ),
+)
+UNMAPPED = Family("unmapped", "F", "unclassified provisioning errors", _rx(r"(?!)"))
+
+
+def classify(text: str, event: dict[str, Any] | None = None) -> Family | None:
+    """The first pattern family the text matches, or None.
+
+    The event's own names (cluster, instance group, instance id) are blanked out first: a
+    group called `gpu-workers` or `vpc-test` says nothing about what went wrong.
+    """
+    text = scrub(text or "", event or {})
+    for family in FAMILIES:
+        if family.pattern.search(text):
+            return family
+    return None
+
+
+def scrub(text: str, event: dict[str, Any]) -> str:
+    for key in ("ClusterName", "InstanceGroupName", "InstanceId", "ClusterArn"):
+        name = event.get(key)
+        if isinstance(name, str) and name:
+            text = text.replace(name, "<name>")
+    return text
+
+
+def failure_text(detail: dict[str, Any]) -> str:
+    """FailureMessage (and LCS state) from DescribeClusterEvent's EventMetadata, joined."""
+    metadata = (detail.get("EventDetails") or {}).get("EventMetadata") or {}
+    parts: list[str] = []
+    if isinstance(metadata, dict):
+        for scope in sorted(metadata):
+            values = metadata[scope]
+            if not isinstance(values, dict):
+                continue
+            message = values.get("FailureMessage")
+            if message:
+                parts.append(str(message))
+            state = values.get("LcsExecutionState")
+            if state:
+                parts.append(f"lifecycle scripts {state}")
+    return "; ".join(parts)
+
+
+def _event_time(event: dict[str, Any]) -> datetime | None:
+    value = event.get("EventTime")
+    try:
+        if isinstance(value, int | float):
+            return datetime.fromtimestamp(value / 1000 if value > 1e11 else value, tz=UTC)
+        if isinstance(value, str) and value:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=UTC)
+            return parsed
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def in_scope(event: dict[str, Any], node: str | None) -> bool:
+    """With --node, that node's events plus cluster- and group-level ones."""
+    if node is None:
+        return True
+    instance = event.get("InstanceId")
+    return not instance or instance == node
+
+
+def problem_events(events: list[dict[str, Any]], node: str | None = None) -> list[dict[str, Any]]:
+    return [
+        e
+        for e in events
+        if isinstance(e, dict) and e.get("EventLevel") in PROBLEM_LEVELS and in_scope(e, node)
+    ]
+
+
+def split_by_age(
+    events: list[dict[str, Any]], now: datetime | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(recent, older): events older than RECENT before `now` are reported, not judged."""
+    recent: list[dict[str, Any]] = []
+    older: list[dict[str, Any]] = []
+    for event in events:
+        moment = _event_time(event)
+        if now is not None and moment is not None and moment < now - RECENT:
+            older.append(event)
+        else:
+            recent.append(event)
+    return recent, older
+
+
+def needs_detail(events: list[dict[str, Any]], limit: int = MAX_DESCRIBED) -> list[str]:
+    """Ids of the latest Error events whose description matches no family."""
+    unexplained = [
+        e
+        for e in events
+        if e.get("EventLevel") == "Error"
+        and e.get("EventId")
+        and classify(str(e.get("Description") or ""), e) is None
+    ]
+    unexplained.sort(key=lambda e: str(e.get("EventTime") or ""), reverse=True)
+    return [str(e["EventId"]) for e in unexplained[:limit]]
+
+
+@dataclass
+class _Group:
+    family: Family
+    level: str
+    events: list[dict[str, Any]]
+    texts: list[str]
+
+
+def judge_events(
+    events: list[dict[str, Any]],
+    *,
+    available: bool = True,
+    truncated: bool = False,
+    node: str | None = None,
+    details: dict[str, dict[str, Any]] | None = None,
+    now: datetime | None = None,
+    cap: int = EVENT_CAP,
+) -> list[Finding]:
+    """Group Error/Warn events by (family, level): one finding each, with the latest text."""
+    if not available:
+        return [
+            info(
+                CHECK_ID,
+                "F",
+                "Events unavailable for this cluster (NodeProvisioningMode is not Continuous)",
+                available=False,
+            )
+        ]
+    details = details or {}
+    findings: list[Finding] = []
+    if truncated:
+        findings.append(
+            info(
+                CHECK_ID,
+                "F",
+                f"Only the latest {cap} cluster events were read",
+                cap=cap,
+                read=len(events),
+            )
+        )
+    problems = problem_events(events, node)
+    recent, older = split_by_age(problems, now)
+    if older:
+        findings.append(
+            info(
+                CHECK_ID,
+                "F",
+                f"{len(older)} Error/Warn events older than {RECENT.days} days were not judged",
+                resources=sorted({str(e["InstanceId"]) for e in older if e.get("InstanceId")}),
+                older=len(older),
+            )
+        )
+    groups: dict[tuple[str, str], _Group] = {}
+    for event in recent:
+        description = str(event.get("Description") or "")
+        text = description
+        family = classify(description, event)
+        if family is None:
+            extra = failure_text(details.get(str(event.get("EventId")), {}))
+            if extra:
+                text = f"{description}: {extra}" if description else extra
+                family = classify(extra, event)
+        level = str(event.get("EventLevel"))
+        key = ((family or UNMAPPED).key, level)
+        group = groups.setdefault(key, _Group(family or UNMAPPED, level, [], []))
+        group.events.append(event)
+        group.texts.append(text)
+    for (_, level), group in sorted(groups.items(), key=_group_order):
+        findings.append(_finding(group, level))
+    if not problems:
+        findings.append(
+            passed(
+                CHECK_ID,
+                "F",
+                f"No Error or Warn events among the {len(events)} cluster events read"
+                + (f" for {node}" if node else ""),
+                read=len(events),
+            )
+        )
+    return findings
+
+
+def _group_order(item: tuple[tuple[str, str], _Group]) -> tuple[int, int]:
+    (key, level), _ = item
+    keys = [f.key for f in FAMILIES] + [UNMAPPED.key]
+    return (0 if level == "Error" else 1, keys.index(key))
+
+
+def _finding(group: _Group, level: str) -> Finding:
+    family = group.family
+    latest_index = max(
+        range(len(group.events)), key=lambda i: str(group.events[i].get("EventTime") or "")
+    )
+    latest = group.texts[latest_index]
+    when = group.events[latest_index].get("EventTime", "?")
+    instances = sorted({str(e["InstanceId"]) for e in group.events if e.get("InstanceId")})
+    count = len(group.events)
+    noun = f"{count} {level} event{'s' if count != 1 else ''}"
+    where = (
+        f" on {', '.join(instances[:5])}" + ("…" if len(instances) > 5 else "") if instances else ""
+    )
+    also = f" (also check § {family.also})" if family.also else ""
+    evidence: dict[str, Any] = {
+        "family": family.key,
+        "level": level,
+        "count": count,
+        "latest": clip(latest),
+        "latest_time": when,
+        "event_ids": [str(e.get("EventId")) for e in group.events][:20],
+    }
+    if family is UNMAPPED:
+        return warn(
+            CHECK_ID,
+            Priority.P1,
+            "F",
+            f"{noun}{where} {'matches' if count == 1 else 'match'} no known pattern, "
+            f"latest at {when}: {quoted(latest)}",
+            resources=instances,
+            **evidence,
+        )
+    verb = "points" if count == 1 else "point"
+    text = f"{noun}{where} {verb} to {family.title}{also}, latest at {when}: {quoted(latest)}"
+    if level == "Error":
+        return fail(CHECK_ID, Priority.P0, family.section, text, resources=instances, **evidence)
+    return warn(CHECK_ID, Priority.P1, family.section, text, resources=instances, **evidence)
+
+
+@check(CHECK_ID, section="F", title="Cluster events")
+def cluster_events(data: ClusterData) -> Iterable[Finding]:
+    """Error and Warn cluster events, mapped to the section their description points to."""
+    if not data.events_available():
+        return judge_events([], available=False)
+    listed = data.events()
+    node = data.target.node
+    recent, _ = split_by_age(problem_events(listed.items, node), data.now)
+    wanted = needs_detail(recent)
+    details = {event_id: data.event_detail(event_id) for event_id in wanted}
+    return judge_events(
+        listed.items, truncated=listed.truncated, node=node, details=details, now=data.now
+    )

@@ -154,6 +154,15 @@ class ClusterData:
             ),
         )
 
+    def event_detail(self, event_id: str) -> dict[str, Any]:
+        """DescribeClusterEvent: the event with its EventMetadata (FailureMessage, ...)."""
+        return self._once(
+            ("event", event_id),
+            lambda: self.access.call(
+                "sagemaker", "DescribeClusterEvent", ClusterName=self.cluster_name, EventId=event_id
+            ).get("EventDetails", {}),
+        )
+
     # -- EC2 / VPC -------------------------------------------------------------------------
 
     def cluster_security_group_ids(self) -> list[str]:
