@@ -187,6 +187,53 @@ def _managed_policy() -> Json:
     }
 
 
+def _instance_type(
+    name: str, vcpus: int, cores: int, memory_mib: int, network: str, extra: Json
+) -> Json:
+    """One DescribeInstanceTypes entry (botocore output shape, the fields triage reads)."""
+    return {
+        "InstanceType": name,
+        "CurrentGeneration": True,
+        "ProcessorInfo": {"SupportedArchitectures": ["x86_64"]},
+        "VCpuInfo": {
+            "DefaultVCpus": vcpus,
+            "DefaultCores": cores,
+            "DefaultThreadsPerCore": 2,
+            "ValidThreadsPerCore": [1, 2],
+        },
+        "MemoryInfo": {"SizeInMiB": memory_mib},
+        "NetworkInfo": {"NetworkPerformance": network, "EfaSupported": False, **extra},
+        "Hypervisor": "nitro",
+    }
+
+
+def _instance_types() -> list[Json]:
+    p5 = _instance_type(
+        "p5.48xlarge",
+        192,
+        96,
+        2_097_152,
+        "3200 Gigabit",
+        {"EfaSupported": True, "EfaInfo": {"MaximumEfaInterfaces": 32}, "MaximumNetworkCards": 32},
+    )
+    p5["GpuInfo"] = {
+        "Gpus": [
+            {
+                "Name": "H100",
+                "Manufacturer": "NVIDIA",
+                "Count": 8,
+                "MemoryInfo": {"SizeInMiB": 81920},
+            }
+        ],
+        "TotalGpuMemoryInMiB": 655360,
+    }
+    return [
+        p5,
+        _instance_type("m5.2xlarge", 8, 4, 32768, "Up to 10 Gigabit", {}),
+        _instance_type("m5.4xlarge", 16, 8, 65536, "Up to 10 Gigabit", {}),
+    ]
+
+
 def _lifecycle_log(moment: datetime) -> list[Json]:
     lines = [
         "Downloading lifecycle scripts from s3://sagemaker-lifecycle-ml-cluster/lifecycle/",
@@ -255,6 +302,7 @@ def _world(name: str, cluster_id: str, groups: list[Json], orchestrator: Json | 
         vpc_attributes={VPC: {"enableDnsSupport": True, "enableDnsHostnames": True}},
         route_tables=_route_tables(),
         vpc_endpoints=[_endpoint("s3", "Gateway")],
+        instance_types=_instance_types(),
         offerings=[
             {"InstanceType": t, "LocationType": "availability-zone", "Location": az}
             for t in sorted({g["InstanceType"].removeprefix("ml.") for g in groups})

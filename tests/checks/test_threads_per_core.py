@@ -1,0 +1,102 @@
+"""§ J rules of tools/checks/threads_per_core.py over literal DescribeCluster / EC2 dicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evals.clusters import base
+from tools.aws.session import AwsAccess
+from tools.checks.threads_per_core import (
+    CHECK_ID,
+    judge_threads_per_core,
+    single_thread_types,
+    threads_per_core,
+)
+from tools.findings import Priority, Status
+from tools.triage.data import ClusterData
+from tools.triage.target import TriageTarget
+
+
+def group(name: str, instance_type: str, threads: Any = None) -> dict[str, Any]:
+    data: dict[str, Any] = {"InstanceGroupName": name, "InstanceType": instance_type}
+    if threads is not None:
+        data["ThreadsPerCore"] = threads
+    return data
+
+
+def ec2(name: str, vcpus: int, cores: int, valid: list[int]) -> dict[str, Any]:
+    return {
+        "InstanceType": name,
+        "VCpuInfo": {
+            "DefaultVCpus": vcpus,
+            "DefaultCores": cores,
+            "DefaultThreadsPerCore": max(valid),
+            "ValidThreadsPerCore": valid,
+        },
+    }
+
+
+P5 = ec2("p5.48xlarge", 192, 96, [1, 2])
+
+
+def test_p5_with_one_thread_per_core_warns_p1_with_counts() -> None:
+    [finding] = judge_threads_per_core([group("gpu", "ml.p5.48xlarge", 1)], [P5])
+    assert finding.status is Status.WARN
+    assert finding.priority is Priority.P1
+    assert finding.section == "J"
+    assert finding.check == CHECK_ID
+    assert "96 of 192 vCPUs visible" in finding.message
+    assert "ml.p5.48xlarge group gpu" in finding.message
+    assert finding.evidence["valid_threads_per_core"] == [1, 2]
+
+
+def test_two_threads_or_missing_passes() -> None:
+    findings = judge_threads_per_core(
+        [group("a", "ml.p5.48xlarge", 2), group("b", "ml.p5.48xlarge")], [P5]
+    )
+    assert [f.status for f in findings] == [Status.PASS, Status.PASS]
+    assert "default" in findings[1].message
+
+
+def test_one_thread_on_a_type_without_smt_passes() -> None:
+    single = ec2("trn1.32xlarge", 128, 128, [1])
+    [finding] = judge_threads_per_core([group("trn", "ml.trn1.32xlarge", 1)], [single])
+    assert finding.status is Status.PASS
+
+
+def test_missing_type_data_is_info() -> None:
+    [finding] = judge_threads_per_core([group("gpu", "ml.p5.48xlarge", 1)], [])
+    assert finding.status is Status.INFO
+
+
+def test_missing_counts_still_warn() -> None:
+    partial = {"InstanceType": "p5.48xlarge", "VCpuInfo": {"ValidThreadsPerCore": [1, 2]}}
+    [finding] = judge_threads_per_core([group("gpu", "ml.p5.48xlarge", 1)], [partial])
+    assert finding.status is Status.WARN
+    assert "half" in finding.message
+
+
+def test_garbage_does_not_crash() -> None:
+    findings = judge_threads_per_core(
+        [{}, group("x", "ml.p5.48xlarge", "1"), group("y", "ml.p5.48xlarge", True)],
+        [{"InstanceType": "p5.48xlarge", "VCpuInfo": "nope"}],
+    )
+    assert all(f.status is Status.PASS for f in findings)
+
+
+def test_only_single_thread_groups_are_described() -> None:
+    groups = [group("a", "ml.p5.48xlarge", 1), group("b", "ml.m5.2xlarge", 2), group("c", "", 1)]
+    assert single_thread_types(groups) == ["p5.48xlarge"]
+
+
+def data_for(world: Any) -> ClusterData:
+    target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region)
+    return ClusterData(AwsAccess(world.region, replay=world), target, now=base.RECORDED_AT)
+
+
+def test_registered_check_against_the_base_world() -> None:
+    world = base.healthy_eks()
+    world.cluster["InstanceGroups"][0]["ThreadsPerCore"] = 1
+    findings = list(threads_per_core(data_for(world)))
+    assert [f.status for f in findings] == [Status.WARN, Status.PASS]
+    assert "96 of 192" in findings[0].message
