@@ -1,1 +1,192 @@
-"""Placeholder: this check module is being written."""
+"""§ L and § F.3: the cluster's CloudWatch log group and Health Monitoring Agent detections.
+
+The Health Monitoring Agent (HMA) writes one stream per node,
+`SagemakerHealthMonitoringAgent/<group>/<instance-id>`, into
+`/aws/sagemaker/Clusters/<cluster-name>/<cluster-id>`; its detections carry the marker
+`HealthMonitoringAgentDetectionEvent` and a JSON body with a reason (e.g. XidHardwareFailure)
+and a node condition (e.g. NvidiaErrorReboot). Bodies are parsed leniently: JSON first,
+regular expressions as a fallback, and the text is quoted as data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tools.checks._text import clip, quoted
+from tools.checks.lifecycle import stream_parts
+from tools.findings import Finding, Priority, info, passed, warn
+from tools.registry import check
+from tools.triage.data import LOG_WINDOW, ClusterData
+
+CHECK_LOGS = "cloudwatch-logs"
+CHECK_HMA = "health-monitoring-agent"
+HMA_PREFIX = "SagemakerHealthMonitoringAgent/"
+DETECTION = "HealthMonitoringAgentDetectionEvent"
+
+_REASON = re.compile(r"\breason\"?\s*[:=]\s*\\*\"?(?P<v>[A-Za-z][\w.-]*)")
+_CONDITION = re.compile(r"\bNode condition (?P<v>[A-Za-z][\w.-]*)")
+_XID = re.compile(r"\bXid\b\s*(\([^)]{0,60}\))?\s*:?\s*(?P<v>\d{1,3})\b")
+
+
+def judge_log_group(exists: bool, log_group: str) -> list[Finding]:
+    if exists:
+        return [
+            passed(CHECK_LOGS, "L", f"CloudWatch log group {log_group} exists", log_group=log_group)
+        ]
+    return [
+        warn(
+            CHECK_LOGS,
+            Priority.P2,
+            "L",
+            f"No CloudWatch logs: log group {log_group} does not exist, so lifecycle and "
+            "health-agent logs cannot be read (collect node logs instead)",
+            log_group=log_group,
+        )
+    ]
+
+
+@dataclass(frozen=True)
+class Detection:
+    reason: str
+    condition: str
+    xid: str
+    detail: str
+
+
+def _details(body: dict[str, Any]) -> dict[str, Any]:
+    for key, value in body.items():
+        if key.strip().rstrip(":").strip().lower() == "details" and isinstance(value, dict):
+            return value
+    return {}
+
+
+def parse_detection(message: str) -> Detection:
+    """Reason, node condition, Xid and the inner message of one HMA detection line."""
+    text = message or ""
+    details: dict[str, Any] = {}
+    start = text.find("{")
+    if start >= 0:
+        try:
+            body = json.loads(text[start:])
+        except ValueError:
+            body = None
+        if isinstance(body, dict):
+            details = _details(body)
+    inner = str(details.get("message") or "")
+    reason = str(details.get("reason") or "")
+    haystack = f"{inner} {text}"
+    if not reason:
+        match = _REASON.search(haystack)
+        reason = match.group("v") if match else ""
+    condition = _CONDITION.search(haystack)
+    xid = _XID.search(haystack)
+    return Detection(
+        reason=reason or "unknown reason",
+        condition=condition.group("v") if condition else "",
+        xid=xid.group("v") if xid else "",
+        detail=inner or text,
+    )
+
+
+def judge_hma(
+    events: list[dict[str, Any]],
+    *,
+    log_group_exists: bool = True,
+    streams: list[str] | None = None,
+    node: str | None = None,
+    window_days: int = LOG_WINDOW.days,
+) -> list[Finding]:
+    """WARN P1 per instance with HMA detections in the window; INFO on stream coverage."""
+    if not log_group_exists:
+        return [
+            info(
+                CHECK_HMA,
+                "F.3",
+                "Health Monitoring Agent logs not read: the cluster has no CloudWatch log group "
+                "(see the cloudwatch-logs finding)",
+            )
+        ]
+    findings: list[Finding] = []
+    if streams is not None:
+        mine = [s for s in streams if node is None or stream_parts(s)[1] == node]
+        findings.append(
+            info(
+                CHECK_HMA,
+                "F.3",
+                f"{len(mine)} Health Monitoring Agent log streams"
+                + (f" for {node}" if node else ""),
+                streams=len(mine),
+            )
+        )
+    per_instance: dict[str, list[tuple[dict[str, Any], Detection]]] = {}
+    groups: dict[str, str] = {}
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        message = str(event.get("message") or "")
+        if DETECTION not in message:
+            continue
+        group, instance = stream_parts(str(event.get("logStreamName") or ""))
+        if not instance or (node is not None and instance != node):
+            continue
+        per_instance.setdefault(instance, []).append((event, parse_detection(message)))
+        groups[instance] = group
+    for instance in sorted(per_instance):
+        hits = sorted(per_instance[instance], key=lambda h: int(h[0].get("timestamp") or 0))
+        latest = hits[-1][1]
+        reasons = sorted({d.reason for _, d in hits})
+        conditions = sorted({d.condition for _, d in hits if d.condition})
+        xids = sorted({d.xid for _, d in hits if d.xid}, key=int)
+        extra = ", ".join([*conditions, *(f"Xid {x}" for x in xids)])
+        count = len(hits)
+        where = f"{instance} ({groups[instance]})" if groups[instance] else instance
+        xid_hint = " (Xid meanings: § G.2)" if xids else ""
+        findings.append(
+            warn(
+                CHECK_HMA,
+                Priority.P1,
+                "F.3",
+                f"Health Monitoring Agent flagged {where} {count} time{'s' if count != 1 else ''} "
+                f"in the last {window_days} days: {', '.join(reasons)}"
+                + (f" ({extra})" if extra else "")
+                + f"{xid_hint}; latest: {quoted(latest.detail)}",
+                resources=[instance],
+                instance_id=instance,
+                group=groups[instance],
+                count=count,
+                reasons=reasons,
+                conditions=conditions,
+                xids=xids,
+                latest=clip(latest.detail),
+            )
+        )
+    if not per_instance:
+        findings.append(
+            passed(
+                CHECK_HMA,
+                "F.3",
+                f"No Health Monitoring Agent detections in the last {window_days} days"
+                + (f" for {node}" if node else ""),
+            )
+        )
+    return findings
+
+
+@check(CHECK_LOGS, section="L", title="CloudWatch log group")
+def cloudwatch_logs(data: ClusterData) -> Iterable[Finding]:
+    """Whether the cluster's CloudWatch log group exists (lifecycle and HMA logs live there)."""
+    return judge_log_group(data.log_group_exists(), data.log_group_name)
+
+
+@check(CHECK_HMA, section="F.3", title="Health Monitoring Agent")
+def health_monitoring_agent(data: ClusterData) -> Iterable[Finding]:
+    """HMA detections (HealthMonitoringAgentDetectionEvent) of the last week, per instance."""
+    if not data.log_group_exists():
+        return judge_hma([], log_group_exists=False)
+    streams = [str(s.get("logStreamName", "")) for s in data.log_streams(HMA_PREFIX)]
+    events = data.log_events(HMA_PREFIX, DETECTION)
+    return judge_hma(events, streams=streams, node=data.target.node)
