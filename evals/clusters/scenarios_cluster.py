@@ -2,6 +2,237 @@
 
 from __future__ import annotations
 
-from evals.clusters.scenario import Scenario
+import json
+from datetime import timedelta
 
-CLUSTER: list[Scenario] = []
+from evals.clusters import base
+from evals.clusters.scenario import Scenario, unchanged
+from evals.clusters.world import Json, World
+
+FAILED_NODE = base.instance_id(3)  # a gpu-workers node in both base worlds
+UNKNOWN_NODE = "i-0deadbeefdeadbeef"
+
+
+def _set_status(world: World, instance: str, status: str, message: str) -> None:
+    for node in world.nodes:
+        if node["InstanceId"] == instance:
+            node["InstanceStatus"] = {"Status": status, "Message": message}
+    if instance in world.node_details:
+        world.node_details[instance]["InstanceStatus"] = {"Status": status, "Message": message}
+
+
+def _group_of(world: World, instance: str) -> str:
+    return str(next(n for n in world.nodes if n["InstanceId"] == instance)["InstanceGroupName"])
+
+
+def _log(world: World, stream: str, lines: list[str], start: timedelta) -> None:
+    """Replace a stream's events with `lines`, written `start` before the recording time."""
+    moment = base.RECORDED_AT - start
+    world.log_events[stream] = [
+        {"timestamp": base.ms(moment + timedelta(seconds=i)), "message": line}
+        for i, line in enumerate(lines)
+    ]
+
+
+def _event(world: World, event_id: str, instance: str, level: str, description: str) -> Json:
+    event: Json = {
+        "EventId": event_id,
+        "ClusterArn": world.cluster["ClusterArn"],
+        "ClusterName": world.cluster["ClusterName"],
+        "InstanceGroupName": _group_of(world, instance),
+        "InstanceId": instance,
+        "ResourceType": "Instance",
+        "EventTime": base.iso(base.RECORDED_AT - timedelta(minutes=50)),
+        "Description": description,
+        "EventLevel": level,
+    }
+    world.events.insert(0, event)  # ListClusterEvents answers newest first
+    return event
+
+
+def lifecycle_crlf(world: World) -> None:
+    group = _group_of(world, FAILED_NODE)
+    stream = f"LifecycleConfig/{group}/{FAILED_NODE}"
+    _set_status(
+        world,
+        FAILED_NODE,
+        "Failure",
+        f"Lifecycle scripts did not complete. See {stream} in CloudWatch Logs for details.",
+    )
+    for node in world.nodes:
+        if node["InstanceId"] == FAILED_NODE:
+            node["LaunchTime"] = base.iso(base.RECORDED_AT - timedelta(hours=1))
+    _log(
+        world,
+        stream,
+        [
+            f"Downloading lifecycle scripts from s3://{base.LIFECYCLE_BUCKET}/lifecycle/",
+            "Running on_create.sh",
+            "/tmp/on_create.sh: line 2: $'\\r': command not found",
+            "/tmp/on_create.sh: line 3: set: -\r: invalid option",
+            "on_create.sh failed with exit code 2",
+        ],
+        timedelta(minutes=55),
+    )
+    event = _event(
+        world,
+        "evt-lcs-0001",
+        FAILED_NODE,
+        "Error",
+        f"Instance creation in Cluster {world.cluster['ClusterName']} and InstanceGroup "
+        f"{group} failed",
+    )
+    world.event_metadata[event["EventId"]] = {
+        "Instance": {
+            "FailureMessage": "Lifecycle script on_create.sh exited with a non-zero status",
+        }
+    }
+
+
+def lifecycle_bucket_not_sagemaker(world: World) -> None:
+    for group in world.cluster["InstanceGroups"]:
+        group["LifeCycleConfig"]["SourceS3Uri"] = "s3://my-company-lcs/hyperpod/"
+    for details in world.node_details.values():
+        details["LifeCycleConfig"] = {
+            **details["LifeCycleConfig"],
+            "SourceS3Uri": "s3://my-company-lcs/hyperpod/",
+        }
+    # The role can read another of the company's buckets, not the lifecycle one.
+    world.role_inline_policies[base.ROLE_NAME] = {
+        "training-data": {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["s3:GetObject", "s3:ListBucket"],
+                    "Resource": ["arn:aws:s3:::my-company-data", "arn:aws:s3:::my-company-data/*"],
+                }
+            ],
+        }
+    }
+
+
+def node_recovery_none_failed_node(world: World) -> None:
+    world.cluster["NodeRecovery"] = "None"
+    _set_status(
+        world,
+        FAILED_NODE,
+        "Failure",
+        "Instance failed health checks: 7 of 8 GPUs visible to nvidia-smi",
+    )
+
+
+def threads_per_core_p5(world: World) -> None:
+    for group in world.cluster["InstanceGroups"]:
+        if group["InstanceType"] == "ml.p5.48xlarge":
+            group["ThreadsPerCore"] = 1
+            for details in world.node_details.values():
+                if details["InstanceGroupName"] == group["InstanceGroupName"]:
+                    details["ThreadsPerCore"] = 1
+
+
+def events_unavailable(world: World) -> None:
+    del world.cluster["NodeProvisioningMode"]
+    world.events = []
+
+
+def hma_xid_detection(world: World) -> None:
+    group = _group_of(world, FAILED_NODE)
+    stream = f"SagemakerHealthMonitoringAgent/{group}/{FAILED_NODE}"
+    when = base.RECORDED_AT - timedelta(hours=3)
+    detail = {
+        "severity": "warn",
+        "timestamp": base.iso(when),
+        "reason": "XidHardwareFailure",
+        "message": (
+            "Node condition NvidiaErrorReboot is now: True, reason: XidHardwareFailure, "
+            'message: "NVRM: Xid (PCI:0000:a8:00): 79, pid=<unknown>, name=<unknown>, '
+            'GPU has fallen off the bus."'
+        ),
+    }
+    detection = {
+        "level": "info",
+        "ts": base.iso(when),
+        "msg": "NPD caught event: %v",
+        "details: ": detail,
+        "HealthMonitoringAgentDetectionEvent": "HealthEvent",
+    }
+    _log(
+        world,
+        stream,
+        [
+            json.dumps({"level": "info", "ts": base.iso(when), "msg": "GPU health check passed"}),
+            json.dumps(detection),
+        ],
+        timedelta(hours=3),
+    )
+
+
+CLUSTER: list[Scenario] = [
+    Scenario(
+        "lifecycle-crlf",
+        "Slurm: a replacement gpu-workers node fails provisioning because on_create.sh has "
+        "Windows (CRLF) line endings; the node is in Failure and an Error event reports it.",
+        "slurm",
+        lifecycle_crlf,
+        expect=[
+            ("cluster-nodes", "FAIL", "F"),
+            ("cluster-events", "FAIL", "D"),
+            ("lifecycle-logs", "FAIL", "D.2"),
+        ],
+        resources={
+            "cluster-nodes": [FAILED_NODE],
+            "cluster-events": [FAILED_NODE],
+            "lifecycle-logs": [FAILED_NODE],
+        },
+    ),
+    Scenario(
+        "lifecycle-bucket-not-sagemaker",
+        "EKS: the lifecycle scripts live in s3://my-company-lcs, which the execution role "
+        "(managed policy only, plus access to another bucket) cannot read.",
+        "eks",
+        lifecycle_bucket_not_sagemaker,
+        expect=[("lifecycle-bucket-access", "FAIL", "D.1")],
+        resources={"lifecycle-bucket-access": [base.ROLE_ARN]},
+    ),
+    Scenario(
+        "node-recovery-none-failed-node",
+        "EKS: NodeRecovery is None and one GPU node is in Failure after failing health checks.",
+        "eks",
+        node_recovery_none_failed_node,
+        expect=[("node-recovery", "WARN", "F.1"), ("cluster-nodes", "FAIL", "F")],
+        resources={"cluster-nodes": [FAILED_NODE]},
+    ),
+    Scenario(
+        "threads-per-core-p5",
+        "EKS: the p5.48xlarge group was created with ThreadsPerCore=1 (96 of 192 vCPUs).",
+        "eks",
+        threads_per_core_p5,
+        expect=[("threads-per-core", "WARN", "J")],
+    ),
+    Scenario(
+        "node-not-in-cluster",
+        "EKS: triage is focused on an instance id the cluster does not know.",
+        "eks",
+        unchanged,
+        expect=[("node-detail", "FAIL", "F")],
+        resources={"node-detail": [UNKNOWN_NODE]},
+        node=UNKNOWN_NODE,
+    ),
+    Scenario(
+        "events-unavailable",
+        "Slurm: a healthy cluster without NodeProvisioningMode=Continuous, so no events.",
+        "slurm",
+        events_unavailable,
+        expect=[],
+        must_not=[("cluster-events", "FAIL"), ("cluster-events", "WARN")],
+    ),
+    Scenario(
+        "hma-xid-detection",
+        "EKS: the Health Monitoring Agent reported an Xid hardware failure on one GPU node.",
+        "eks",
+        hma_xid_detection,
+        expect=[("health-monitoring-agent", "WARN", "F.3")],
+        resources={"health-monitoring-agent": [FAILED_NODE]},
+    ),
+]
