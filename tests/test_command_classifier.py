@@ -102,6 +102,8 @@ READ_ONLY = [
     "nvidia-smi # reboot later",
     "hyperpod-debug triage --cluster c --region us-west-2 --node i-0123456789abcdef0",
     "hyperpod-debug explain -",
+    "aws sagemaker describe-cluster --cluster-name <CLUSTER> --region <REGION>",
+    "aws ssm start-session --target sagemaker-cluster:<CLUSTER_ID>_<GROUP>-<INSTANCE_ID>",
 ]
 
 MUTATING = [
@@ -195,6 +197,12 @@ MUTATING = [
     ("curl -X POST https://example.com/api", 0, False),
     ("pip install torch", 0, False),
     ("nvidia-smi -q -f out.txt", 0, False),
+    (
+        "aws sagemaker batch-reboot-cluster-nodes --cluster-name <CLUSTER> --node-ids <IID>",
+        1,
+        False,
+    ),
+    ("nvidia-smi -q > <FILE>", 0, False),
 ]
 
 UNKNOWN = [

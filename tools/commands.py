@@ -55,6 +55,7 @@ _SEPARATORS = _words("| || && ; ;; & |& ( )")
 _REDIRECTS = _words("> >> >| &> &>> >& < << <<< <& <>")
 _HARMLESS_TARGETS = _words("/dev/null /dev/stdout /dev/stderr -")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*)>")
 _METADATA_HOSTS = ("169.254.169.254", "[fd00:ec2::254]", "169.254.170.2")
 
 # --- plain tools --------------------------------------------------------------------------
@@ -662,7 +663,8 @@ def _substitutions(text: str) -> list[str]:
 
 
 def _tokenize(command: str) -> list[str] | None:
-    text = command.replace("\\\n", " ").replace("\r", "\n").replace("\n", " ; ")
+    text = _PLACEHOLDER.sub(r"_\1_", command)  # <INSTANCE_ID> is a word, not two redirections
+    text = text.replace("\\\n", " ").replace("\r", "\n").replace("\n", " ; ")
     text = text.replace("`", " ; ")
     lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
