@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 import typer
 
 from agent.commands.common import EXIT_USAGE, die
+from tools.sections import SECTIONS
 
-_MAX_SECTIONS = 41  # every section in tools.sections
 _STDIN_MARKER = "-"
 
 
@@ -49,7 +49,7 @@ def explain_command(
     ] = "text",
     top: Annotated[
         int,
-        typer.Option("--top", "-n", min=1, max=_MAX_SECTIONS, help="How many sections to show."),
+        typer.Option("--top", "-n", min=1, max=len(SECTIONS), help="How many sections to show."),
     ] = 5,
 ) -> None:
     """Match pasted error text to reference sections, with no AWS access and no model."""

@@ -7,13 +7,18 @@ affect ranking: scores decide it, and ties are broken by section order.
 from __future__ import annotations
 
 from tools.explain.signature import Signature
-from tools.explain.signatures import access, cluster, gpu, network, node, workloads
+from tools.explain.signatures.access import SIGNATURES as ACCESS
+from tools.explain.signatures.cluster import SIGNATURES as CLUSTER
+from tools.explain.signatures.gpu import SIGNATURES as GPU
+from tools.explain.signatures.network import SIGNATURES as NETWORK
+from tools.explain.signatures.node import SIGNATURES as NODE
+from tools.explain.signatures.workloads import SIGNATURES as WORKLOADS
 
 ALL_SIGNATURES: tuple[Signature, ...] = (
-    *gpu.SIGNATURES,
-    *network.SIGNATURES,
-    *cluster.SIGNATURES,
-    *workloads.SIGNATURES,
-    *node.SIGNATURES,
-    *access.SIGNATURES,
+    *GPU,
+    *NETWORK,
+    *CLUSTER,
+    *WORKLOADS,
+    *NODE,
+    *ACCESS,
 )
