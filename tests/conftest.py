@@ -109,6 +109,37 @@ def _fail_on_blocked_network() -> Iterator[None]:
         pytest.fail(f"test tried to reach the network: {attempts}")
 
 
+class _UniquePaths(list[str]):
+    """boto3 appends its data path to the loader on every Session: keep it once."""
+
+    def append(self, path: str) -> None:
+        if path not in self:
+            super().append(path)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_botocore_loader() -> Iterator[None]:
+    """Speed only: every botocore Session (one per AwsAccess) shares one data loader, so
+    the service-model JSON files are parsed once per test run, not once per session
+    (~0.4 s each). The loader is read-only; what the sessions build from it is not shared.
+    """
+    import botocore.loaders
+    import botocore.session
+
+    loaders: dict[str | None, Any] = {}
+
+    def shared_loader(search_path_string: str | None = None) -> Any:
+        if search_path_string not in loaders:
+            loader = botocore.loaders.create_loader(search_path_string)
+            loader._search_paths = _UniquePaths(loader._search_paths)
+            loaders[search_path_string] = loader
+        return loaders[search_path_string]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(botocore.session, "create_loader", shared_loader)
+        yield
+
+
 _AWS_VARIABLES_TO_CLEAR = (
     "AWS_PROFILE",
     "AWS_DEFAULT_PROFILE",
