@@ -33,7 +33,7 @@ def run(*args: str | Path) -> None:
 
 
 def ensure_venv() -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script may be run by an older python3
         sys.exit(f"Python 3.11 or newer is required (this is {sys.version.split()[0]})")
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if (BIN / "python").exists() and STAMP.exists() and STAMP.read_text() == digest:

@@ -9,7 +9,8 @@ import sys
 def test_cli_import_does_not_load_heavy_sdks() -> None:
     code = (
         "import sys, agent.cli; "
-        "heavy = [m for m in ('boto3', 'botocore', 'anthropic', 'kubernetes') if m in sys.modules]; "
+        "heavy = [m for m in ('boto3', 'botocore', 'anthropic', 'kubernetes') "
+        "if m in sys.modules]; "
         "print(','.join(heavy))"
     )
     result = subprocess.run(

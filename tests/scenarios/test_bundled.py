@@ -64,7 +64,7 @@ def test_scenario_produces_exactly_its_declared_findings(path: Path) -> None:
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_bundled_file_is_up_to_date(scenario: object) -> None:
-    """A check that starts asking for new data must be re-recorded (python -m evals.clusters.build)."""
+    """A check that asks for new data needs a re-record: python -m evals.clusters.build."""
     from evals.clusters.scenario import Scenario
 
     assert isinstance(scenario, Scenario)
