@@ -18,7 +18,6 @@ import os
 import socket
 import urllib.request
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,8 +229,3 @@ def no_aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SECURITY_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
-
-
-@pytest.fixture
-def repo_root() -> Path:
-    return Path(__file__).resolve().parent.parent
