@@ -2,13 +2,54 @@
 
 from __future__ import annotations
 
+from evals.clusters import base
 from evals.clusters.scenario import Scenario, unchanged
-from evals.clusters.scenarios_cluster import CLUSTER
+from evals.clusters.scenarios_cluster import (
+    CLUSTER,
+    FAILED_NODE,
+    hma_xid_detection,
+    threads_per_core_p5,
+)
 from evals.clusters.scenarios_network import NETWORK
+from evals.clusters.world import World
+
+
+def demo_eks(world: World) -> None:
+    """Several faults at once: what a real sick cluster tends to look like."""
+    group = next(g for g in world.security_groups if g["GroupId"] == base.SG)
+    group["IpPermissionsEgress"] = [
+        p for p in group["IpPermissionsEgress"] if not p.get("UserIdGroupPairs")
+    ]
+    threads_per_core_p5(world)
+    hma_xid_detection(world)
+    message = "Node is unhealthy: GPU has fallen off the bus (Xid 79); pending replacement"
+    for node in world.nodes:
+        if node["InstanceId"] == FAILED_NODE:
+            node["InstanceStatus"] = {"Status": "Failure", "Message": message}
+
 
 HEALTHY: list[Scenario] = [
     Scenario("healthy-eks", "A healthy EKS-orchestrated cluster.", "eks", unchanged),
     Scenario("healthy-slurm", "A healthy Slurm-orchestrated cluster.", "slurm", unchanged),
 ]
 
-SCENARIOS: list[Scenario] = [*HEALTHY, *NETWORK, *CLUSTER]
+DEMO = Scenario(
+    "demo-eks",
+    "The README demo: an EKS cluster whose SG lacks the outbound self rule, whose p5 group "
+    "runs with ThreadsPerCore=1, and whose GPU node fell off the bus (HMA detection, Failure).",
+    "eks",
+    demo_eks,
+    expect=[
+        ("efa-security-groups", "FAIL", "A"),
+        ("cluster-nodes", "FAIL", "F"),
+        ("threads-per-core", "WARN", "J"),
+        ("health-monitoring-agent", "WARN", "F.3"),
+    ],
+    resources={
+        "efa-security-groups": [base.SG],
+        "cluster-nodes": [FAILED_NODE],
+        "health-monitoring-agent": [FAILED_NODE],
+    },
+)
+
+SCENARIOS: list[Scenario] = [*HEALTHY, *NETWORK, *CLUSTER, DEMO]

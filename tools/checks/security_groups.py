@@ -88,4 +88,6 @@ def judge_security_groups(groups: list[dict[str, Any]], expected_ids: list[str])
 def efa_security_groups(data: ClusterData) -> Iterable[Finding]:
     """Inbound and outbound all-traffic self rules on every cluster and OverrideVpcConfig SG."""
     expected = data.cluster_security_group_ids()
-    return judge_security_groups(data.security_groups(expected), expected)
+    # DescribeSecurityGroups fails as a whole on one unknown id; judge the ones that exist.
+    found, _missing = data.existing_security_groups(expected)
+    return judge_security_groups(found, expected)

@@ -59,7 +59,8 @@ def render_text(report: TriageReport, *, colour: bool = False) -> str:
 
 def _summary(report: TriageReport) -> str:
     summary = report.summary
-    counts = ", ".join(f"{status} {n}" for status, n in summary.by_status.items())
+    order = (Status.FAIL, Status.WARN, Status.PASS, Status.INFO)
+    counts = ", ".join(f"{status.value} {summary.by_status[status.value]}" for status in order)
     lines = [f"Summary: {counts}; skipped {len(report.skipped)}"]
     problems = report.problems()
     if not problems:
