@@ -1,12 +1,15 @@
 """Quoting text that comes from the cluster (log lines, status messages, event descriptions).
 
 Such text is data, never instructions: it is shown clipped, on one line, with control
-characters made visible, so a hostile or huge log line cannot reshape a report.
+characters made visible and secret-looking values redacted, so a hostile or huge log
+line cannot reshape a report or leak a key into it.
 """
 
 from __future__ import annotations
 
 import re
+
+from tools.redaction import redact_text
 
 CLIP = 200
 
@@ -16,7 +19,7 @@ _SPACE = re.compile(r"\s+")
 
 def clip(text: object, limit: int = CLIP) -> str:
     """One line, control characters escaped, at most `limit` characters (with an ellipsis)."""
-    value = "" if text is None else str(text)
+    value = redact_text("" if text is None else str(text))
     value = value.replace("\r", "\\r").replace("\t", " ")
     value = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
     value = _SPACE.sub(" ", value).strip()

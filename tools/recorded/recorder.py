@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,47 +14,9 @@ from tools.recorded.model import (
     Unavailable,
 )
 from tools.recorded.replay import call_key
+from tools.redaction import MASKED_ACCOUNT, REDACTED, redact
 
-REDACTED = "<redacted>"
-_SECRET_KEYS = re.compile(
-    r"(secret|password|passwd|token|credential|session[_-]?key|private[_-]?key|"
-    r"access[_-]?key|auth(orization)?$|certificate[_-]?authority|kubeconfig)",
-    re.IGNORECASE,
-)
-# Keys whose name looks secret but whose value is needed to replay faithfully.
-_KEEP_KEYS = frozenset({"NextToken", "nextToken", "TokenKey"})
-_SECRET_VALUES = (
-    re.compile(r"\b(AKIA|ASIA)[A-Z0-9]{16}\b"),
-    re.compile(r"(?i)(aws_secret_access_key|secret)\s*[=:]\s*\S+"),
-    re.compile(r"\bk8s-aws-v1\.[A-Za-z0-9_\-]+"),
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
-)
-_ACCOUNT_IN_ARN = re.compile(r"(arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:)(\d{12})(:)")
-_BARE_ACCOUNT = re.compile(r"\b\d{12}\b")
-MASKED_ACCOUNT = "111122223333"
-
-
-def redact(value: Any, *, mask_account: bool = False) -> Any:
-    """Remove credentials, tokens and secret values; optionally mask account ids."""
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if key not in _KEEP_KEYS and _SECRET_KEYS.search(str(key)) and item not in (None, ""):
-                out[key] = REDACTED
-            else:
-                out[key] = redact(item, mask_account=mask_account)
-        return out
-    if isinstance(value, list):
-        return [redact(item, mask_account=mask_account) for item in value]
-    if isinstance(value, str):
-        text = value
-        for pattern in _SECRET_VALUES:
-            text = pattern.sub(REDACTED, text)
-        if mask_account:
-            text = _ACCOUNT_IN_ARN.sub(rf"\g<1>{MASKED_ACCOUNT}\g<3>", text)
-            text = _BARE_ACCOUNT.sub(MASKED_ACCOUNT, text)
-        return text
-    return value
+__all__ = ["MASKED_ACCOUNT", "REDACTED", "Recorder", "redact"]
 
 
 class Recorder:

@@ -1,0 +1,59 @@
+"""Keep secrets out of recordings and reports.
+
+Recordings redact by key name and by value; reports quote cluster text (log lines, status
+messages) through `redact_text`, so an access key pasted into a log never reaches a
+finding, a JSON report or a model prompt.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+REDACTED = "<redacted>"
+MASKED_ACCOUNT = "111122223333"
+
+_SECRET_KEYS = re.compile(
+    r"(secret|password|passwd|token|credential|session[_-]?key|private[_-]?key|"
+    r"access[_-]?key|auth(orization)?$|certificate[_-]?authority|kubeconfig)",
+    re.IGNORECASE,
+)
+# Keys whose name looks secret but whose value is needed to replay faithfully.
+_KEEP_KEYS = frozenset({"NextToken", "nextToken", "TokenKey"})
+_SECRET_VALUES = (
+    re.compile(r"\b(AKIA|ASIA)[A-Z0-9]{16}\b"),
+    re.compile(
+        r"(?i)\b(aws_secret_access_key|secret[_-]?access[_-]?key|password|secret)\s*[=:]\s*\S+"
+    ),
+    re.compile(r"\bk8s-aws-v1\.[A-Za-z0-9_\-]+"),
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+)
+_ACCOUNT_IN_ARN = re.compile(r"(arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:)(\d{12})(:)")
+_BARE_ACCOUNT = re.compile(r"\b\d{12}\b")
+
+
+def redact_text(text: str, *, mask_account: bool = False) -> str:
+    """Replace secret-looking values in free text; optionally mask account ids."""
+    for pattern in _SECRET_VALUES:
+        text = pattern.sub(REDACTED, text)
+    if mask_account:
+        text = _ACCOUNT_IN_ARN.sub(rf"\g<1>{MASKED_ACCOUNT}\g<3>", text)
+        text = _BARE_ACCOUNT.sub(MASKED_ACCOUNT, text)
+    return text
+
+
+def redact(value: Any, *, mask_account: bool = False) -> Any:
+    """Remove credentials, tokens and secret values from a JSON-like structure."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if key not in _KEEP_KEYS and _SECRET_KEYS.search(str(key)) and item not in (None, ""):
+                out[key] = REDACTED
+            else:
+                out[key] = redact(item, mask_account=mask_account)
+        return out
+    if isinstance(value, list):
+        return [redact(item, mask_account=mask_account) for item in value]
+    if isinstance(value, str):
+        return redact_text(value, mask_account=mask_account)
+    return value
