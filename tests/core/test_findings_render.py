@@ -114,3 +114,43 @@ def test_target_accepts_arn_and_both_instance_id_lengths() -> None:
     arn = "arn:aws:sagemaker:us-west-2:111122223333:cluster/a1b2c3d4e5f6"
     assert TriageTarget(cluster=arn, region="us-west-2", node="i-0123abcd").node == "i-0123abcd"
     assert TriageTarget(cluster="c", region="cn-north-1", node="i-0123456789abcdef0")
+
+
+def test_a_capped_list_stays_capped_on_replay() -> None:
+    from tools.aws.session import AwsAccess
+    from tools.recorded.model import Paging, RecordedCall, RecordedCluster
+
+    nodes = [{"InstanceId": f"i-{n:017x}"} for n in range(150)]
+    recording = RecordedCluster(
+        recorded_at="2026-11-20T12:00:00Z",
+        cluster="c",
+        region="us-west-2",
+        aws=[
+            RecordedCall(
+                service="sagemaker",
+                operation="ListClusterNodes",
+                params={"ClusterName": "c"},
+                response={"ClusterNodeSummaries": nodes},
+                paging=Paging(result_key="ClusterNodeSummaries", truncated=True),
+            )
+        ],
+    )
+    access = AwsAccess("us-west-2", replay=recording)
+    capped = access.paginate(
+        "sagemaker",
+        "ListClusterNodes",
+        "ClusterNodeSummaries",
+        page_size=100,
+        cap=150,
+        ClusterName="c",
+    )
+    assert (len(capped.items), capped.truncated) == (150, True)
+    wider = access.paginate(
+        "sagemaker",
+        "ListClusterNodes",
+        "ClusterNodeSummaries",
+        page_size=100,
+        cap=1000,
+        ClusterName="c",
+    )
+    assert (len(wider.items), wider.truncated) == (150, False)

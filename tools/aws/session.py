@@ -240,7 +240,7 @@ class AwsAccess:
                 operation,
                 params,
                 whole,
-                paging=Paging(result_key=result_key, token_key=token_key),
+                paging=Paging(result_key=result_key, token_key=token_key, truncated=truncated),
             )
         return PagedResult(items=items, truncated=truncated)
 

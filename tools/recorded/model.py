@@ -32,6 +32,10 @@ class Paging(BaseModel):
 
     result_key: str = Field(description="The list in `response` that replay pages through.")
     token_key: str = Field(default="NextToken", description="Name of the continuation token.")
+    truncated: bool = Field(
+        default=False,
+        description="The live API had more items than the triage's cap: replay says so too.",
+    )
 
 
 class RecordedCall(BaseModel):

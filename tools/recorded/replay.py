@@ -75,4 +75,8 @@ def page_call(call: RecordedCall, params: dict[str, Any]) -> RecordedCall:
     page.pop(paging.token_key, None)
     if start + size < len(items):
         page[paging.token_key] = f"{_TOKEN_PREFIX}{start + size}"
+    elif paging.truncated and start < len(items):
+        # The live list went on past what was stored: keep signalling "more" on the last
+        # stored page, so a capped read is still reported as capped on replay.
+        page[paging.token_key] = f"{_TOKEN_PREFIX}{len(items)}"
     return call.model_copy(update={"response": page})
