@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from tools.explain import explain, extract_identifiers
 
 ARN = "arn:aws:sagemaker:ap-northeast-1:123456789012:cluster/ab12cd34ef56"
@@ -118,3 +120,17 @@ def test_ambiguous_identifiers_keep_the_placeholder() -> None:
     result = explain("Xid 79 on i-0123456789abcdef0 and i-0fedcba9876543210")
     checks = [c for m in result.matches for c in m.next_checks]
     assert any("--node <INSTANCE_ID>" in c for c in checks)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("node i-0abc12345678def01 in cluster ml-prod us-west-2", ["ml-prod"]),
+        ("HyperPod cluster `train2` lost a GPU", ["train2"]),
+        ("集群 ml-prod 的节点掉卡", ["ml-prod"]),
+        ("the cluster is down since noon", []),
+        ("cluster i-0abc12345678def01 rebooted", []),
+    ],
+)
+def test_cluster_names_mentioned_in_prose(text: str, names: list[str]) -> None:
+    assert extract_identifiers(text).cluster_names == names

@@ -51,6 +51,13 @@ _CLUSTER_NAME = re.compile(
     rf"|集群\s*(?:名称|名字|名)\s*(?:是|为|[:=：])?\s*[`\"']?(?P<zh>{_NAME}))",
     re.IGNORECASE,
 )
+# "in cluster ml-prod", "HyperPod cluster `train2`", "集群 ml-prod": only names with a hyphen
+# or a digit, so ordinary words after "cluster" ("cluster is down") are not taken as names.
+_LOOSE_NAME = r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|[A-Za-z]+[0-9][A-Za-z0-9]*"
+_CLUSTER_MENTION = re.compile(
+    rf"(?:\bcluster|集群)\s*(?:named\s+|called\s+)?[`\"']?(?P<name>{_LOOSE_NAME})(?![A-Za-z0-9:/-])",
+    re.IGNORECASE,
+)
 _TIMESTAMP = re.compile(
     r"(?<!\d)(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
     r"(Z|[+-]\d{2}:?\d{2})?(?!\d)"
@@ -133,6 +140,11 @@ def _cluster_names(text: str) -> list[str]:
     for match in _CLUSTER_NAME.finditer(text):
         names.append(next(v for v in match.groups() if v))
     names.extend(m.group("name") for m in _LOG_GROUP.finditer(text))
+    names.extend(
+        m.group("name")
+        for m in _CLUSTER_MENTION.finditer(text)
+        if not m.group("name").lower().startswith(("i-", "sg-", "subnet-", "vpc-", "ip-"))
+    )
     return _unique(names)
 
 
