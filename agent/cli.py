@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from agent.commands import checks_list, iam_policy, record, triage
+from agent.commands import checks_list, eval_cmd, iam_policy, record, triage
 
 app = typer.Typer(
     name="hyperpod-debug",
@@ -19,6 +19,7 @@ triage.register(app)
 record.register(app)
 checks_list.register(app)
 iam_policy.register(app)
+eval_cmd.register(app)
 
 
 def _register_optional() -> None:

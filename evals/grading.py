@@ -1,0 +1,76 @@
+"""Grade a triage against a recorded cluster's declared expectations.
+
+Deterministic: the FAIL/WARN findings produced must equal the declared set, named
+resources must appear, excluded findings must not, and no call may be missing from the
+recording unless the case says so. Used by the test suite and by `hyperpod-debug eval`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tools.findings import Status
+from tools.recorded.model import RecordedCluster
+from tools.triage.report import TriageReport
+from tools.triage.session import open_access, recording_time, triage_cluster
+from tools.triage.target import TriageTarget
+
+
+@dataclass
+class CaseResult:
+    name: str
+    problems: list[str] = field(default_factory=list)
+    report: TriageReport | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+def replay(recording: RecordedCluster) -> TriageReport:
+    node = recording.expect.node if recording.expect else None
+    target = TriageTarget(cluster=recording.cluster, region=recording.region, node=node)
+    access = open_access(target, recording=recording)
+    return triage_cluster(target, access, now=recording_time(recording))
+
+
+def grade(name: str, recording: RecordedCluster) -> CaseResult:
+    result = CaseResult(name=name)
+    expect = recording.expect
+    if expect is None:
+        result.problems.append("the recording declares no expectations (`expect`)")
+        return result
+    report = replay(recording)
+    result.report = report
+    expected: set[tuple[str, str, str | None]] = {
+        (f.check, str(f.status), f.section) for f in expect.findings
+    }
+    produced: set[tuple[str, str, str | None]] = {
+        (f.check, f.status.value, f.section)
+        for f in report.findings
+        if f.status in (Status.FAIL, Status.WARN)
+    }
+    for check, status, section in sorted(expected - produced, key=str):
+        result.problems.append(f"missing {status} {check} § {section}")
+    for check, status, section in sorted(produced - expected, key=str):
+        result.problems.append(f"unexpected {status} {check} § {section}")
+    for wanted in expect.findings:
+        for resource in wanted.resources_include:
+            if not any(
+                f.check == wanted.check and resource in f.resources for f in report.findings
+            ):
+                result.problems.append(f"{wanted.check} does not name {resource}")
+    for unwanted in expect.must_not:
+        if any(
+            f.check == unwanted.check and f.status.value == unwanted.status for f in report.findings
+        ):
+            result.problems.append(f"produced excluded {unwanted.status} {unwanted.check}")
+    reasons = [s.reason for s in report.skipped]
+    for fragment in expect.skipped_include:
+        if not any(fragment in reason for reason in reasons):
+            result.problems.append(f"no skipped reason contains {fragment!r}")
+    for reason in reasons:
+        loud = "not recorded" in reason or "internal error" in reason
+        if loud and not any(fragment in reason for fragment in expect.skipped_include):
+            result.problems.append(f"undeclared skip: {reason}")
+    return result

@@ -1,0 +1,37 @@
+"""`hyperpod-debug eval` grades recorded clusters and exits 1 when one fails."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agent.cli import app
+
+CLUSTERS = Path(__file__).resolve().parents[2] / "evals" / "clusters"
+
+
+def test_bundled_cases_pass() -> None:
+    result = CliRunner().invoke(app, ["eval", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["clusters"]
+    assert all(c["passed"] for c in payload["clusters"])
+    assert payload["explain"]["overall"]["total"] > 50
+
+
+def test_a_wrong_declaration_fails_the_run(tmp_path: Path) -> None:
+    data = json.loads((CLUSTERS / "dns-support-off.json").read_text())
+    data["expect"]["findings"] = []
+    case = tmp_path / "tampered.json"
+    case.write_text(json.dumps(data))
+    result = CliRunner().invoke(app, ["eval", "--clusters", str(case)])
+    assert result.exit_code == 1
+    assert "FAIL  tampered" in result.stdout
+    assert "unexpected FAIL vpc-dns § B.2" in result.stdout
+
+
+def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["eval", "--clusters", str(tmp_path / "nope")])
+    assert result.exit_code == 2
