@@ -1,4 +1,8 @@
-"""§ B rules of tools/checks/vpc.py over literal DescribeSubnets / RouteTables / ... dicts."""
+"""§ B rules of the VPC checks over literal DescribeSubnets / RouteTables / ... dicts.
+
+Covers tools/checks/_network.py and the per-subsection modules vpc_membership (B.1),
+vpc_dns (B.2), private_subnets (B.3), vpc_endpoints (B.4) and subnet_free_ips (B.6).
+"""
 
 from __future__ import annotations
 
@@ -6,24 +10,16 @@ from typing import Any
 
 import pytest
 
-from tools.checks.vpc import (
-    CHECK_DNS,
-    CHECK_ENDPOINTS,
-    CHECK_FREE_IPS,
+from tools.checks._network import default_route, endpoint_service, route_table_for
+from tools.checks.private_subnets import CHECK_PRIVATE, judge_private_subnets
+from tools.checks.subnet_free_ips import CHECK_FREE_IPS, MIN_FREE_IPS, judge_free_ips
+from tools.checks.vpc_dns import CHECK_DNS, judge_dns
+from tools.checks.vpc_endpoints import CHECK_ENDPOINTS, REQUIRED_ENDPOINTS, judge_endpoints
+from tools.checks.vpc_membership import (
     CHECK_MEMBERSHIP,
-    CHECK_PRIVATE,
     CHECK_S3,
-    MIN_FREE_IPS,
-    REQUIRED_ENDPOINTS,
-    default_route,
-    endpoint_service,
-    judge_dns,
-    judge_endpoints,
-    judge_free_ips,
-    judge_private_subnets,
     judge_s3_gateway,
     judge_vpc_membership,
-    route_table_for,
 )
 from tools.findings import Finding, Priority, Status
 

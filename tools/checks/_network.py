@@ -1,0 +1,115 @@
+"""Helpers over raw EC2 network shapes shared by the § B checks.
+
+Route-table resolution (a subnet without an explicit association uses its VPC's main
+table), default routes and their targets, endpoint service names, and the cluster's
+subnets and VPCs as the registered checks fetch them through `ClusterData`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tools.triage.data import ClusterData
+
+DEFAULT_ROUTE = "0.0.0.0/0"
+
+# Route targets that give a private subnet outbound access without an internet gateway.
+_EGRESS_KEYS = (
+    "NatGatewayId",
+    "TransitGatewayId",
+    "InstanceId",
+    "NetworkInterfaceId",
+    "LocalGatewayId",
+    "CoreNetworkArn",
+)
+
+
+def is_active(item: dict[str, Any]) -> bool:
+    """A route or endpoint that is in service (no State means available)."""
+    return str(item.get("State", "available")).lower() in ("active", "available")
+
+
+def route_target(route: dict[str, Any]) -> str:
+    """The id a route sends traffic to (igw-, nat-, tgw-, vpce-, eni-, ...)."""
+    for key in (
+        "GatewayId",
+        "NatGatewayId",
+        "TransitGatewayId",
+        "InstanceId",
+        "NetworkInterfaceId",
+        "VpcPeeringConnectionId",
+        "LocalGatewayId",
+        "CarrierGatewayId",
+        "EgressOnlyInternetGatewayId",
+        "CoreNetworkArn",
+    ):
+        if route.get(key):
+            return str(route[key])
+    return ""
+
+
+def is_internet_gateway(route: dict[str, Any]) -> bool:
+    return str(route.get("GatewayId", "")).startswith("igw-")
+
+
+def is_egress(route: dict[str, Any]) -> bool:
+    """A route that can carry node traffic out without public IPs (NAT, TGW, appliance, VGW)."""
+    if any(route.get(key) for key in _EGRESS_KEYS):
+        return True
+    return str(route.get("GatewayId", "")).startswith("vgw-")
+
+
+def route_table_for(
+    subnet: dict[str, Any], route_tables: list[dict[str, Any]]
+) -> tuple[dict[str, Any] | None, bool]:
+    """(the table that routes the subnet, whether it is the VPC's main table).
+
+    A subnet with no explicit association uses the main route table of its VPC.
+    """
+    subnet_id = subnet.get("SubnetId")
+    for table in route_tables:
+        if any(a.get("SubnetId") == subnet_id for a in table.get("Associations", [])):
+            return table, False
+    vpc_id = subnet.get("VpcId")
+    for table in route_tables:
+        if vpc_id and table.get("VpcId") not in (None, vpc_id):
+            continue
+        if any(a.get("Main") for a in table.get("Associations", [])):
+            return table, True
+    return None, False
+
+
+def default_route(table: dict[str, Any]) -> dict[str, Any] | None:
+    """The IPv4 0.0.0.0/0 route; prefix-list and more specific routes are not defaults."""
+    for route in table.get("Routes", []):
+        if route.get("DestinationCidrBlock") == DEFAULT_ROUTE:
+            found: dict[str, Any] = route
+            return found
+    return None
+
+
+def endpoint_service(endpoint: dict[str, Any]) -> str:
+    """com.amazonaws.us-west-2.ecr.api -> ecr.api (other name forms -> the name itself)."""
+    name = str(endpoint.get("ServiceName", ""))
+    parts = name.split(".")
+    if len(parts) >= 4 and parts[:2] == ["com", "amazonaws"]:
+        return ".".join(parts[3:])
+    return name
+
+
+def listing(ids: Iterable[str]) -> str:
+    return ", ".join(sorted(ids))
+
+
+# -- what the registered checks fetch -----------------------------------------------------
+
+
+def cluster_subnets(data: ClusterData) -> list[dict[str, Any]]:
+    """The cluster's subnets (cluster-level and OverrideVpcConfig) that exist."""
+    found, _missing = data.existing_subnets(data.cluster_subnet_ids())
+    return found
+
+
+def vpc_ids(subnets: list[dict[str, Any]]) -> list[str]:
+    return sorted({str(s["VpcId"]) for s in subnets if s.get("VpcId")})

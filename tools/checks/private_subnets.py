@@ -1,0 +1,158 @@
+"""§ B.3: cluster subnets are private — no default route to an internet gateway.
+
+HyperPod nodes have no public IPs, so a subnet whose default route goes to an internet
+gateway leaves them without outbound access. Rules are pure functions over
+DescribeSubnets / DescribeRouteTables output; the registered check only fetches through
+`ClusterData`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tools.checks._network import (
+    DEFAULT_ROUTE,
+    cluster_subnets,
+    default_route,
+    is_active,
+    is_egress,
+    is_internet_gateway,
+    route_table_for,
+    route_target,
+    vpc_ids,
+)
+from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_PRIVATE = "private-subnets"
+
+
+def judge_private_subnets(
+    subnets: list[dict[str, Any]], route_tables: list[dict[str, Any]]
+) -> list[Finding]:
+    """A cluster subnet must not send 0.0.0.0/0 to an internet gateway."""
+    findings: list[Finding] = []
+    for subnet in sorted(subnets, key=lambda s: str(s.get("SubnetId"))):
+        subnet_id = str(subnet.get("SubnetId"))
+        table, is_main = route_table_for(subnet, route_tables)
+        map_public = bool(subnet.get("MapPublicIpOnLaunch", False))
+        if map_public:
+            findings.append(
+                warn(
+                    CHECK_PRIVATE,
+                    Priority.P2,
+                    "B.3",
+                    f"Subnet {subnet_id} has MapPublicIpOnLaunch=true: HyperPod subnets should "
+                    "be private",
+                    resources=[subnet_id],
+                    subnet=subnet_id,
+                    map_public_ip_on_launch=True,
+                )
+            )
+        if table is None:
+            findings.append(
+                info(
+                    CHECK_PRIVATE,
+                    "B.3",
+                    f"No route table found for subnet {subnet_id} (no association and no main "
+                    "table in its VPC): routing not judged",
+                    resources=[subnet_id],
+                    subnet=subnet_id,
+                )
+            )
+            continue
+        table_id = str(table.get("RouteTableId"))
+        how = "main route table" if is_main else "route table"
+        route = default_route(table)
+        target = route_target(route) if route else ""
+        evidence: dict[str, Any] = {
+            "subnet": subnet_id,
+            "route_table": table_id,
+            "main_route_table": is_main,
+            "default_route_target": target or None,
+            "default_route_state": route.get("State", "active") if route else None,
+            "map_public_ip_on_launch": map_public,
+        }
+        if route is not None and is_internet_gateway(route):
+            findings.append(
+                fail(
+                    CHECK_PRIVATE,
+                    Priority.P0,
+                    "B.3",
+                    f"Subnet {subnet_id} is a public subnet: its {how} {table_id} routes "
+                    f"{DEFAULT_ROUTE} to {target}; HyperPod nodes have no public IPs and need "
+                    "a private subnet with a NAT gateway",
+                    resources=[subnet_id, table_id, target],
+                    **evidence,
+                )
+            )
+            continue
+        # More specific routes to an IGW (IPv4 or ::/0) do not make the default path public,
+        # but nodes without public addresses cannot use them: those destinations are lost.
+        other_igw = [
+            r
+            for r in table.get("Routes", [])
+            if is_internet_gateway(r) and r.get("DestinationCidrBlock") != DEFAULT_ROUTE
+        ]
+        if other_igw:
+            destinations = sorted(
+                str(
+                    r.get("DestinationCidrBlock")
+                    or r.get("DestinationIpv6CidrBlock")
+                    or r.get("DestinationPrefixListId")
+                )
+                for r in other_igw
+            )
+            findings.append(
+                warn(
+                    CHECK_PRIVATE,
+                    Priority.P2,
+                    "B.3",
+                    f"Subnet {subnet_id}: {how} {table_id} routes {', '.join(destinations)} "
+                    f"to {route_target(other_igw[0])}; nodes without public IPs cannot reach "
+                    "those destinations",
+                    resources=[subnet_id, table_id],
+                    igw_destinations=destinations,
+                    **evidence,
+                )
+            )
+        if route is not None and not is_active(route):
+            findings.append(
+                warn(
+                    CHECK_PRIVATE,
+                    Priority.P1,
+                    "B.3",
+                    f"Subnet {subnet_id}: the default route of {how} {table_id} to {target} is "
+                    f"{route.get('State')} (its target was deleted): nodes have no outbound path",
+                    resources=[subnet_id, table_id],
+                    **evidence,
+                )
+            )
+            continue
+        if route is not None and is_egress(route):
+            egress = f"outbound traffic goes through {target}"
+        else:
+            egress = "no default route (VPC endpoints needed, see B.4)"
+        findings.append(
+            passed(
+                CHECK_PRIVATE,
+                "B.3",
+                f"Subnet {subnet_id} is private ({how} {table_id}): {egress}",
+                resources=[subnet_id],
+                **evidence,
+            )
+        )
+    return findings
+
+
+def _route_tables(data: ClusterData, vpcs: list[str]) -> list[dict[str, Any]]:
+    return [table for vpc_id in vpcs for table in data.route_tables(vpc_id)]
+
+
+@check(CHECK_PRIVATE, section="B.3", title="Private cluster subnets")
+def private_subnets(data: ClusterData) -> Iterable[Finding]:
+    """No cluster subnet routes 0.0.0.0/0 to an internet gateway (main table if unassociated)."""
+    subnets = cluster_subnets(data)
+    return judge_private_subnets(subnets, _route_tables(data, vpc_ids(subnets)))

@@ -1,0 +1,159 @@
+"""§ B.4: subnets without NAT or other egress need the HyperPod VPC endpoints.
+
+Rules are pure functions over DescribeSubnets / DescribeRouteTables /
+DescribeVpcEndpoints output; the registered check only fetches through `ClusterData`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tools.checks._network import (
+    cluster_subnets,
+    default_route,
+    endpoint_service,
+    is_active,
+    is_egress,
+    is_internet_gateway,
+    listing,
+    route_table_for,
+    vpc_ids,
+)
+from tools.findings import Finding, Priority, fail, passed, warn
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_ENDPOINTS = "vpc-endpoints"
+
+# Interface (or, for s3, gateway) endpoints a HyperPod node needs when its subnet has no
+# route to the internet: image pulls (ecr.*, s3), credentials (sts), SSM sessions (ssm,
+# ssmmessages, ec2messages), the node agent (ec2, sagemaker.api) and logs. fsx is needed
+# only where FSx is used, which the cluster description does not tell: not judged.
+REQUIRED_ENDPOINTS: tuple[str, ...] = (
+    "s3",
+    "ecr.api",
+    "ecr.dkr",
+    "sts",
+    "ssm",
+    "ssmmessages",
+    "ec2messages",
+    "ec2",
+    "sagemaker.api",
+    "logs",
+)
+EKS_ENDPOINTS: tuple[str, ...] = ("eks",)
+
+
+def has_egress(subnet: dict[str, Any], route_tables: list[dict[str, Any]]) -> bool:
+    table, _ = route_table_for(subnet, route_tables)
+    route = default_route(table) if table else None
+    return route is not None and is_active(route) and is_egress(route)
+
+
+def _public(subnet: dict[str, Any], route_tables: list[dict[str, Any]]) -> bool:
+    table, _ = route_table_for(subnet, route_tables)
+    route = default_route(table) if table else None
+    return route is not None and is_internet_gateway(route)
+
+
+def judge_endpoints(
+    vpc_id: str,
+    subnets: list[dict[str, Any]],
+    route_tables: list[dict[str, Any]],
+    endpoints: list[dict[str, Any]],
+    orchestrator: str,
+) -> list[Finding]:
+    """Subnets without NAT/other egress need the HyperPod service endpoints in their VPC.
+
+    Subnets whose default route goes to an internet gateway are judged by B.3 alone (the
+    fix there is a NAT route, which makes the endpoints optional).
+    """
+    isolated = sorted(
+        str(s.get("SubnetId"))
+        for s in subnets
+        if not has_egress(s, route_tables) and not _public(s, route_tables)
+    )
+    available = {endpoint_service(e): e for e in endpoints if is_active(e)}
+    needed = [*REQUIRED_ENDPOINTS, *(EKS_ENDPOINTS if orchestrator == "eks" else ())]
+    evidence: dict[str, Any] = {
+        "vpc": vpc_id,
+        "subnets_without_egress": isolated,
+        "endpoint_services": sorted(available),
+        "required": needed,
+    }
+    if not isolated:
+        return [
+            passed(
+                CHECK_ENDPOINTS,
+                "B.4",
+                f"Cluster subnets in {vpc_id} have a NAT or other egress route: VPC "
+                "endpoints are optional",
+                resources=[vpc_id],
+                **evidence,
+            )
+        ]
+    missing = [name for name in needed if name not in available]
+    if missing:
+        return [
+            fail(
+                CHECK_ENDPOINTS,
+                Priority.P0,
+                "B.4",
+                f"Subnet(s) {listing(isolated)} have no NAT or other egress route and VPC "
+                f"{vpc_id} lacks the endpoints {', '.join(missing)}",
+                resources=[vpc_id, *isolated],
+                missing=missing,
+                **evidence,
+            )
+        ]
+    findings: list[Finding] = []
+    no_private_dns = sorted(
+        str(e.get("VpcEndpointId"))
+        for name, e in available.items()
+        if name in needed
+        and e.get("VpcEndpointType") == "Interface"
+        and e.get("PrivateDnsEnabled") is False
+    )
+    if no_private_dns:
+        findings.append(
+            warn(
+                CHECK_ENDPOINTS,
+                Priority.P1,
+                "B.4",
+                f"Interface endpoint(s) {listing(no_private_dns)} in {vpc_id} have private "
+                "DNS disabled: without NAT the default service hostnames do not reach them",
+                resources=[vpc_id, *no_private_dns],
+                **evidence,
+            )
+        )
+    findings.append(
+        passed(
+            CHECK_ENDPOINTS,
+            "B.4",
+            f"Subnet(s) {listing(isolated)} have no egress route, and VPC {vpc_id} has every "
+            f"required endpoint ({', '.join(needed)})",
+            resources=[vpc_id, *isolated],
+            **evidence,
+        )
+    )
+    return findings
+
+
+@check(CHECK_ENDPOINTS, section="B.4", title="VPC endpoints without NAT")
+def vpc_endpoints(data: ClusterData) -> Iterable[Finding]:
+    """Subnets without NAT egress need the HyperPod interface endpoints in their VPC."""
+    subnets = cluster_subnets(data)
+    findings: list[Finding] = []
+    for vpc_id in vpc_ids(subnets):
+        in_vpc = [s for s in subnets if s.get("VpcId") == vpc_id]
+        findings.extend(
+            judge_endpoints(
+                vpc_id,
+                in_vpc,
+                data.route_tables(vpc_id),
+                data.vpc_endpoints(vpc_id),
+                data.orchestrator,
+            )
+        )
+    return findings

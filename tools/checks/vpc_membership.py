@@ -1,0 +1,150 @@
+"""§ B.1: one VPC for every cluster subnet and security group, and an S3 gateway endpoint.
+
+Rules are pure functions over DescribeSubnets / DescribeSecurityGroups /
+DescribeVpcEndpoints output; the registered checks only fetch through `ClusterData` and
+hand the raw shapes over.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from tools.checks._network import cluster_subnets, endpoint_service, is_active, listing, vpc_ids
+from tools.findings import Finding, Priority, fail, passed, warn
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_MEMBERSHIP = "vpc-membership"
+CHECK_S3 = "s3-gateway-endpoint"
+
+
+def reference_vpc(subnets: list[dict[str, Any]], vpc_config_subnets: list[str]) -> str | None:
+    """The VPC the cluster lives in: that of its cluster-level subnets (most common)."""
+    level = [s for s in subnets if s.get("SubnetId") in vpc_config_subnets] or subnets
+    counts = Counter(str(s.get("VpcId")) for s in level if s.get("VpcId"))
+    if not counts:
+        return None
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[0][0]
+
+
+def judge_vpc_membership(
+    subnets: list[dict[str, Any]],
+    missing_subnets: list[str],
+    security_groups: list[dict[str, Any]],
+    missing_security_groups: list[str],
+    vpc_config_subnets: list[str],
+) -> list[Finding]:
+    """Every subnet and SG (cluster-level and OverrideVpcConfig) exists and shares one VPC."""
+    findings: list[Finding] = []
+    if missing_subnets:
+        findings.append(
+            fail(
+                CHECK_MEMBERSHIP,
+                Priority.P0,
+                "B.1",
+                f"Subnet(s) {listing(missing_subnets)} in the cluster VPC configuration do "
+                "not exist",
+                resources=sorted(missing_subnets),
+                missing_subnets=sorted(missing_subnets),
+            )
+        )
+    if missing_security_groups:
+        findings.append(
+            fail(
+                CHECK_MEMBERSHIP,
+                Priority.P0,
+                "B.1",
+                f"Security group(s) {listing(missing_security_groups)} in the cluster VPC "
+                "configuration do not exist",
+                resources=sorted(missing_security_groups),
+                missing_security_groups=sorted(missing_security_groups),
+            )
+        )
+    vpc_id = reference_vpc(subnets, vpc_config_subnets)
+    if vpc_id is None:
+        return findings
+    placement = {str(s.get("SubnetId")): s.get("VpcId") for s in subnets}
+    placement.update({str(g.get("GroupId")): g.get("VpcId") for g in security_groups})
+    odd = {rid: vpc for rid, vpc in placement.items() if vpc != vpc_id}
+    if odd:
+        where = ", ".join(f"{rid} in {vpc}" for rid, vpc in sorted(odd.items()))
+        findings.append(
+            fail(
+                CHECK_MEMBERSHIP,
+                Priority.P0,
+                "B.1",
+                f"Cluster subnets and security groups are not all in {vpc_id} (the VPC of the "
+                f"cluster-level subnets): {where}",
+                resources=sorted(odd),
+                cluster_vpc=vpc_id,
+                placement=dict(sorted(placement.items())),
+            )
+        )
+    else:
+        findings.append(
+            passed(
+                CHECK_MEMBERSHIP,
+                "B.1",
+                f"All {len(subnets)} subnet(s) and {len(security_groups)} security group(s) "
+                f"are in {vpc_id}",
+                resources=[vpc_id],
+                cluster_vpc=vpc_id,
+                placement=dict(sorted(placement.items())),
+            )
+        )
+    return findings
+
+
+def judge_s3_gateway(vpc_id: str, endpoints: list[dict[str, Any]]) -> list[Finding]:
+    """WARN P2 without an available S3 gateway endpoint in the cluster VPC."""
+    s3 = [e for e in endpoints if endpoint_service(e) == "s3" and is_active(e)]
+    gateways = [e for e in s3 if e.get("VpcEndpointType") == "Gateway"]
+    evidence = {
+        "vpc": vpc_id,
+        "s3_endpoints": {
+            str(e.get("VpcEndpointId")): str(e.get("VpcEndpointType", "")) for e in s3
+        },
+    }
+    if gateways:
+        ids = sorted(str(e.get("VpcEndpointId")) for e in gateways)
+        return [
+            passed(
+                CHECK_S3,
+                "B.1",
+                f"VPC {vpc_id} has an S3 gateway endpoint ({listing(ids)})",
+                resources=[vpc_id, *ids],
+                **evidence,
+            )
+        ]
+    extra = " (only an S3 interface endpoint exists)" if s3 else ""
+    return [
+        warn(
+            CHECK_S3,
+            Priority.P2,
+            "B.1",
+            f"VPC {vpc_id} has no S3 gateway endpoint{extra}: lifecycle scripts and images "
+            "are pulled from S3 through NAT or not at all",
+            resources=[vpc_id],
+            **evidence,
+        )
+    ]
+
+
+@check(CHECK_MEMBERSHIP, section="B.1", title="Subnets and security groups in one VPC")
+def vpc_membership(data: ClusterData) -> Iterable[Finding]:
+    """Every cluster and OverrideVpcConfig subnet and SG exists and shares one VPC."""
+    subnets, missing_subnets = data.existing_subnets(data.cluster_subnet_ids())
+    groups, missing_groups = data.existing_security_groups(data.cluster_security_group_ids())
+    vpc_config = list(data.cluster().get("VpcConfig", {}).get("Subnets", []))
+    return judge_vpc_membership(subnets, missing_subnets, groups, missing_groups, vpc_config)
+
+
+@check(CHECK_S3, section="B.1", title="S3 gateway endpoint")
+def s3_gateway_endpoint(data: ClusterData) -> Iterable[Finding]:
+    """An S3 gateway endpoint in the cluster VPC (lifecycle scripts and images come from S3)."""
+    findings: list[Finding] = []
+    for vpc_id in vpc_ids(cluster_subnets(data)):
+        findings.extend(judge_s3_gateway(vpc_id, data.vpc_endpoints(vpc_id)))
+    return findings
