@@ -1,4 +1,8 @@
-"""§ D rules of tools/checks/lifecycle.py over literal DescribeCluster / IAM / Logs dicts."""
+"""§ D rules over literal DescribeCluster / IAM / Logs dicts.
+
+Covers tools/checks/lifecycle_bucket.py (D.1, with _iam_policy.py) and
+tools/checks/lifecycle_logs.py (D.2).
+"""
 
 from __future__ import annotations
 
@@ -7,17 +11,19 @@ from typing import Any
 import pytest
 
 from evals.clusters.world import _pattern_matches
-from tools.checks.lifecycle import (
+from tools.checks._iam_policy import policy_decision
+from tools.checks.lifecycle_bucket import (
     CHECK_BUCKET,
+    judge_bucket_access,
+    lifecycle_sources,
+    parse_s3_uri,
+    roles_to_check,
+)
+from tools.checks.lifecycle_logs import (
     CHECK_LOGS,
     LOG_FILTER,
     classify_line,
-    judge_bucket_access,
     judge_lifecycle_logs,
-    lifecycle_sources,
-    parse_s3_uri,
-    policy_decision,
-    roles_to_check,
     stream_parts,
 )
 from tools.findings import Priority, Status

@@ -18,7 +18,8 @@ CHECK_MODULES: tuple[str, ...] = (
     "subnet_free_ips",
     "eks_alignment",
     "capacity",
-    "lifecycle",
+    "lifecycle_bucket",
+    "lifecycle_logs",
     "threads_per_core",
     "health_monitoring",
 )
