@@ -12,6 +12,7 @@ import pytest
 
 from evals.clusters.world import _pattern_matches
 from tools.checks._iam_policy import policy_decision
+from tools.checks._logs import stream_parts
 from tools.checks.lifecycle_bucket import (
     CHECK_BUCKET,
     judge_bucket_access,
@@ -24,7 +25,6 @@ from tools.checks.lifecycle_logs import (
     LOG_FILTER,
     classify_line,
     judge_lifecycle_logs,
-    stream_parts,
 )
 from tools.findings import Priority, Status
 

@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tools.checks._logs import no_log_group, stream_coverage, stream_parts
 from tools.checks._text import clip, quoted
-from tools.checks.lifecycle import stream_parts
-from tools.findings import Finding, Priority, info, passed, warn
+from tools.findings import Finding, Priority, passed, warn
 from tools.registry import check
 from tools.triage.data import LOG_WINDOW, ClusterData
 
@@ -102,26 +102,10 @@ def judge_hma(
 ) -> list[Finding]:
     """WARN P1 per instance with HMA detections in the window; INFO on stream coverage."""
     if not log_group_exists:
-        return [
-            info(
-                CHECK_HMA,
-                "F.3",
-                "Health Monitoring Agent logs not read: the cluster has no CloudWatch log group "
-                "(see the cloudwatch-logs finding)",
-            )
-        ]
+        return [no_log_group(CHECK_HMA, "F.3", "Health Monitoring Agent logs")]
     findings: list[Finding] = []
     if streams is not None:
-        mine = [s for s in streams if node is None or stream_parts(s)[1] == node]
-        findings.append(
-            info(
-                CHECK_HMA,
-                "F.3",
-                f"{len(mine)} Health Monitoring Agent log streams"
-                + (f" for {node}" if node else ""),
-                streams=len(mine),
-            )
-        )
+        findings.append(stream_coverage(CHECK_HMA, "F.3", "Health Monitoring Agent", streams, node))
     per_instance: dict[str, list[tuple[dict[str, Any], Detection]]] = {}
     groups: dict[str, str] = {}
     for event in events:

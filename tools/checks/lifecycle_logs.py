@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tools.checks._logs import no_log_group, stream_coverage, stream_parts
 from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed
 from tools.registry import check
@@ -113,14 +114,6 @@ def classify_line(message: str) -> LogFamily | None:
     return None
 
 
-def stream_parts(stream: str) -> tuple[str, str]:
-    """(group, instance id) of `<Prefix>/<group>/<instance-id>`; blanks for other shapes."""
-    parts = stream.split("/")
-    if len(parts) >= 3:
-        return parts[-2], parts[-1]
-    return "", parts[-1] if parts else ""
-
-
 def judge_lifecycle_logs(
     events: list[dict[str, Any]],
     *,
@@ -131,25 +124,10 @@ def judge_lifecycle_logs(
 ) -> list[Finding]:
     """FAIL P0 per failure family found in LifecycleConfig streams, naming the instances."""
     if not log_group_exists:
-        return [
-            info(
-                CHECK_LOGS,
-                "L",
-                "Lifecycle logs not read: the cluster has no CloudWatch log group "
-                "(see the cloudwatch-logs finding)",
-            )
-        ]
+        return [no_log_group(CHECK_LOGS, "L", "Lifecycle logs")]
     findings: list[Finding] = []
     if streams is not None:
-        mine = [s for s in streams if node is None or stream_parts(s)[1] == node]
-        findings.append(
-            info(
-                CHECK_LOGS,
-                "D.2",
-                f"{len(mine)} LifecycleConfig log streams" + (f" for {node}" if node else ""),
-                streams=len(mine),
-            )
-        )
+        findings.append(stream_coverage(CHECK_LOGS, "D.2", "LifecycleConfig", streams, node))
     # stream -> family key -> first matching message
     hits: dict[str, dict[str, str]] = {}
     for event in events:

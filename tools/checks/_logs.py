@@ -1,0 +1,36 @@
+"""Shared pieces of the checks that read the cluster's CloudWatch log streams."""
+
+from __future__ import annotations
+
+from tools.findings import Finding, info
+
+
+def stream_parts(stream: str) -> tuple[str, str]:
+    """(group, instance id) of `<Prefix>/<group>/<instance-id>`; blanks for other shapes."""
+    parts = stream.split("/")
+    if len(parts) >= 3:
+        return parts[-2], parts[-1]
+    return "", parts[-1] if parts else ""
+
+
+def no_log_group(check: str, section: str, what: str) -> Finding:
+    """One INFO instead of a second WARN: the cloudwatch-logs check reports the gap."""
+    return info(
+        check,
+        section,
+        f"{what} not read: the cluster has no CloudWatch log group "
+        "(see the cloudwatch-logs finding)",
+    )
+
+
+def stream_coverage(
+    check: str, section: str, label: str, streams: list[str], node: str | None
+) -> Finding:
+    """INFO: how many `label` streams exist (for `node` only when one is in focus)."""
+    mine = [s for s in streams if node is None or stream_parts(s)[1] == node]
+    return info(
+        check,
+        section,
+        f"{len(mine)} {label} log streams" + (f" for {node}" if node else ""),
+        streams=len(mine),
+    )
