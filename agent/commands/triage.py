@@ -116,6 +116,10 @@ def run_or_exit(run: Callable[[], T]) -> T:
         typer.echo(f"error: {exc}", err=True)
         if exc.available:
             typer.echo(f"Clusters in {exc.region}: {', '.join(exc.available)}", err=True)
+        elif exc.listing_error:
+            typer.echo(
+                f"Could not list the clusters in {exc.region}: {exc.listing_error}", err=True
+            )
         else:
             typer.echo(f"No HyperPod clusters are visible in {exc.region}.", err=True)
         die("Confirm the cluster name and region.", EXIT_FAILED)

@@ -388,6 +388,31 @@ def test_cluster_not_found_in_an_empty_region(live: str) -> None:
     assert "Confirm the cluster name and region." in result.stderr
 
 
+def test_cluster_not_found_when_listing_is_denied_says_why(tmp_path: Path) -> None:
+    from tools.recorded.model import RecordedCall, RecordedError
+
+    wrong = recording()
+    wrong.aws = [
+        RecordedCall(
+            service="sagemaker",
+            operation="DescribeCluster",
+            params={"ClusterName": "no-such-cluster"},
+            error=RecordedError(code="ResourceNotFound", message="Cluster not found"),
+        ),
+        RecordedCall(
+            service="sagemaker",
+            operation="ListClusters",
+            error=RecordedError(code="AccessDeniedException", http_status=403),
+        ),
+    ]
+    path = tmp_path / "wrong.json"
+    dump_recorded(wrong, path)
+    result = run("triage", "--recorded", str(path), "--cluster", "no-such-cluster")
+    assert_clean_exit(result, 1)
+    assert "Missing IAM permission for sagemaker:ListClusters" in result.stderr
+    assert "Confirm the cluster name and region." in result.stderr
+
+
 def test_describe_cluster_denied_exits_1(tmp_path: Path) -> None:
     broken = recording()
     broken.aws[1].response = None

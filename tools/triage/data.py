@@ -28,11 +28,19 @@ LOG_WINDOW = timedelta(days=7)
 class ClusterNotFound(Exception):
     """DescribeCluster failed: the name, ARN or region is wrong (or not visible to us)."""
 
-    def __init__(self, cluster: str, region: str, detail: str, available: list[str]) -> None:
+    def __init__(
+        self,
+        cluster: str,
+        region: str,
+        detail: str,
+        available: list[str],
+        listing_error: str = "",
+    ) -> None:
         self.cluster = cluster
         self.region = region
         self.detail = detail
         self.available = available
+        self.listing_error = listing_error  # why the region's clusters could not be listed
         super().__init__(f"cluster {cluster!r} not found in {region}: {detail}")
 
 
@@ -78,20 +86,22 @@ class ClusterData:
                     "sagemaker", "DescribeCluster", ClusterName=self.target.cluster
                 )
             except ResourceNotFound as exc:
+                names, listing_error = self.cluster_names()
                 raise ClusterNotFound(
-                    self.target.cluster, self.target.region, exc.detail, self.cluster_names()
+                    self.target.cluster, self.target.region, exc.detail, names, listing_error
                 ) from None
 
         return self._once(("cluster",), fetch)
 
-    def cluster_names(self) -> list[str]:
+    def cluster_names(self) -> tuple[list[str], str]:
+        """The region's cluster names, or ([], why they could not be listed)."""
         try:
             result = self.access.paginate(
                 "sagemaker", "ListClusters", "ClusterSummaries", page_size=100, cap=1000
             )
-        except AwsAccessError:
-            return []
-        return sorted(str(c.get("ClusterName", "")) for c in result.items)
+        except AwsAccessError as exc:
+            return [], exc.reason
+        return sorted(str(c.get("ClusterName", "")) for c in result.items), ""
 
     @property
     def cluster_name(self) -> str:
