@@ -60,6 +60,7 @@ NOT_FOUND_CODES = frozenset(
     {"ResourceNotFound", "ResourceNotFoundException", "ValidationException", "NoSuchEntity"}
 )
 _CONTEXT_PARAMS = "hyperpod_debug_params"
+_CONTINUATION_KEYS = ("NextToken", "nextToken", "Marker", "NextMarker")
 
 
 @dataclass(frozen=True)
@@ -187,8 +188,19 @@ class AwsAccess:
     # -- calls -----------------------------------------------------------------------------
 
     def call(self, service: str, operation: str, **params: Any) -> dict[str, Any]:
-        """One read. Raises an AwsAccessError subclass instead of a raw botocore error."""
+        """One read of an unpaged answer. Raises an AwsAccessError subclass instead of a raw
+        botocore error, and refuses to hand back the first page of a longer list."""
         response = self._invoke(service, operation, params)
+        more = [key for key in _CONTINUATION_KEYS if response.get(key)]
+        if more or response.get("IsTruncated") is True:
+            # A partial list judged as whole would be silently wrong (a subnet missing from
+            # a truncated route-table list would fall back to the main table): fail loudly.
+            raise AwsAccessError(
+                service,
+                operation,
+                f"the answer is paged ({', '.join(more) or 'IsTruncated'}); "
+                "it must be read with paginate()",
+            )
         if self._recorder is not None:
             self._recorder.record_response(service, operation, params, response)
         return response
@@ -203,13 +215,16 @@ class AwsAccess:
         cap: int,
         token_key: str = "NextToken",
         size_key: str = "MaxResults",
+        max_pages: int | None = None,
         **params: Any,
     ) -> PagedResult:
-        """Read pages until the API is exhausted or `cap` items are held."""
+        """Read pages until the API is exhausted, `cap` items are held or `max_pages` pages
+        were read (a budget for APIs such as FilterLogEvents that may return sparse pages)."""
         items: list[dict[str, Any]] = []
         token: str | None = None
         truncated = False
         last: dict[str, Any] = {}
+        pages = 0
         while True:
             request = dict(params)
             request[size_key] = page_size
@@ -226,11 +241,15 @@ class AwsAccess:
                     f"pagination did not advance (the same {token_key} came back)",
                 )
             items.extend(last.get(result_key, []))
+            pages += 1
             if len(items) >= cap:
                 truncated = len(items) > cap or bool(token)
                 items = items[:cap]
                 break
             if not token:
+                break
+            if max_pages is not None and pages >= max_pages:
+                truncated = True
                 break
         if self._recorder is not None:
             whole = {k: v for k, v in last.items() if k != token_key}

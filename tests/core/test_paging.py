@@ -1,0 +1,67 @@
+"""Paged reads: budgets, and unpaged calls that refuse a partial answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.aws.errors import AwsAccessError
+from tools.aws.session import AwsAccess
+from tools.recorded.model import Paging, RecordedCall, RecordedCluster
+
+
+def _access(*calls: RecordedCall) -> AwsAccess:
+    recording = RecordedCluster(
+        recorded_at="2026-11-20T12:00:00Z", cluster="c", region="us-west-2", aws=list(calls)
+    )
+    return AwsAccess("us-west-2", replay=recording)
+
+
+def test_max_pages_stops_early_and_reports_truncation() -> None:
+    events = [{"message": f"line {n}"} for n in range(500)]
+    access = _access(
+        RecordedCall(
+            service="logs",
+            operation="FilterLogEvents",
+            params={"logGroupName": "g"},
+            response={"events": events},
+            paging=Paging(result_key="events", token_key="nextToken"),
+        )
+    )
+    result = access.paginate(
+        "logs",
+        "FilterLogEvents",
+        "events",
+        page_size=100,
+        cap=1000,
+        token_key="nextToken",
+        size_key="limit",
+        max_pages=2,
+        logGroupName="g",
+    )
+    assert (len(result.items), result.truncated) == (200, True)
+
+
+def test_an_unpaged_call_refuses_a_partial_list() -> None:
+    access = _access(
+        RecordedCall(
+            service="ec2",
+            operation="DescribeRouteTables",
+            params={},
+            response={"RouteTables": [{"RouteTableId": "rtb-1"}], "NextToken": "more"},
+        )
+    )
+    with pytest.raises(AwsAccessError, match="paged"):
+        access.call("ec2", "DescribeRouteTables")
+
+
+def test_iam_truncation_is_refused_too() -> None:
+    access = _access(
+        RecordedCall(
+            service="iam",
+            operation="ListRolePolicies",
+            params={"RoleName": "r"},
+            response={"PolicyNames": ["a"], "IsTruncated": True, "Marker": "m"},
+        )
+    )
+    with pytest.raises(AwsAccessError, match="paged"):
+        access.call("iam", "ListRolePolicies", RoleName="r")
