@@ -322,6 +322,62 @@ def test_no_default_route_is_private_but_points_to_b4() -> None:
     assert "B.4" in findings[0].message
 
 
+APPLIANCE_DEFAULT = {
+    "DestinationCidrBlock": "0.0.0.0/0",
+    "GatewayId": "vpce-0firewall",
+    "Origin": "CreateRoute",
+    "State": "active",
+}
+
+
+def test_default_route_to_an_inspection_endpoint_is_egress_not_isolation() -> None:
+    tables = [table("rtb", [LOCAL, APPLIANCE_DEFAULT], subnets=(SUBNET,))]
+    findings = judge_private_subnets([subnet()], tables)
+    assert [f.status for f in findings] == [Status.PASS]
+    finding = findings[0]
+    assert "inspection endpoint vpce-0firewall" in finding.message
+    assert "no default route" not in finding.message
+    assert "B.4" not in finding.message
+    assert finding.evidence["egress_via_appliance"] is True
+    assert finding.evidence["default_route_target"] == "vpce-0firewall"
+    assert_well_formed(findings)
+
+
+@pytest.mark.parametrize(
+    "route",
+    [
+        {"DestinationCidrBlock": "0.0.0.0/0", "CoreNetworkArn": "arn:aws:networkmanager::1:core"},
+        {"DestinationCidrBlock": "0.0.0.0/0", "LocalGatewayId": "lgw-1"},
+        {"DestinationCidrBlock": "0.0.0.0/0", "IpAddress": "10.0.9.9"},
+        {"DestinationCidrBlock": "0.0.0.0/0", "GatewayId": "vgw-1"},
+    ],
+)
+def test_other_egress_capable_route_fields(route: dict[str, Any]) -> None:
+    tables = [table("rtb", [LOCAL, route], subnets=(SUBNET,))]
+    findings = judge_private_subnets([subnet()], tables)
+    assert [f.status for f in findings] == [Status.PASS]
+    assert "outbound traffic goes through" in findings[0].message
+    assert [f.status for f in judge_endpoints(VPC, [subnet()], tables, [], "eks")] == [Status.PASS]
+
+
+@pytest.mark.parametrize(
+    "route",
+    [
+        {"DestinationCidrBlock": "0.0.0.0/0", "VpcPeeringConnectionId": "pcx-1"},
+        {"DestinationCidrBlock": "0.0.0.0/0", "CarrierGatewayId": "cagw-1"},
+        {"DestinationCidrBlock": "0.0.0.0/0", "OdbNetworkArn": "arn:aws:odb:us-west-2:1:x"},
+    ],
+)
+def test_default_routes_that_are_no_way_out(route: dict[str, Any]) -> None:
+    tables = [table("rtb", [LOCAL, route], subnets=(SUBNET,))]
+    findings = judge_private_subnets([subnet()], tables)
+    assert [f.status for f in findings] == [Status.PASS]
+    assert "gives no way out" in findings[0].message
+    assert "B.4" in findings[0].message
+    endpoints = judge_endpoints(VPC, [subnet()], tables, [], "slurm")
+    assert [(f.status, f.priority) for f in endpoints] == [(Status.FAIL, Priority.P0)]
+
+
 def test_blackhole_default_route_warns() -> None:
     dead = {**NAT_DEFAULT, "State": "blackhole"}
     findings = judge_private_subnets([subnet()], [table("rtb", [LOCAL, dead], subnets=(SUBNET,))])
@@ -409,6 +465,26 @@ def test_blackhole_nat_needs_endpoints() -> None:
     tables = [table("rtb", [LOCAL, {**NAT_DEFAULT, "State": "blackhole"}], subnets=(SUBNET,))]
     findings = judge_endpoints(VPC, [subnet()], tables, [], "slurm")
     assert findings[0].status == Status.FAIL
+
+
+def test_inspection_endpoint_makes_endpoints_optional() -> None:
+    tables = [table("rtb", [LOCAL, APPLIANCE_DEFAULT], subnets=(SUBNET,))]
+    findings = judge_endpoints(VPC, [subnet()], tables, [endpoint("s3", "Gateway")], "eks")
+    assert [(f.check, f.status, f.section) for f in findings] == [
+        (CHECK_ENDPOINTS, Status.PASS, "B.4")
+    ]
+    assert findings[0].evidence["subnets_without_egress"] == []
+    assert findings[0].evidence["egress_via_appliance"] == {SUBNET: "vpce-0firewall"}
+    assert "vpce-0firewall" in findings[0].message
+    assert_well_formed(findings)
+
+
+def test_blackhole_inspection_endpoint_needs_endpoints() -> None:
+    dead = {**APPLIANCE_DEFAULT, "State": "blackhole"}
+    tables = [table("rtb", [LOCAL, dead], subnets=(SUBNET,))]
+    findings = judge_endpoints(VPC, [subnet()], tables, [], "slurm")
+    assert [(f.status, f.priority) for f in findings] == [(Status.FAIL, Priority.P0)]
+    assert "egress_via_appliance" not in findings[0].evidence
 
 
 def test_public_subnets_are_left_to_b3() -> None:

@@ -14,7 +14,13 @@ from tools.triage.data import ClusterData
 
 DEFAULT_ROUTE = "0.0.0.0/0"
 
-# Route targets that give a private subnet outbound access without an internet gateway.
+# Route targets (fields of the EC2 `Route` shape) that can carry traffic of nodes without
+# public IPs onward: NAT gateway or instance, transit gateway, an appliance's network
+# interface, an Outposts local gateway, a Cloud WAN core network, or a VPC Route Server
+# next hop (IpAddress). Not egress for them: VpcPeeringConnectionId (peering is not
+# transitive), EgressOnlyInternetGatewayId (IPv6 only), CarrierGatewayId (needs carrier
+# IPs, like an internet gateway needs public ones) and OdbNetworkArn (an Oracle Database@AWS
+# network, not a way out).
 _EGRESS_KEYS = (
     "NatGatewayId",
     "TransitGatewayId",
@@ -22,6 +28,7 @@ _EGRESS_KEYS = (
     "NetworkInterfaceId",
     "LocalGatewayId",
     "CoreNetworkArn",
+    "IpAddress",
 )
 
 
@@ -43,6 +50,8 @@ def route_target(route: dict[str, Any]) -> str:
         "CarrierGatewayId",
         "EgressOnlyInternetGatewayId",
         "CoreNetworkArn",
+        "OdbNetworkArn",
+        "IpAddress",
     ):
         if route.get(key):
             return str(route[key])
@@ -53,9 +62,20 @@ def is_internet_gateway(route: dict[str, Any]) -> bool:
     return str(route.get("GatewayId", "")).startswith("igw-")
 
 
+def is_appliance(route: dict[str, Any]) -> bool:
+    """A route to a Gateway Load Balancer endpoint (vpce-): an inspection appliance or AWS
+    Network Firewall, whose own subnet forwards the traffic on to a NAT or internet gateway.
+
+    The `Route` shape has no VpcEndpointId member; DescribeRouteTables reports the endpoint
+    that CreateRoute took as VpcEndpointId in GatewayId. Gateway endpoints (S3, DynamoDB)
+    are vpce- too but only ever as prefix-list routes, never 0.0.0.0/0.
+    """
+    return str(route.get("GatewayId", "")).startswith("vpce-")
+
+
 def is_egress(route: dict[str, Any]) -> bool:
     """A route that can carry node traffic out without public IPs (NAT, TGW, appliance, VGW)."""
-    if any(route.get(key) for key in _EGRESS_KEYS):
+    if any(route.get(key) for key in _EGRESS_KEYS) or is_appliance(route):
         return True
     return str(route.get("GatewayId", "")).startswith("vgw-")
 

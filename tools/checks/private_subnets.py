@@ -16,6 +16,7 @@ from tools.checks._network import (
     cluster_subnets,
     default_route,
     is_active,
+    is_appliance,
     is_egress,
     is_internet_gateway,
     route_table_for,
@@ -131,8 +132,20 @@ def judge_private_subnets(
                 )
             )
             continue
-        if route is not None and is_egress(route):
+        if route is not None and is_appliance(route):
+            evidence["egress_via_appliance"] = True
+            egress = (
+                f"outbound traffic goes through the inspection endpoint {target} (Gateway Load "
+                "Balancer or AWS Network Firewall), which forwards it on; its onward route to "
+                "a NAT or internet gateway is not judged here"
+            )
+        elif route is not None and is_egress(route):
             egress = f"outbound traffic goes through {target}"
+        elif route is not None:
+            egress = (
+                f"its default route to {target or 'an unknown target'} gives no way out to "
+                "the internet (VPC endpoints needed, see B.4)"
+            )
         else:
             egress = "no default route (VPC endpoints needed, see B.4)"
         findings.append(

@@ -14,6 +14,7 @@ from tools.checks._network import (
     default_route,
     endpoint_service,
     is_active,
+    is_appliance,
     is_egress,
     is_internet_gateway,
     listing,
@@ -57,6 +58,15 @@ def _public(subnet: dict[str, Any], route_tables: list[dict[str, Any]]) -> bool:
     return route is not None and is_internet_gateway(route)
 
 
+def _appliance(subnet: dict[str, Any], route_tables: list[dict[str, Any]]) -> str:
+    """The Gateway Load Balancer / Network Firewall endpoint of the default route, or ""."""
+    table, _ = route_table_for(subnet, route_tables)
+    route = default_route(table) if table else None
+    if route is not None and is_active(route) and is_appliance(route):
+        return str(route.get("GatewayId"))
+    return ""
+
+
 def judge_endpoints(
     vpc_id: str,
     subnets: list[dict[str, Any]],
@@ -82,12 +92,25 @@ def judge_endpoints(
         "endpoint_services": sorted(available),
         "required": needed,
     }
+    appliances = {
+        str(s.get("SubnetId")): _appliance(s, route_tables)
+        for s in subnets
+        if _appliance(s, route_tables)
+    }
+    if appliances:
+        evidence["egress_via_appliance"] = dict(sorted(appliances.items()))
     if not isolated:
+        via = ""
+        if appliances:
+            via = (
+                f" (subnet(s) {listing(appliances)} send it through inspection endpoint(s) "
+                f"{listing(set(appliances.values()))}, whose onward route is not judged)"
+            )
         return [
             passed(
                 CHECK_ENDPOINTS,
                 "B.4",
-                f"Cluster subnets in {vpc_id} have a NAT or other egress route: VPC "
+                f"Cluster subnets in {vpc_id} have a NAT or other egress route{via}: VPC "
                 "endpoints are optional",
                 resources=[vpc_id],
                 **evidence,
