@@ -119,10 +119,37 @@ def test_prefix_list_routes_are_not_default_routes() -> None:
         ("com.amazonaws.us-west-2.s3", "s3"),
         ("com.amazonaws.eu-central-1.sagemaker.api", "sagemaker.api"),
         ("aws.sagemaker.us-west-2.notebook", "aws.sagemaker.us-west-2.notebook"),
+        ("cn.com.amazonaws.cn-north-1.ecr.api", "ecr.api"),
+        ("cn.com.amazonaws.cn-northwest-1.ecr.dkr", "ecr.dkr"),
+        ("com.amazonaws.cn-north-1.s3", "s3"),
+        ("com.amazonaws.us-gov-west-1.ecr.api", "ecr.api"),
+        ("com.amazonaws.us-gov-east-1.sagemaker.api", "sagemaker.api"),
+        ("com.amazonaws.s3-global.accesspoint", "com.amazonaws.s3-global.accesspoint"),
     ],
 )
 def test_endpoint_service_names(name: str, service: str) -> None:
     assert endpoint_service({"ServiceName": name}) == service
+
+
+def _china(service: str, kind: str = "Interface") -> dict[str, Any]:
+    prefix = "com.amazonaws" if service in ("s3", "sts", "logs") else "cn.com.amazonaws"
+    return endpoint(service, kind, ServiceName=f"{prefix}.cn-north-1.{service}")
+
+
+def test_china_region_endpoint_names_satisfy_b4() -> None:
+    tables = [table("rtb", [LOCAL], subnets=(SUBNET,))]
+    names = [n for n in REQUIRED_ENDPOINTS if n != "s3"]
+    endpoints = [_china("s3", "Gateway"), *(_china(n) for n in names)]
+    findings = judge_endpoints(VPC, [subnet()], tables, endpoints, "slurm")
+    assert [f.status for f in findings] == [Status.PASS]
+    missing = judge_endpoints(VPC, [subnet()], tables, endpoints[:-1], "slurm")
+    assert [(f.status, f.priority) for f in missing] == [(Status.FAIL, Priority.P0)]
+    assert missing[0].evidence["missing"] == [names[-1]]
+
+
+def test_govcloud_s3_gateway_endpoint_is_found() -> None:
+    gov = endpoint("s3", "Gateway", ServiceName="com.amazonaws.us-gov-west-1.s3")
+    assert [f.status for f in judge_s3_gateway(VPC, [gov])] == [Status.PASS]
 
 
 # -- B.1 --------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ subnets and VPCs as the registered checks fetch them through `ClusterData`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -109,13 +110,20 @@ def default_route(table: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+# AWS service endpoint names: com.amazonaws.<region>.<service> everywhere (GovCloud too:
+# com.amazonaws.us-gov-west-1.ecr.api), and cn.com.amazonaws.<region>.<service> for some
+# services in the China regions (cn.com.amazonaws.cn-north-1.ecr.api).
+_SERVICE_NAME = re.compile(
+    r"^(?:cn\.)?com\.amazonaws\.(?P<region>[a-z]{2}(?:-[a-z]+)+-\d)\.(?P<service>.+)$"
+)
+
+
 def endpoint_service(endpoint: dict[str, Any]) -> str:
-    """com.amazonaws.us-west-2.ecr.api -> ecr.api (other name forms -> the name itself)."""
+    """com.amazonaws.us-west-2.ecr.api -> ecr.api, cn.com.amazonaws.cn-north-1.ecr.api ->
+    ecr.api (other name forms -> the name itself)."""
     name = str(endpoint.get("ServiceName", ""))
-    parts = name.split(".")
-    if len(parts) >= 4 and parts[:2] == ["com", "amazonaws"]:
-        return ".".join(parts[3:])
-    return name
+    match = _SERVICE_NAME.match(name)
+    return match.group("service") if match else name
 
 
 def listing(ids: Iterable[str]) -> str:
