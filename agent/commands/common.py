@@ -30,16 +30,20 @@ def use_colour(no_color: bool) -> bool:
 
 
 def resolve_region(region: str | None, cluster: str | None, fallback: str | None = None) -> str:
-    """--region, then AWS_REGION / AWS_DEFAULT_REGION, then the cluster ARN, then a fallback."""
+    """--region, then the cluster ARN's region, then AWS_REGION / AWS_DEFAULT_REGION.
+
+    The ARN names where the cluster lives, so it beats an environment default; only an
+    explicit --region that contradicts it is an error (see `build_target`).
+    """
     if region:
         return region
+    match = CLUSTER_ARN.match(cluster or "")
+    if match:
+        return match.group("region")
     for variable in ("AWS_REGION", "AWS_DEFAULT_REGION"):
         value = os.environ.get(variable)
         if value:
             return value
-    match = CLUSTER_ARN.match(cluster or "")
-    if match:
-        return match.group("region")
     if fallback:
         return fallback
     die("a region is required: pass --region or set AWS_DEFAULT_REGION", EXIT_USAGE)

@@ -78,8 +78,13 @@ def triage_command(
 
     recording = load_recording_or_exit(recorded) if recorded else None
     if recording is not None:
+        if region and region != recording.region:
+            die(
+                f"{recorded} was recorded in {recording.region}; --region {region} does not match",
+                EXIT_USAGE,
+            )
         cluster = cluster or recording.cluster
-        region = region or recording.region
+        region = recording.region
     if not cluster:
         die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
     target = build_target(cluster, resolve_region(region, cluster), node)

@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from tools.aws.allowlist import iam_action
 
+ACCESS_DENIED_CODES = frozenset(
+    {
+        "AccessDenied",
+        "AccessDeniedException",
+        "UnauthorizedOperation",
+        "UnauthorizedException",
+        "AuthorizationError",
+        "NotAuthorized",
+    }
+)
+
 
 class AwsAccessError(Exception):
     """Base class: an AWS read that did not produce data."""

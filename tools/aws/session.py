@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from tools.aws.allowlist import is_allowed
 from tools.aws.errors import (
+    ACCESS_DENIED_CODES,
     AccessDenied,
     AwsAccessError,
     CredentialsMissing,
@@ -34,16 +35,6 @@ if TYPE_CHECKING:
     from tools.recorded.recorder import Recorder
     from tools.recorded.replay import Responder
 
-ACCESS_DENIED_CODES = frozenset(
-    {
-        "AccessDenied",
-        "AccessDeniedException",
-        "UnauthorizedOperation",
-        "UnauthorizedException",
-        "AuthorizationError",
-        "NotAuthorized",
-    }
-)
 THROTTLING_CODES = frozenset(
     {
         "Throttling",
@@ -127,13 +118,13 @@ class AwsAccess:
                 aws_secret_access_key="replay",
             )
         else:
-            from botocore.exceptions import ProfileNotFound
+            from botocore.exceptions import ConfigParseError, ProfileNotFound
 
             self._replay_store = None
             try:
                 self._session = boto3.Session(region_name=region, profile_name=profile)
-            except ProfileNotFound as exc:
-                raise CredentialsMissing(str(exc)) from None
+            except (ProfileNotFound, ConfigParseError) as exc:
+                raise CredentialsMissing(f"{type(exc).__name__}: {exc}") from None
         self._config = Config(
             retries={"mode": "adaptive", "max_attempts": max_attempts},
             connect_timeout=10,
@@ -266,16 +257,39 @@ class AwsAccess:
     def _invoke(self, service: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         from botocore import xform_name
         from botocore.exceptions import (
+            BotoCoreError,
             ClientError,
+            ConfigNotFound,
+            ConfigParseError,
             ConnectTimeoutError,
+            CredentialRetrievalError,
             EndpointConnectionError,
+            InvalidConfigError,
             NoCredentialsError,
             PartialCredentialsError,
+            ProfileNotFound,
             ReadTimeoutError,
+            RefreshWithMFAUnsupportedError,
+            SSOError,
+            TokenRetrievalError,
         )
 
-        client = self.client(service)
+        # Everything that means "these credentials or this profile cannot be used": an
+        # expired SSO login, a failing credential_process, a broken ~/.aws/config.
+        credential_errors = (
+            NoCredentialsError,
+            PartialCredentialsError,
+            CredentialRetrievalError,
+            SSOError,
+            TokenRetrievalError,
+            RefreshWithMFAUnsupportedError,
+            ConfigParseError,
+            ConfigNotFound,
+            InvalidConfigError,
+            ProfileNotFound,
+        )
         try:
+            client = self.client(service)
             raw = getattr(client, xform_name(operation))(**params)
         except (MutatingOperationRefused, NotRecorded):
             raise
@@ -287,10 +301,12 @@ class AwsAccess:
             if self._recorder is not None:
                 self._recorder.record_error(service, operation, params, code, message, status)
             raise _classify(service, operation, code, message) from None
-        except (NoCredentialsError, PartialCredentialsError) as exc:
-            raise CredentialsMissing(str(exc)) from None
+        except credential_errors as exc:
+            raise CredentialsMissing(f"{type(exc).__name__}: {exc}") from None
         except (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError) as exc:
             raise EndpointUnreachable(service, operation, str(exc)) from None
+        except BotoCoreError as exc:
+            raise AwsAccessError(service, operation, f"{type(exc).__name__}: {exc}") from None
         result: dict[str, Any] = _jsonable(raw)
         return result
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 FORMAT_NAME: Literal["hyperpod-debug/recorded-cluster"] = "hyperpod-debug/recorded-cluster"
 FORMAT_VERSION: Literal[1] = 1
@@ -94,6 +95,18 @@ class RecordedCluster(BaseModel):
     version: Literal[1] = FORMAT_VERSION
     description: str = ""
     recorded_at: str = Field(description="ISO-8601 UTC time of recording; replay uses it as 'now'.")
+
+    @field_validator("recorded_at")
+    @classmethod
+    def _iso_timestamp_with_zone(cls, value: str) -> str:
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO-8601 timestamp") from None
+        if moment.tzinfo is None:
+            raise ValueError(f"{value!r} has no time zone (use e.g. 2026-11-20T12:00:00Z)")
+        return value
+
     cluster: str = Field(description="Cluster name or ARN the triage was recorded with.")
     region: str
     aws: list[RecordedCall] = Field(default_factory=list)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from tools.aws.allowlist import iam_action
+from tools.aws.errors import ACCESS_DENIED_CODES
 from tools.recorded.model import (
     PAGING_PARAMS,
     Paging,
@@ -47,6 +49,9 @@ class Recorder:
         *,
         paging: Paging | None = None,
     ) -> None:
+        if (service, operation) == ("sts", "GetCallerIdentity"):
+            # Only the account is used; the caller's role session name is personal data.
+            response = {**response, "UserId": REDACTED, "Arn": REDACTED}
         self._store(
             RecordedCall(
                 service=service,
@@ -86,5 +91,13 @@ class Recorder:
             cluster=redact(cluster, mask_account=self.mask_account),
             region=region,
             aws=list(self._calls.values()),
-            unavailable=self.unavailable,
+            unavailable=[*self.unavailable, *self._denied_apis()],
         )
+
+    def _denied_apis(self) -> list[Unavailable]:
+        """Every API the recording could not read for lack of permission, at a glance."""
+        return [
+            Unavailable(kind="api", what=iam_action(c.service, c.operation), reason=c.error.code)
+            for c in self._calls.values()
+            if c.error is not None and c.error.code in ACCESS_DENIED_CODES
+        ]
