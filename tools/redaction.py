@@ -20,13 +20,32 @@ _SECRET_KEYS = re.compile(
 )
 # Keys whose name looks secret but whose value is needed to replay faithfully.
 _KEEP_KEYS = frozenset({"NextToken", "nextToken", "TokenKey"})
-_SECRET_VALUES = (
-    re.compile(r"\b(AKIA|ASIA)[A-Z0-9]{16}\b"),
-    re.compile(
-        r"(?i)\b(aws_secret_access_key|secret[_-]?access[_-]?key|password|secret)\s*[=:]\s*\S+"
+_SECRET_WORDS = r"(?:token|password|passwd|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key)"
+# (pattern, replacement): key names stay visible so a reader knows what was removed.
+_SECRET_VALUES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+        REDACTED,
     ),
-    re.compile(r"\bk8s-aws-v1\.[A-Za-z0-9_\-]+"),
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+    # "SecretAccessKey": "...", "Token" : "..." (credentials printed as JSON)
+    (
+        re.compile(rf'(?i)("[\w.-]*{_SECRET_WORDS}[\w.-]*"\s*:\s*")[^"]*(")'),
+        rf"\g<1>{REDACTED}\g<2>",
+    ),
+    # AWS_SESSION_TOKEN=..., db_password: ..., client_secret = ... (env and config style)
+    (
+        re.compile(rf"(?i)(\b[\w.-]*{_SECRET_WORDS}[\w.-]*\s*[=:]\s*)[\"']?[^\s\"',;}}]+[\"']?"),
+        rf"\g<1>{REDACTED}",
+    ),
+    # --password hunter2, --token=abc
+    (re.compile(rf"(?i)(--[\w-]*{_SECRET_WORDS}[\w-]*[ =])\S+"), rf"\g<1>{REDACTED}"),
+    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\g<1> {REDACTED}"),
+    # user:password@host in URLs
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+@"), rf"\g<1>{REDACTED}@"),
+    (re.compile(r"\b(AKIA|ASIA)[A-Z0-9]{16}\b"), REDACTED),
+    (re.compile(r"\bk8s-aws-v1\.[A-Za-z0-9_\-]+"), REDACTED),
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+"), REDACTED),  # JWT
+    (re.compile(r"\b(hf|gh[pousr]|glpat|xox[abprs])[_-][A-Za-z0-9_-]{16,}"), REDACTED),
 )
 _ACCOUNT_IN_ARN = re.compile(r"(arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:)(\d{12})(:)")
 _BARE_ACCOUNT = re.compile(r"\b\d{12}\b")
@@ -34,8 +53,8 @@ _BARE_ACCOUNT = re.compile(r"\b\d{12}\b")
 
 def redact_text(text: str, *, mask_account: bool = False) -> str:
     """Replace secret-looking values in free text; optionally mask account ids."""
-    for pattern in _SECRET_VALUES:
-        text = pattern.sub(REDACTED, text)
+    for pattern, replacement in _SECRET_VALUES:
+        text = pattern.sub(replacement, text)
     if mask_account:
         text = _ACCOUNT_IN_ARN.sub(rf"\g<1>{MASKED_ACCOUNT}\g<3>", text)
         text = _BARE_ACCOUNT.sub(MASKED_ACCOUNT, text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tools.checks._text import clip, quoted
 from tools.redaction import REDACTED, redact, redact_text
 
@@ -39,4 +41,37 @@ def test_structures_redact_by_key_but_keep_paging_tokens() -> None:
 
 def test_ordinary_text_is_untouched() -> None:
     line = "Lifecycle scripts completed successfully on i-0123456789abcdef0"
+    assert redact_text(line) == line
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("export AWS_SESSION_TOKEN=IQoJb3JpZ2luX2VjEHoaCXVz", "IQoJb3JpZ2luX2VjEHoaCXVz"),
+        ("aws_session_token = IQoJb3JpZ2lu", "IQoJb3JpZ2lu"),
+        ('{"SecretAccessKey" : "wJalrXUtnFEMI", "Token": "IQoJzz"}', "wJalrXUtnFEMI"),
+        ('{"SecretAccessKey" : "wJalrXUtnFEMI", "Token": "IQoJzz"}', "IQoJzz"),
+        ("DB_PASSWORD=hunter2", "hunter2"),
+        ("client_secret=abc123def", "abc123def"),
+        ("mysql --password hunter2", "hunter2"),
+        ("HF_TOKEN=hf_abcdefghijklmnopqrstuv", "hf_abcdefghijklmnopqrstuv"),
+        ("git clone https://ghp_abcdefghijklmnopqrstuvwxyz012345@github.com/x", "ghp_abc"),
+        ("Authorization: Bearer abcdefghijklmnop", "abcdefghijklmnop"),
+        ("https://user:pa55w0rd@github.com/org/repo", "pa55w0rd"),
+    ],
+)
+def test_common_secret_shapes_are_redacted(line: str, secret: str) -> None:
+    assert secret not in redact_text(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "NCCL WARN Timeout after 1800 seconds",
+        "Unable to locate credentials",
+        "Could not connect to the endpoint URL: https://s3.us-west-2.amazonaws.com/",
+        "[provisioning] mounting /opt/sagemaker",
+    ],
+)
+def test_error_text_is_kept(line: str) -> None:
     assert redact_text(line) == line
