@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
@@ -17,13 +18,15 @@ _TRANSITIONAL = {"Creating", "Updating", "SystemUpdating", "RollingBack"}
 
 
 def judge_cluster_status(cluster: dict[str, Any]) -> list[Finding]:
-    status = cluster.get("ClusterStatus", "Unknown")
-    failure = cluster.get("FailureMessage", "")
-    name = cluster.get("ClusterName", "")
+    # Everything read from DescribeCluster is cluster text: one line, redacted, clipped.
+    status = clip(cluster.get("ClusterStatus") or "Unknown", 60)
+    raw_failure = cluster.get("FailureMessage")
+    failure = clip(raw_failure) if raw_failure else ""
+    name = clip(cluster.get("ClusterName") or "", 80)
     if status == "InService":
         return [passed(CHECK_STATUS, "F.1", f"Cluster {name} is InService", status=status)]
     if status in ("Failed", "Deleting"):
-        text = f"Cluster {name} is {status}" + (f": {failure}" if failure else "")
+        text = f"Cluster {name} is {status}" + (f": {quoted(raw_failure)}" if failure else "")
         return [
             fail(CHECK_STATUS, Priority.P0, "F.1", text, status=status, failure_message=failure)
         ]
@@ -37,8 +40,10 @@ def judge_cluster_status(cluster: dict[str, Any]) -> list[Finding]:
             CHECK_STATUS,
             Priority.P1,
             "F.1",
-            f"Cluster {name} reports status {status}",
+            f"Cluster {name} reports status {status}"
+            + (f": {quoted(raw_failure)}" if failure else ""),
             status=status,
+            failure_message=failure,
         )
     ]
 
