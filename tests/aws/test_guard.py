@@ -389,3 +389,28 @@ def test_iam_policy_document_matches_the_allow_list() -> None:
     assert "servicequotas:GetServiceQuota" in actions
     assert "sagemaker:DescribeCluster" in actions
     assert not any(action.startswith("sts:") for action in actions)
+
+
+@pytest.mark.parametrize(
+    ("params", "reason"),
+    [
+        ({"Target": "sagemaker-cluster:a1b2c3d4e5f6_gpu-i-0123456789abcdef0"}, "DocumentName"),
+        (
+            {
+                "Target": "sagemaker-cluster:a1b2c3d4e5f6_gpu-i-0123456789abcdef0",
+                "DocumentName": "AWS-StartPortForwardingSession",
+            },
+            "DocumentName",
+        ),
+        (
+            {"Target": "i-0123456789abcdef0", "DocumentName": "AWS-StartNonInteractiveCommand"},
+            "Target",
+        ),
+    ],
+)
+def test_ssm_sessions_are_limited_to_non_interactive_node_probes(
+    params: dict[str, str], reason: str
+) -> None:
+    access = AwsAccess("us-west-2")
+    with pytest.raises(MutatingOperationRefused, match=reason):
+        access.call("ssm", "StartSession", **params)

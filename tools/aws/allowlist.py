@@ -23,7 +23,6 @@ READ_ONLY_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("ec2", "DescribeVpcAttribute"),
         ("ec2", "DescribeVpcEndpoints"),
         ("ec2", "DescribeRouteTables"),
-        ("ec2", "DescribeNatGateways"),
         ("ec2", "DescribeNetworkInterfaces"),
         ("ec2", "DescribeInstances"),
         ("ec2", "DescribeInstanceTypeOfferings"),
@@ -31,7 +30,6 @@ READ_ONLY_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("logs", "DescribeLogGroups"),
         ("logs", "DescribeLogStreams"),
         ("logs", "FilterLogEvents"),
-        ("iam", "GetRole"),
         ("iam", "ListAttachedRolePolicies"),
         ("iam", "ListRolePolicies"),
         ("iam", "GetRolePolicy"),
@@ -62,6 +60,27 @@ def iam_action(service: str, operation: str) -> str:
 
 def is_allowed(service: str, operation: str) -> bool:
     return (service, operation) in READ_ONLY_OPERATIONS
+
+
+# An SSM session is only a channel for the fixed catalogue of read-only node probes: the
+# non-interactive command document, on a HyperPod node target. An interactive shell or a
+# port-forwarding document is refused like any mutating call.
+NODE_PROBE_DOCUMENT = "AWS-StartNonInteractiveCommand"
+HYPERPOD_TARGET_PREFIX = "sagemaker-cluster:"
+
+
+def parameter_problem(service: str, operation: str, params: dict[str, object]) -> str | None:
+    """Why an allow-listed operation is still refused with these parameters, if it is."""
+    if (service, operation) == ("ssm", "StartSession"):
+        document = params.get("DocumentName")
+        if document != NODE_PROBE_DOCUMENT:
+            return f"DocumentName must be {NODE_PROBE_DOCUMENT}, not {document!r}"
+        target = str(params.get("Target", ""))
+        if not target.startswith(HYPERPOD_TARGET_PREFIX):
+            return (
+                f"Target must be a {HYPERPOD_TARGET_PREFIX}<cluster-id>_<group>-<instance-id> node"
+            )
+    return None
 
 
 def iam_policy_document() -> dict[str, object]:

@@ -43,6 +43,8 @@ class MutatingOperationRefused(AwsAccessError):
 
     @property
     def reason(self) -> str:
+        if self.detail:
+            return f"refused {self.action}: {self.detail}"
         return f"refused {self.action}: not in the read-only allow-list"
 
 
