@@ -7,12 +7,20 @@ recording unless the case says so. Used by the test suite and by `hyperpod-debug
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
+from tools.aws.errors import AwsAccessError
 from tools.findings import Status
 from tools.recorded.model import RecordedCluster
+from tools.triage.data import ClusterNotFound
 from tools.triage.report import TriageReport
-from tools.triage.session import open_access, recording_time, triage_cluster
+from tools.triage.session import (
+    CredentialsError,
+    open_access,
+    recording_time,
+    triage_cluster,
+)
 from tools.triage.target import TriageTarget
 
 
@@ -40,20 +48,29 @@ def grade(name: str, recording: RecordedCluster) -> CaseResult:
     if expect is None:
         result.problems.append("the recording declares no expectations (`expect`)")
         return result
-    report = replay(recording)
+    try:
+        report = replay(recording)
+    except (ClusterNotFound, CredentialsError, AwsAccessError) as exc:
+        # One broken case is graded FAIL; it must not abort the rest of an eval run.
+        result.problems.append(f"triage did not run: {type(exc).__name__}: {exc}")
+        return result
     result.report = report
-    expected: set[tuple[str, str, str | None]] = {
-        (f.check, str(f.status), f.section) for f in expect.findings
-    }
-    produced: set[tuple[str, str, str | None]] = {
+    # Counted, not merely compared as sets: two FAILs where one was declared is a mismatch.
+    Key = tuple[str, str, str | None]
+    expected: Counter[Key] = Counter((f.check, str(f.status), f.section) for f in expect.findings)
+    produced: Counter[Key] = Counter(
         (f.check, f.status.value, f.section)
         for f in report.findings
         if f.status in (Status.FAIL, Status.WARN)
-    }
-    for check, status, section in sorted(expected - produced, key=str):
-        result.problems.append(f"missing {status} {check} § {section}")
-    for check, status, section in sorted(produced - expected, key=str):
-        result.problems.append(f"unexpected {status} {check} § {section}")
+    )
+    for (check, status, section), n in sorted((expected - produced).items(), key=str):
+        result.problems.append(
+            f"missing {status} {check} § {section}" + (f" (x{n})" if n > 1 else "")
+        )
+    for (check, status, section), n in sorted((produced - expected).items(), key=str):
+        result.problems.append(
+            f"unexpected {status} {check} § {section}" + (f" (x{n})" if n > 1 else "")
+        )
     for wanted in expect.findings:
         for resource in wanted.resources_include:
             if not any(

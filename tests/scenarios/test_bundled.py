@@ -44,3 +44,23 @@ def test_bundled_file_is_up_to_date(scenario: object) -> None:
     fresh = record_scenario(scenario)
     stored = load_recorded(scenario_path(scenario.name))
     assert fresh.model_dump(exclude={"recorded_at"}) == stored.model_dump(exclude={"recorded_at"})
+
+
+def test_a_case_that_cannot_run_is_graded_not_raised() -> None:
+    recording = load_recorded(CLUSTERS / "healthy-eks.json")
+    broken = recording.model_copy(
+        update={"aws": [c for c in recording.aws if c.operation != "DescribeCluster"]}
+    )
+    result = grade("broken", broken)
+    assert not result.passed
+    assert result.problems[0].startswith("triage did not run")
+
+
+def test_one_declared_finding_does_not_cover_two() -> None:
+    recording = load_recorded(CLUSTERS / "demo-eks.json")
+    assert recording.expect is not None
+    doubled = recording.expect.model_copy(
+        update={"findings": [*recording.expect.findings, recording.expect.findings[0]]}
+    )
+    result = grade("doubled", recording.model_copy(update={"expect": doubled}))
+    assert any(p.startswith("missing") for p in result.problems)
