@@ -29,6 +29,32 @@ def _drop_outbound_self_rule(world: World) -> None:
     ]
 
 
+SELF_SG = "sg-0a1b2c3d4e5f60002"
+
+
+def _efa_rules_on_a_second_sg(world: World) -> None:
+    # The cluster SG keeps only its 0.0.0.0/0 outbound rule; a second cluster SG carries the
+    # EFA self rules. Every instance has both, so the union of their rules admits EFA.
+    _drop_outbound_self_rule(world)
+    group = _security_group(world, base.SG)
+    group["IpPermissions"] = []
+    self_pair = [{"GroupId": SELF_SG, "UserId": base.ACCOUNT}]
+    world.security_groups.append(
+        {
+            "GroupId": SELF_SG,
+            "GroupName": "hyperpod-efa-self",
+            "Description": "EFA: all traffic among HyperPod nodes",
+            "VpcId": base.VPC,
+            "OwnerId": base.ACCOUNT,
+            "IpPermissions": [{"IpProtocol": "-1", "UserIdGroupPairs": self_pair, "IpRanges": []}],
+            "IpPermissionsEgress": [
+                {"IpProtocol": "-1", "UserIdGroupPairs": self_pair, "IpRanges": []}
+            ],
+        }
+    )
+    world.cluster["VpcConfig"]["SecurityGroupIds"] = [base.SG, SELF_SG]
+
+
 def _dns_support_off(world: World) -> None:
     world.vpc_attributes[base.VPC]["enableDnsSupport"] = False
 
@@ -75,6 +101,15 @@ NETWORK: list[Scenario] = [
         _drop_outbound_self_rule,
         expect=[("efa-security-groups", "FAIL", "A")],
         resources={"efa-security-groups": [base.SG]},
+    ),
+    Scenario(
+        "efa-second-sg",
+        "Slurm cluster with two security groups: the first has no self rules, the second "
+        "allows all traffic to and from itself. Every node carries both, so EFA traffic is "
+        "allowed and nothing fails (§ A).",
+        "slurm",
+        _efa_rules_on_a_second_sg,
+        must_not=[("efa-security-groups", "FAIL"), ("efa-security-groups", "WARN")],
     ),
     Scenario(
         "dns-support-off",

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.checks.security_groups import CHECK_ID, judge_security_groups
+from tools.checks.security_groups import (
+    CHECK_ID,
+    effective_security_groups,
+    judge_security_groups,
+)
 from tools.findings import Finding, Priority, Status
 
 SG, OVERRIDE_SG = "sg-cluster", "sg-override"
+ONE = {"workers": [SG]}
 
 
 def self_rule(group_id: str, protocol: str = "-1", **ports: int) -> dict[str, Any]:
@@ -43,13 +48,19 @@ def problems(findings: list[Finding]) -> list[tuple[Status, Priority | None, lis
 
 
 def test_healthy_group_passes() -> None:
-    findings = judge_security_groups([group()], [SG])
+    findings = judge_security_groups([group()], ONE)
     assert [(f.check, f.status, f.section) for f in findings] == [(CHECK_ID, Status.PASS, "A")]
-    assert findings[0].evidence == {"inbound_self_all": True, "outbound_self_all": True}
+    assert findings[0].evidence == {
+        "inbound_self_all": True,
+        "outbound_self_all": True,
+        "instance_groups": ["workers"],
+        "security_groups": [SG],
+    }
+    assert findings[0].message == f"Security group {SG} allows all traffic to and from itself"
 
 
 def test_missing_outbound_self_rule_fails() -> None:
-    findings = judge_security_groups([group(outbound=[INTERNET])], [SG])
+    findings = judge_security_groups([group(outbound=[INTERNET])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
     assert "outbound" in findings[0].message
     assert "inbound" not in findings[0].message
@@ -58,51 +69,136 @@ def test_missing_outbound_self_rule_fails() -> None:
 
 
 def test_missing_inbound_self_rule_fails() -> None:
-    findings = judge_security_groups([group(inbound=[])], [SG])
+    findings = judge_security_groups([group(inbound=[])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
     assert "inbound" in findings[0].message
     assert findings[0].evidence["inbound_self_all"] is False
 
 
 def test_both_directions_missing_is_one_finding() -> None:
-    findings = judge_security_groups([group(inbound=[], outbound=[INTERNET])], [SG])
+    findings = judge_security_groups([group(inbound=[], outbound=[INTERNET])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
     assert "inbound and outbound" in findings[0].message
 
 
 def test_self_rule_with_a_port_range_does_not_count() -> None:
     ranged = self_rule(SG, "tcp", FromPort=0, ToPort=65535)
-    findings = judge_security_groups([group(inbound=[ranged])], [SG])
+    findings = judge_security_groups([group(inbound=[ranged])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
 
 
 def test_all_traffic_rule_from_another_group_does_not_count() -> None:
-    findings = judge_security_groups([group(inbound=[self_rule("sg-elsewhere")])], [SG])
+    findings = judge_security_groups([group(inbound=[self_rule("sg-elsewhere")])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
 
 
 def test_override_group_is_judged_too() -> None:
     broken = group(OVERRIDE_SG, outbound=[INTERNET])
-    findings = judge_security_groups([group(), broken], [SG, OVERRIDE_SG])
+    findings = judge_security_groups(
+        [group(), broken], {"workers": [SG], "override": [OVERRIDE_SG]}
+    )
     assert problems(findings) == [(Status.FAIL, Priority.P0, [OVERRIDE_SG])]
     assert [f.status for f in findings if f.resources == [SG]] == [Status.PASS]
 
 
 def test_missing_group_fails() -> None:
-    findings = judge_security_groups([group()], [SG, "sg-gone"])
+    findings = judge_security_groups([group()], {"workers": [SG, "sg-gone"]})
     assert problems(findings) == [(Status.FAIL, Priority.P0, ["sg-gone"])]
     assert "does not exist" in findings[0].message
 
 
 def test_no_outbound_internet_rule_warns() -> None:
-    findings = judge_security_groups([group(outbound=[self_rule(SG)])], [SG])
+    findings = judge_security_groups([group(outbound=[self_rule(SG)])], ONE)
     assert problems(findings) == [(Status.WARN, Priority.P1, [SG])]
     assert "0.0.0.0/0" in findings[-1].message
 
 
 def test_missing_keys_fail_both_directions() -> None:
-    findings = judge_security_groups([{"GroupId": SG}], [SG])
+    findings = judge_security_groups([{"GroupId": SG}], ONE)
     assert problems(findings) == [
         (Status.FAIL, Priority.P0, [SG]),
         (Status.WARN, Priority.P1, [SG]),
     ]
+
+
+# -- the effective SG set of each instance group ------------------------------------------
+
+EXTRA = "sg-extra"
+
+
+def plain(group_id: str) -> dict[str, Any]:
+    """An SG without self rules (e.g. one that only admits SSH from a bastion)."""
+    return group(group_id, inbound=[], outbound=[INTERNET])
+
+
+def test_sg_without_self_rules_beside_one_with_them_is_info() -> None:
+    findings = judge_security_groups([group(), plain(EXTRA)], {"workers": [SG, EXTRA]})
+    assert problems(findings) == []
+    by_sg = {f.resources[0]: f for f in findings}
+    assert by_sg[SG].status == Status.PASS
+    assert by_sg[EXTRA].status == Status.INFO
+    assert by_sg[EXTRA].evidence["covered_by"] == [SG]
+    assert SG in by_sg[EXTRA].message
+    assert "inbound and outbound" in by_sg[EXTRA].message
+
+
+def test_set_without_any_self_rules_fails_naming_every_sg_and_direction() -> None:
+    half = group(SG, outbound=[INTERNET])
+    findings = judge_security_groups([half, plain(EXTRA)], {"workers": [SG, EXTRA]})
+    assert problems(findings) == [(Status.FAIL, Priority.P0, [SG, EXTRA])]
+    message = findings[0].message
+    assert f"{SG} lacks outbound" in message
+    assert f"{EXTRA} lacks inbound and outbound" in message
+    assert findings[0].evidence["missing_self_rules"] == {
+        SG: ["outbound"],
+        EXTRA: ["inbound", "outbound"],
+    }
+
+
+def test_rules_split_across_the_set_still_admit_efa() -> None:
+    inbound_only = group(SG, outbound=[INTERNET])
+    outbound_only = group(EXTRA, inbound=[], outbound=[self_rule(EXTRA)])
+    findings = judge_security_groups([inbound_only, outbound_only], {"workers": [SG, EXTRA]})
+    assert problems(findings) == []
+    assert [f.status for f in findings] == [Status.PASS]
+    assert findings[0].evidence["inbound_within_set"] is True
+
+
+def test_each_instance_group_is_judged_on_its_own_set() -> None:
+    sets = {"gpu": [SG, EXTRA], "cpu": [EXTRA]}
+    findings = judge_security_groups([group(), plain(EXTRA)], sets)
+    assert problems(findings) == [(Status.FAIL, Priority.P0, [EXTRA])]
+    fail = next(f for f in findings if f.status == Status.FAIL)
+    assert fail.evidence["instance_groups"] == ["cpu"]
+    assert fail.message.startswith("Instance group(s) cpu: ")
+    gpu = [f for f in findings if f.evidence.get("instance_groups") == ["gpu"]]
+    assert sorted(f.status for f in gpu) == [Status.INFO, Status.PASS]
+
+
+def test_outbound_internet_rule_is_judged_on_the_set() -> None:
+    no_internet = group(SG, outbound=[self_rule(SG)])
+    internet_only = group(EXTRA, inbound=[], outbound=[INTERNET])
+    covered = judge_security_groups([no_internet, internet_only], {"workers": [SG, EXTRA]})
+    assert problems(covered) == []
+    alone = judge_security_groups([no_internet], {"workers": [SG]})
+    assert problems(alone) == [(Status.WARN, Priority.P1, [SG])]
+    bare = group(EXTRA, inbound=[], outbound=[])
+    both = judge_security_groups([no_internet, bare], {"workers": [SG, EXTRA]})
+    assert problems(both) == [(Status.WARN, Priority.P1, [SG, EXTRA])]
+    assert "None of security groups" in both[-1].message
+
+
+def test_effective_sets_use_the_override_else_the_cluster_sgs() -> None:
+    cluster = {
+        "VpcConfig": {"SecurityGroupIds": [SG], "Subnets": ["subnet-1"]},
+        "InstanceGroups": [
+            {"InstanceGroupName": "cpu"},
+            {
+                "InstanceGroupName": "gpu",
+                "OverrideVpcConfig": {"SecurityGroupIds": [EXTRA, SG], "Subnets": ["subnet-2"]},
+            },
+        ],
+    }
+    assert effective_security_groups(cluster) == {"cpu": [SG], "gpu": [SG, EXTRA]}
+    assert effective_security_groups({"VpcConfig": {"SecurityGroupIds": [SG]}}) == {"cluster": [SG]}
+    assert effective_security_groups({}) == {}

@@ -1,11 +1,15 @@
-"""§ A: EFA needs every cluster SG to allow all traffic to and from itself."""
+"""§ A: EFA needs the security groups of every instance to allow all traffic among themselves.
+
+The rules an instance gets are the union of all its security groups, so the rule is judged
+per instance group on its effective set (OverrideVpcConfig SGs, else the cluster SGs).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from tools.findings import Finding, Priority, fail, passed, warn
+from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
 
@@ -28,66 +32,173 @@ def _allows_all_to_internet(permissions: list[dict[str, Any]]) -> bool:
     )
 
 
-def judge_security_groups(groups: list[dict[str, Any]], expected_ids: list[str]) -> list[Finding]:
-    """FAIL without an all-traffic self rule (either way); WARN without outbound 0.0.0.0/0."""
-    findings: list[Finding] = []
-    seen = {g.get("GroupId") for g in groups}
-    for missing in sorted(set(expected_ids) - seen):
-        findings.append(
-            fail(
-                CHECK_ID,
-                Priority.P0,
-                "A",
-                f"Security group {missing} does not exist",
-                resources=[missing],
-            )
+def _allows_all_within(permissions: list[dict[str, Any]], group_ids: set[str]) -> bool:
+    return any(
+        perm.get("IpProtocol") == "-1"
+        and any(pair.get("GroupId") in group_ids for pair in perm.get("UserIdGroupPairs", []))
+        for perm in permissions
+    )
+
+
+def effective_security_groups(cluster: dict[str, Any]) -> dict[str, list[str]]:
+    """Instance group name -> the SGs its instances carry (OverrideVpcConfig, else cluster).
+
+    A cluster that reports no instance groups is judged on its cluster-level SGs.
+    """
+    cluster_sgs = list((cluster.get("VpcConfig") or {}).get("SecurityGroupIds") or [])
+    sets: dict[str, list[str]] = {}
+    for group in cluster.get("InstanceGroups") or []:
+        override = (group.get("OverrideVpcConfig") or {}).get("SecurityGroupIds")
+        sets[str(group.get("InstanceGroupName", "?"))] = sorted(set(override or cluster_sgs))
+    if not sets and cluster_sgs:
+        sets["cluster"] = sorted(set(cluster_sgs))
+    return sets
+
+
+def _self_rules(group: dict[str, Any]) -> tuple[bool, bool]:
+    group_id = str(group.get("GroupId"))
+    return (
+        _allows_all_from_self(group.get("IpPermissions", []), group_id),
+        _allows_all_from_self(group.get("IpPermissionsEgress", []), group_id),
+    )
+
+
+def _missing_directions(group: dict[str, Any]) -> list[str]:
+    inbound, outbound = _self_rules(group)
+    return [d for d, ok in (("inbound", inbound), ("outbound", outbound)) if not ok]
+
+
+def judge_security_groups(
+    groups: list[dict[str, Any]], group_sets: dict[str, list[str]]
+) -> list[Finding]:
+    """Judged per instance group on the union of its SGs (the rules an instance gets).
+
+    FAIL P0 when no SG of the set has both all-traffic self rules (and the set's rules do
+    not together allow all traffic within it); an SG without them beside one that has them
+    is INFO. WARN P1 when no SG of the set allows all outbound traffic to 0.0.0.0/0.
+    """
+    by_id = {str(g.get("GroupId")): g for g in groups}
+    wanted = sorted({sg for ids in group_sets.values() for sg in ids})
+    findings: list[Finding] = [
+        fail(
+            CHECK_ID,
+            Priority.P0,
+            "A",
+            f"Security group {missing} does not exist",
+            resources=[missing],
         )
-    for group in sorted(groups, key=lambda g: str(g.get("GroupId"))):
+        for missing in wanted
+        if missing not in by_id
+    ]
+    # Instance groups with the same SG set are judged once, together.
+    users: dict[tuple[str, ...], list[str]] = {}
+    for name, ids in sorted(group_sets.items()):
+        users.setdefault(tuple(sorted(set(ids))), []).append(name)
+    several = len(users) > 1
+    for set_ids, names in sorted(users.items()):
+        present = [by_id[sg] for sg in set_ids if sg in by_id]
+        if present:
+            findings.extend(_judge_set(present, names, several))
+    return findings
+
+
+def _judge_set(present: list[dict[str, Any]], names: list[str], several: bool) -> list[Finding]:
+    ids = [str(g.get("GroupId")) for g in present]
+    who = f"Instance group(s) {', '.join(names)}: " if several else ""
+    base: dict[str, Any] = {"instance_groups": names, "security_groups": ids}
+    covering = [g for g in present if not _missing_directions(g)]
+    findings: list[Finding] = []
+    for group in present:
         group_id = str(group.get("GroupId"))
-        inbound = _allows_all_from_self(group.get("IpPermissions", []), group_id)
-        outbound = _allows_all_from_self(group.get("IpPermissionsEgress", []), group_id)
-        evidence = {"inbound_self_all": inbound, "outbound_self_all": outbound}
-        missing_dirs = [d for d, ok in (("inbound", inbound), ("outbound", outbound)) if not ok]
-        if missing_dirs:
-            findings.append(
-                fail(
-                    CHECK_ID,
-                    Priority.P0,
-                    "A",
-                    f"Security group {group_id} lacks the all-traffic {' and '.join(missing_dirs)} "
-                    "rule referencing itself (EFA traffic is blocked)",
-                    resources=[group_id],
-                    **evidence,
-                )
-            )
-        else:
+        inbound, outbound = _self_rules(group)
+        evidence = {"inbound_self_all": inbound, "outbound_self_all": outbound, **base}
+        if group in covering:
             findings.append(
                 passed(
                     CHECK_ID,
                     "A",
-                    f"Security group {group_id} allows all traffic to and from itself",
+                    f"{who}Security group {group_id} allows all traffic to and from itself",
                     resources=[group_id],
                     **evidence,
                 )
             )
-        if not _allows_all_to_internet(group.get("IpPermissionsEgress", [])):
+        elif covering:
+            cover = ", ".join(str(g.get("GroupId")) for g in covering)
             findings.append(
-                warn(
+                info(
                     CHECK_ID,
-                    Priority.P1,
                     "A",
-                    f"Security group {group_id} has no all-traffic outbound rule to 0.0.0.0/0 "
-                    "(nodes may not reach AWS endpoints)",
+                    f"{who}Security group {group_id} lacks the all-traffic "
+                    f"{' and '.join(_missing_directions(group))} rule referencing itself, but "
+                    f"the same instances also carry {cover}, which allows all traffic to and "
+                    "from itself (EFA is covered)",
                     resources=[group_id],
+                    covered_by=[str(g.get("GroupId")) for g in covering],
+                    **evidence,
                 )
             )
+    if not covering:
+        findings.append(_uncovered(present, who, base))
+    if not any(_allows_all_to_internet(g.get("IpPermissionsEgress", [])) for g in present):
+        if len(ids) == 1:
+            what = f"Security group {ids[0]} has no"
+        else:
+            what = f"None of security groups {', '.join(ids)} has an"
+        findings.append(
+            warn(
+                CHECK_ID,
+                Priority.P1,
+                "A",
+                f"{who}{what} all-traffic outbound rule to 0.0.0.0/0 (nodes may not reach AWS "
+                "endpoints)",
+                resources=ids,
+                **base,
+            )
+        )
     return findings
+
+
+def _uncovered(present: list[dict[str, Any]], who: str, base: dict[str, Any]) -> Finding:
+    """No SG of the set has both self rules: FAIL, unless the rules are split across SGs
+    of the set so that together they still admit all traffic between its instances."""
+    ids = [str(g.get("GroupId")) for g in present]
+    members = set(ids)
+    inbound = any(_allows_all_within(g.get("IpPermissions", []), members) for g in present)
+    outbound = any(_allows_all_within(g.get("IpPermissionsEgress", []), members) for g in present)
+    missing = {str(g.get("GroupId")): _missing_directions(g) for g in present}
+    evidence = {"inbound_within_set": inbound, "outbound_within_set": outbound, **base}
+    if inbound and outbound:
+        return passed(
+            CHECK_ID,
+            "A",
+            f"{who}No single security group allows all traffic to and from itself, but the "
+            f"rules of {', '.join(ids)} together allow all traffic between instances that "
+            "carry them all",
+            resources=ids,
+            missing_self_rules=missing,
+            **evidence,
+        )
+    if len(present) == 1:
+        message = (
+            f"{who}Security group {ids[0]} lacks the all-traffic "
+            f"{' and '.join(missing[ids[0]])} "
+            "rule referencing itself (EFA traffic is blocked)"
+        )
+        evidence.update(inbound_self_all=inbound, outbound_self_all=outbound)
+    else:
+        lacks = "; ".join(f"{sg} lacks {' and '.join(d)}" for sg, d in missing.items())
+        message = (
+            f"{who}None of security groups {', '.join(ids)} has both all-traffic rules "
+            f"referencing itself ({lacks}): EFA traffic is blocked"
+        )
+    return fail(
+        CHECK_ID, Priority.P0, "A", message, resources=ids, missing_self_rules=missing, **evidence
+    )
 
 
 @check(CHECK_ID, section="A", title="EFA security-group rules")
 def efa_security_groups(data: ClusterData) -> Iterable[Finding]:
-    """Inbound and outbound all-traffic self rules on every cluster and OverrideVpcConfig SG."""
-    expected = data.cluster_security_group_ids()
+    """All-traffic self rules in each instance group's SG set (OverrideVpcConfig or cluster)."""
     # DescribeSecurityGroups fails as a whole on one unknown id; judge the ones that exist.
-    found, _missing = data.existing_security_groups(expected)
-    return judge_security_groups(found, expected)
+    found, _missing = data.existing_security_groups(data.cluster_security_group_ids())
+    return judge_security_groups(found, effective_security_groups(data.cluster()))
