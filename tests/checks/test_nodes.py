@@ -12,6 +12,8 @@ from tools.aws.session import AwsAccess
 from tools.checks.nodes import (
     CHECK_DETAIL,
     CHECK_NODES,
+    GROUP_ABOVE,
+    SAMPLES,
     cluster_nodes,
     judge_node_counts,
     judge_node_detail,
@@ -124,6 +126,70 @@ def test_garbage_nodes_do_not_crash() -> None:
     assert judge_node_counts([{}])[0].evidence["counts"] == {"Unknown": 1}
 
 
+def test_many_nodes_in_one_status_make_one_finding_per_group_and_status() -> None:
+    count = GROUP_ABOVE * 50  # a rolling update of a large group
+    nodes = [
+        node(f"i-{n:05d}", "Pending", "Waiting for capacity" if n % 3 else "Booting")
+        for n in range(count)
+    ]
+    nodes += [node(f"i-f{n}", "Failure", "GPU count mismatch", group="cpu") for n in range(3)]
+    nodes += [node("i-ok")]
+    findings = judge_node_status(nodes)
+    pending = [f for f in findings if f.evidence.get("status") == "Pending"]
+    failed = [f for f in findings if f.evidence.get("status") == "Failure"]
+    [grouped] = pending
+    assert grouped.status is Status.WARN
+    assert grouped.priority is Priority.P1
+    assert grouped.evidence["count"] == count
+    assert grouped.evidence["group"] == "gpu"
+    assert len(grouped.resources) == SAMPLES
+    assert grouped.resources == sorted(grouped.resources)
+    assert grouped.evidence["sample_instances"] == grouped.resources
+    assert f"{count:,} nodes of instance group gpu have status Pending" in grouped.message
+    top = grouped.evidence["common_messages"][0]
+    waiting = sum(1 for n in range(count) if n % 3)
+    assert top == {"message": "Waiting for capacity", "count": waiting}
+    assert '"Waiting for capacity"' in grouped.message
+    assert len(grouped.message) < 500
+    # below the threshold, still one finding per node
+    assert [f.resources for f in failed] == [["i-f0"], ["i-f1"], ["i-f2"]]
+    assert all(f.status is Status.FAIL for f in failed)
+
+
+def test_exactly_the_threshold_stays_per_node() -> None:
+    nodes = [node(f"i-{n:03d}", "Failure", "bad") for n in range(GROUP_ABOVE)]
+    findings = judge_node_status(nodes)
+    assert len(findings) == GROUP_ABOVE
+    assert all(len(f.resources) == 1 for f in findings)
+
+
+def test_grouped_failures_fail_p0_and_name_node_recovery() -> None:
+    nodes = [node(f"i-{n:03d}", "Failure", f"reason {n % 5}") for n in range(GROUP_ABOVE + 1)]
+    [finding] = judge_node_status(nodes, node_recovery="None")
+    assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
+    assert "NodeRecovery is None" in finding.message
+    assert len(finding.evidence["common_messages"]) == 3
+
+
+def test_grouping_can_be_turned_off() -> None:
+    nodes = [node(f"i-{n:03d}", "SystemUpdating") for n in range(GROUP_ABOVE + 5)]
+    assert len(judge_node_status(nodes)) == 1
+    per_node = judge_node_status(nodes, group_above=None)
+    assert len(per_node) == GROUP_ABOVE + 5
+    assert all(f.status is Status.INFO for f in per_node)
+
+
+def test_grouped_hostile_status_and_messages_are_clipped() -> None:
+    nodes = [
+        node(f"i-{n:03d}", "Weird\nStatus" + "S" * 300, "line\n" + "x" * 900)
+        for n in range(GROUP_ABOVE + 1)
+    ]
+    [finding] = judge_node_status(nodes)
+    assert finding.status is Status.WARN
+    assert "\n" not in finding.message
+    assert len(finding.message) < 700
+
+
 def test_unknown_node_detail_fails() -> None:
     [finding] = judge_node_detail("i-0deadbeefdeadbeef", None)
     assert finding.status is Status.FAIL
@@ -172,6 +238,21 @@ def test_registered_check_scopes_status_findings_to_the_focused_node() -> None:
     # counts stay cluster-wide
     gpu = next(f for f in findings if f.evidence.get("group") == base.GPU_GROUP)
     assert gpu.evidence["counts"] == {"Failure": 2, "Running": 2}
+
+
+def test_registered_check_groups_a_rolling_update_but_not_the_focused_node() -> None:
+    world = base.healthy_eks()
+    extra = [
+        {**world.nodes[0], "InstanceId": f"i-0{n:016x}", "InstanceStatus": {"Status": "Pending"}}
+        for n in range(100, 100 + GROUP_ABOVE + 1)
+    ]
+    world.nodes.extend(extra)
+    findings = [f for f in cluster_nodes(world_data(world)) if f.status is Status.WARN]
+    [grouped] = findings
+    assert grouped.evidence["count"] == GROUP_ABOVE + 1
+    focused = extra[0]["InstanceId"]
+    findings = [f for f in cluster_nodes(world_data(world, focused)) if f.status is Status.WARN]
+    assert [f.resources for f in findings] == [[focused]]
 
 
 def test_registered_check_without_node_has_no_detail() -> None:

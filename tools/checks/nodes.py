@@ -75,65 +75,116 @@ def judge_node_counts(
     return findings
 
 
+# Above this many nodes of one group in one status, the nodes are reported as one finding
+# (a rolling update of a 20,000-node cluster must not print 20,000 lines).
+GROUP_ABOVE = 20
+SAMPLES = 10  # instance ids named by a grouped finding
+TOP_MESSAGES = 3
+
+
+def _kind(status: str) -> str:
+    if status in FAILED_STATUSES:
+        return "failed"
+    if status in TRANSIENT_STATUSES:
+        return "transient"
+    if status in EXPECTED_TRANSITIONS:
+        return "expected"
+    return "unknown"
+
+
+def _judged(kind: str, text: str, resources: list[str], evidence: dict[str, Any]) -> Finding:
+    if kind == "failed":
+        return fail(CHECK_NODES, Priority.P0, "F", text, resources=resources, **evidence)
+    if kind == "transient":
+        return warn(CHECK_NODES, Priority.P1, "F", text, resources=resources, **evidence)
+    if kind == "expected":
+        return info(CHECK_NODES, "F", text, resources=resources, **evidence)
+    return warn(CHECK_NODES, Priority.P2, "F", text, resources=resources, **evidence)
+
+
+_MANUAL = " (NodeRecovery is None: reboot or replace it yourself, see § F.4)"
+_MANUAL_MANY = " (NodeRecovery is None: reboot or replace them yourself, see § F.4)"
+
+
+def _one_node(node: dict[str, Any], node_recovery: str | None) -> Finding:
+    status, message = _status(node)
+    kind = _kind(status)
+    instance = str(node.get("InstanceId") or "")
+    evidence = {
+        "instance_id": instance,
+        "group": node.get("InstanceGroupName"),
+        "status": status,
+        "status_message": clip(message),
+    }
+    detail = f": {quoted(message)}" if message.strip() else ""
+    if kind == "unknown":
+        text = f"Node {_label(node)} reports an unrecognised status {clip(status, 60)}{detail}"
+    elif kind == "expected":
+        text = f"Node {_label(node)} has status {status} (an expected transition){detail}"
+    else:
+        text = f"Node {_label(node)} has status {status}{detail}"
+        if kind == "failed" and node_recovery == "None":
+            text += _MANUAL
+    return _judged(kind, text, [instance] if instance else [], evidence)
+
+
+def _many_nodes(
+    group: str, status: str, members: list[dict[str, Any]], node_recovery: str | None
+) -> Finding:
+    kind = _kind(status)
+    ids = sorted(str(n.get("InstanceId") or "") for n in members)
+    samples = [i for i in ids if i][:SAMPLES]
+    messages = Counter(clip(_status(n)[1]) for n in members if _status(n)[1].strip())
+    common = messages.most_common(TOP_MESSAGES)
+    label = clip(status, 60)
+    what = {
+        "failed": f"have status {label}",
+        "transient": f"have status {label}",
+        "expected": f"have status {label} (an expected transition)",
+        "unknown": f"report an unrecognised status {label}",
+    }[kind]
+    text = f"{len(members):,} nodes of instance group {group} {what}"
+    if kind == "failed" and node_recovery == "None":
+        text += _MANUAL_MANY
+    if samples:
+        text += f", e.g. {', '.join(samples[:5])}" + ("…" if len(ids) > 5 else "")
+    if common:
+        shown = "; ".join(f'"{m}" ({c:,}x)' for m, c in common)
+        text += f"; most common message{'s' if len(common) > 1 else ''}: {shown}"
+    evidence = {
+        "group": group,
+        "status": status,
+        "count": len(members),
+        "sample_instances": samples,
+        "common_messages": [{"message": m, "count": c} for m, c in common],
+    }
+    return _judged(kind, text, samples, evidence)
+
+
 def judge_node_status(
-    nodes: list[dict[str, Any]], node_recovery: str | None = None
+    nodes: list[dict[str, Any]],
+    node_recovery: str | None = None,
+    *,
+    group_above: int | None = GROUP_ABOVE,
 ) -> list[Finding]:
-    """One finding per node that is not Running; a PASS when every judged node is Running."""
+    """One finding per node that is not Running; a PASS when every judged node is Running.
+
+    When more than `group_above` nodes of one instance group share a status, they make one
+    finding with the count, sample instance ids and the most common messages instead
+    (`group_above=None` keeps every node on its own, as with --node).
+    """
+    buckets: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for node in nodes:
+        status, _ = _status(node)
+        if status != RUNNING:
+            buckets[(str(node.get("InstanceGroupName") or "?"), status)].append(node)
     findings: list[Finding] = []
-    manual = " (NodeRecovery is None: reboot or replace it yourself, see § F.4)"
-    for node in sorted(nodes, key=lambda n: str(n.get("InstanceId"))):
-        status, message = _status(node)
-        if status == RUNNING:
+    for (group, status), members in sorted(buckets.items()):
+        if group_above is not None and len(members) > group_above:
+            findings.append(_many_nodes(group, status, members, node_recovery))
             continue
-        instance = str(node.get("InstanceId") or "")
-        resources = [instance] if instance else []
-        evidence = {
-            "instance_id": instance,
-            "group": node.get("InstanceGroupName"),
-            "status": status,
-            "status_message": clip(message),
-        }
-        detail = f": {quoted(message)}" if message.strip() else ""
-        if status in FAILED_STATUSES:
-            text = f"Node {_label(node)} has status {status}{detail}"
-            if node_recovery == "None":
-                text += manual
-            findings.append(
-                fail(CHECK_NODES, Priority.P0, "F", text, resources=resources, **evidence)
-            )
-        elif status in TRANSIENT_STATUSES:
-            findings.append(
-                warn(
-                    CHECK_NODES,
-                    Priority.P1,
-                    "F",
-                    f"Node {_label(node)} has status {status}{detail}",
-                    resources=resources,
-                    **evidence,
-                )
-            )
-        elif status in EXPECTED_TRANSITIONS:
-            findings.append(
-                info(
-                    CHECK_NODES,
-                    "F",
-                    f"Node {_label(node)} has status {status} (an expected transition){detail}",
-                    resources=resources,
-                    **evidence,
-                )
-            )
-        else:
-            findings.append(
-                warn(
-                    CHECK_NODES,
-                    Priority.P2,
-                    "F",
-                    f"Node {_label(node)} reports an unrecognised status {clip(status, 60)}"
-                    f"{detail}",
-                    resources=resources,
-                    **evidence,
-                )
-            )
+        for node in sorted(members, key=lambda n: str(n.get("InstanceId"))):
+            findings.append(_one_node(node, node_recovery))
     running = sum(1 for n in nodes if _status(n)[0] == RUNNING)
     if nodes and running == len(nodes):
         findings.append(
@@ -186,7 +237,13 @@ def cluster_nodes(data: ClusterData) -> Iterable[Finding]:
     focus = data.target.node
     judged = [n for n in listed.items if focus is None or n.get("InstanceId") == focus]
     recovery = data.cluster().get("NodeRecovery")
-    findings.extend(judge_node_status(judged, recovery if isinstance(recovery, str) else None))
+    findings.extend(
+        judge_node_status(
+            judged,
+            recovery if isinstance(recovery, str) else None,
+            group_above=None if focus is not None else GROUP_ABOVE,
+        )
+    )
     return findings
 
 
