@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -36,6 +37,7 @@ def record_command(
     if not cluster:
         die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
     target = build_target(cluster, resolve_region(region, cluster), node)
+    _check_writable(output)  # before a long live triage, not after it
     recorder = Recorder(mask_account=mask_account)
     report = run_or_exit(
         lambda: triage_cluster(
@@ -45,13 +47,25 @@ def record_command(
     recording = recorder.build(
         cluster=target.cluster, region=target.region, description=description
     )
-    output.parent.mkdir(parents=True, exist_ok=True)
     dump_recorded(recording, output)
     problems = len(report.problems())
     typer.echo(
         f"Recorded {len(recording.aws)} calls to {output} "
         f"({problems} problem finding(s), {len(report.skipped)} skipped)."
     )
+
+
+def _check_writable(output: Path) -> None:
+    if output.is_dir():
+        die(f"--output {output} is a directory; give a file name", EXIT_USAGE)
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        die(f"cannot create {output.parent}: {exc.strerror}", EXIT_USAGE)
+    if not os.access(output.parent, os.W_OK) or (
+        output.exists() and not os.access(output, os.W_OK)
+    ):
+        die(f"cannot write {output}: permission denied", EXIT_USAGE)
 
 
 def register(app: typer.Typer) -> None:

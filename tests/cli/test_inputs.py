@@ -103,3 +103,9 @@ def test_recordings_drop_the_caller_identity_and_list_denied_apis() -> None:
 def test_bundled_recordings_still_load() -> None:
     for path in CLUSTERS.glob("*.json"):
         assert load_recorded(path).recorded_at.endswith("Z")
+
+
+def test_record_refuses_an_unwritable_output_before_triage(tmp_path: Path) -> None:
+    result = run("record", "--cluster", "c", "--region", "us-west-2", "-o", str(tmp_path))
+    assert result.exit_code == 2
+    assert "is a directory" in result.stderr
