@@ -232,7 +232,8 @@ def test_json_report_matches_the_contract(recorded: Path) -> None:
     fail = next(f for f in report["findings"] if f["status"] == "FAIL")
     assert (fail["check"], fail["priority"], fail["section"]) == ("efa-security-groups", "P0", "A")
     assert fail["resources"] == [SG]
-    assert fail["evidence"] == {"inbound_self_all": True, "outbound_self_all": False}
+    # The evidence names what the rule judged: here, the SG's missing outbound self rule.
+    assert fail["evidence"]["missing_self_rules"] == {SG: ["outbound"]}
     counts = report["summary"]["by_status"]
     assert sum(counts.values()) == len(report["findings"])
     assert counts["FAIL"] == len([f for f in report["findings"] if f["status"] == "FAIL"])
