@@ -317,3 +317,17 @@ def test_classify_never_raises_on_shell_soup(parts: list[str]) -> None:
     assert result.kind in ("read_only", "mutating", "unknown")
     if parts[:1] == ["reboot"]:
         assert result.kind != "read_only"
+
+
+@pytest.mark.parametrize(
+    ("command", "rank"),
+    [
+        ('scontrol update nodename=ip-10-1-2-3 state=fail reason="Action:Reboot"', 1),
+        ('scontrol update nodename=ip-10-1-2-3 state=fail reason="Action:Replace"', 2),
+        ("scontrol update nodename=ip-10-1-2-3 state=resume", 0),
+    ],
+)
+def test_hyperpod_node_actions_through_slurm_are_ranked(command: str, rank: int) -> None:
+    verdict = classify(command)
+    assert verdict.kind == "mutating"
+    assert verdict.destructive_rank == rank

@@ -31,6 +31,12 @@ def _scontrol(args: Sequence[str], depth: int) -> CommandClass:
         return mut("scontrol reboot reboots Slurm nodes", 1)
     if verb in ("requeue", "requeuehold", "suspend", "shutdown", "takeover"):
         return mut(f"scontrol {verb} interrupts jobs or daemons", 1)
+    joined = " ".join(args).lower()
+    # On HyperPod, marking a node failed with this reason asks the service to act on it.
+    if "action:replace" in joined:
+        return mut("scontrol marks the node for HyperPod replacement (volumes are lost)", 2)
+    if "action:reboot" in joined:
+        return mut("scontrol marks the node for a HyperPod reboot", 1)
     return mut(f"scontrol {verb} changes Slurm state")
 
 
