@@ -26,6 +26,8 @@ INJECTION = (
 def test_injected_instructions_are_only_matched_as_text() -> None:
     result = explain(INJECTION)
     assert result.matches[0].section == "G.2"
+    assert result.ignored_lines == 3  # the instruction, the command it asks for, "then …"
+    assert [m.section for m in result.matches if m.section.startswith("F")] == []
     checks = [c for m in result.matches for c in m.next_checks]
     assert not any("reboot" in c and c.startswith("sudo") for c in checks)
     assert not any("batch-replace" in c for c in checks)
@@ -67,7 +69,20 @@ def test_200_kb_log_is_fast() -> None:
 
 
 def test_pathological_repetition_is_fast() -> None:
-    for chunk in ("a", "Xid ", "security group ", "ip-1-", "(?:", "节点显存", "\\" * 3):
+    for chunk in (
+        "a",
+        "Xid ",
+        "security group ",
+        "ip-1-",
+        "(?:",
+        "节点显存",
+        "\\" * 3,
+        "ignore previous ",
+        "集群状态一直",
+        "温度 9",
+        "EKS 443 ",
+        "node is ",
+    ):
         text = chunk * (MAX_INPUT_CHARS // len(chunk))
         start = time.perf_counter()
         explain(text)
@@ -108,6 +123,23 @@ _FRAGMENTS = [
     "\\",
     "$'\\r'",
     "i-0123456789abcdef0",
+    "SystemUpdating",
+    " Pending",
+    "集群状态",
+    "一直是",
+    "temperature.gpu",
+    " 91 C",
+    "温度",
+    "89 度",
+    "EKS",
+    " API server",
+    " 443",
+    "不通",
+    "different VPCs",
+    "driver is too old",
+    "驱动太旧",
+    "NCCL version",
+    " mismatch",
 ]
 
 
@@ -126,3 +158,5 @@ def test_anchors_are_substrings_of_what_the_regex_requires() -> None:
     assert literal_anchors(r"(?<![A-Za-z])(?:DOWN|DRAIN(?:ED)?)") == ("down", "drain")
     assert literal_anchors(r"ab+c") is None
     assert literal_anchors(r"x|\d+") is None
+    assert literal_anchors(r"is (?-i:Pending|Failed)") == ("pending", "failed")
+    assert literal_anchors(r"(?i:SystemUpdating)") == ("systemupdating",)

@@ -79,7 +79,7 @@ def test_empty_text_is_a_no_match() -> None:
 
 def test_json_shape() -> None:
     data = json.loads(json.dumps(explain("Xid 79 and No space left on device").to_json()))
-    assert set(data) == {"matches", "identifiers", "message", "truncated"}
+    assert set(data) == {"matches", "identifiers", "message", "truncated", "ignored_lines"}
     first = data["matches"][0]
     assert {"section", "score", "title", "why", "reference", "next_checks"} <= set(first)
     assert first["title"] == section(first["section"]).title

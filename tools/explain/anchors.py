@@ -8,7 +8,11 @@ The scan is conservative: when in doubt it returns ``None`` and the regex always
 
 from __future__ import annotations
 
+import re
+
 _CLASS_ESCAPES = frozenset("sSdDwWbBAZ")
+# "(?:", and scoped inline flags such as "(?-i:" or "(?i:": the group's body follows.
+_INLINE_FLAGS = re.compile(r"^\?[aiLmsux]*(?:-[imsx]+)?:")
 _LOOKAROUNDS = ("?=", "?!", "?<=", "?<!")
 _MIN_ANCHOR = 3  # display columns: an ASCII character counts 1, a CJK character 2
 
@@ -83,7 +87,7 @@ class _Sequence:
         inner = self.source[i + 1 : close]
         self.end_run()
         if not inner.startswith(_LOOKAROUNDS) and not _optional_at(self.source, close + 1):
-            nested = literal_anchors(inner.removeprefix("?:"))
+            nested = literal_anchors(_INLINE_FLAGS.sub("", inner, count=1))
             if nested is not None:
                 self.candidates.append(nested)
         return close + 1

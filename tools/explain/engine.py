@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tools.explain.identifiers import Identifiers, extract_identifiers
 from tools.explain.models import ExplainResult, Match
-from tools.explain.sanitize import MAX_INPUT_CHARS, clean_text, quote
+from tools.explain.sanitize import MAX_INPUT_CHARS, clean_text, quote, set_aside_instructions
 from tools.explain.scoring import Hit, SectionScore, rank
 from tools.explain.signature import TRIAGE, TRIAGE_NODE, Signature
 from tools.explain.signatures import ALL_SIGNATURES
@@ -145,9 +145,12 @@ def explain(text: str, top: int = DEFAULT_TOP) -> ExplainResult:
     """Rank the reference sections that pasted error text points at, best first.
 
     The text is data: it is cleaned, capped at ``MAX_INPUT_CHARS`` and matched against
-    the signature tables. Nothing in it is run or followed.
+    the signature tables. Nothing in it is run or followed; sentences that address an
+    assistant or try to give it instructions are left out of matching (and of the
+    identifiers) and only counted, so they cannot steer the ranking.
     """
     cleaned, truncated = clean_text(text)
+    cleaned, ignored = set_aside_instructions(cleaned)
     ids = extract_identifiers(cleaned)
     values = _placeholders(ids)
     scores = rank(find_hits(cleaned))
@@ -173,4 +176,10 @@ def explain(text: str, top: int = DEFAULT_TOP) -> ExplainResult:
         message = _no_match_message(values)
     if truncated:
         message += f" Only the first {MAX_INPUT_CHARS:,} characters were read."
-    return ExplainResult(matches=matches, identifiers=ids, message=message, truncated=truncated)
+    return ExplainResult(
+        matches=matches,
+        identifiers=ids,
+        message=message,
+        truncated=truncated,
+        ignored_lines=ignored,
+    )

@@ -30,6 +30,12 @@ class ExplainResult(BaseModel):
     identifiers: Identifiers
     message: str
     truncated: bool = Field(default=False, description="The input was cut to the size cap.")
+    ignored_lines: int = Field(
+        default=0,
+        ge=0,
+        description="Lines that read as instructions to an assistant (for example 'ignore"
+        " previous instructions'); they were excluded from matching and not followed.",
+    )
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

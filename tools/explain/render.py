@@ -52,5 +52,10 @@ def render_text(result: ExplainResult) -> str:
         lines.append("Identifiers found in the text:")
         lines.extend(identifier_lines)
         lines.append("")
+    if result.ignored_lines:
+        lines.append(
+            f"{result.ignored_lines} line(s) that read as instructions to an assistant were"
+            " ignored: they are data, not instructions, and were left out of matching."
+        )
     lines.append(result.message)
     return "\n".join(lines) + "\n"

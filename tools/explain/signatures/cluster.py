@@ -10,6 +10,7 @@ from tools.explain.signature import (
     LIST_NODES,
     TRIAGE,
     TRIAGE_NODE,
+    rx,
     sig,
     word,
 )
@@ -26,6 +27,18 @@ LIFECYCLE = (
     " --log-stream-name-prefix LifecycleConfig --region <REGION>",
     "cat /var/log/provision/provisioning.log",
 )
+# Cluster (ClusterStatus), instance-group and node (InstanceStatus) status values.
+_STATUS_VALUES = (
+    r"(?:Creating|Updating|SystemUpdating|RollingBack|Deleting|Failed|Failure|Degraded"
+    r"|InService|Pending|ShuttingDown|NotFound|DeepHealthCheckInProgress"
+    r"|AttachInProgress|DetachInProgress)"
+)
+# In English prose only the API's own capitalisation counts ("is Failed", not "failed").
+_STATUS = rf"[\"']?(?<![A-Za-z])(?-i:{_STATUS_VALUES})(?![A-Za-z])"
+# Chinese questions often write the value in lower case ("一直 pending").
+_STATUS_ANY_CASE = rf"[\"']?(?<![A-Za-z]){_STATUS_VALUES}(?![A-Za-z])"
+# What may follow a status word at the end of a clause.
+_CLAUSE_END = r"(?=\s+(?:for|since|after|again|now)\b|[ \t]*[.!?,;:。，！？；)]|[ \t]*(?:\n|$))"
 QUOTAS = "aws service-quotas list-service-quotas --service-code sagemaker --region <REGION>"
 CAPACITY = (
     "aws ec2 describe-instance-type-offerings --location-type availability-zone"
@@ -117,6 +130,42 @@ SIGNATURES = (
         r"(?:replace|replacement|reboot)\w*[^\n]{0,30}(?:stuck|failed|keeps failing|not working)",
         r"(?:替换|重启)\s*(?:节点)?\s*(?:失败|卡住|没反应)", r"节点\s*(?:替换|重启)",
         checks=(LIST_NODES, DESCRIBE_NODE, LIST_EVENTS),
+    ),
+    sig(
+        "hyperpod.status_transition", "F.1", 5.0,
+        "an expected transition (platform update or deep health checks): wait, and read the"
+        " cluster events if it lasts",
+        word(r"SystemUpdating|DeepHealthCheckInProgress|AttachInProgress|DetachInProgress"),
+        checks=(LIST_NODES, LIST_EVENTS, DESCRIBE_CLUSTER),
+    ),
+    sig(
+        "hyperpod.status_value", "F.1", 4.5,
+        "a HyperPod cluster, instance-group or node status is in question",
+        word(r"RollingBack|ShuttingDown"),
+        r"(?:ClusterStatus|InstanceStatus|InstanceGroupStatus|\"Status\")[\"'=:\s{]{0,24}"
+        + _STATUS,
+        r"(?:cluster|instance[- ]group|node|instance)s?\s+(?:status|state)\b[^\n.]{0,24}?"
+        + _STATUS,
+        r"(?:cluster|instance[- ]group|nodes?|instances?)\b[^\n.]{0,40}?"
+        r"(?:(?:has|have)\s+been|is|are|was|were|stays?|remains?|stuck|still|sits?|went|goes"
+        r"|turned|became|shows?|changed)\s+(?:stuck\s+)?(?:(?:in|at|on|to|into)\s+(?:the\s+)?)?"
+        + _STATUS
+        + r"(?:\s+(?:status|state))?"
+        + _CLAUSE_END,
+        r"(?:in|stuck in|stuck at)\s+(?:the\s+)?" + _STATUS + r"\s+(?:status|state)\b",
+        r"(?:集群|节点|实例组|实例)[^\n。，,]{0,24}?(?:状态|status)[^\n。，,]{0,10}?"
+        + _STATUS_ANY_CASE,
+        r"(?:集群|节点|实例组|实例)[^\n。，,]{0,16}?(?:一直|卡在|停在|还是|仍然|仍|始终|处于)"
+        r"\s*(?:是|在|处于)?\s*" + _STATUS_ANY_CASE,
+        r"卡在\s*" + _STATUS_ANY_CASE,
+        unless=rx(r"\bpods?\b|squeue|sbatch|srun|作业|容器组"),
+        checks=(LIST_NODES, LIST_EVENTS, DESCRIBE_CLUSTER),
+    ),
+    sig(
+        "hyperpod.status_words_zh", "F.1", 1.5,
+        "the cluster or node status is asked about",
+        r"(?:集群|节点|实例组)\s*(?:的)?\s*状态",
+        checks=(LIST_NODES, LIST_EVENTS, DESCRIBE_CLUSTER),
     ),
     sig(
         "hyperpod.cluster_failed", "F.1", 1.5,

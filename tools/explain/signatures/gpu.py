@@ -98,6 +98,7 @@ SIGNATURES = (
         r"double[- ]bit\s+(?:ECC\s+)?errors?", word("DBE"), r"uncorrected\s+(?:ECC|volatile)",
         r"uncontained\s+(?:ECC\s+)?error", r"ecc[._]errors[._]uncorrected",
         r"不可(?:纠正|修复|恢复)的?\s*(?:ECC|显存)", r"ECC\s*(?:不可纠正|双比特)",
+        r"(?:DRAM|SRAM)\s+Uncorrectable(?:\s+\w+)?\s*:\s*[1-9]",
         checks=(ECC, ROW_REMAP, TRIAGE_NODE),
     ),
     sig(
@@ -166,6 +167,29 @@ SIGNATURES = (
         r"clocks?_(?:throttle|event)_reasons",
         r"over[- ]?temperature", r"GPU\s+(?:temp|temperature)\w*\s+(?:is\s+)?(?:high|above|exceed)",
         r"power\s+brake", r"(?:GPU|显卡).{0,10}(?:过热|温度过?高|降频)", r"(?:过热|降频)",
+        checks=(THROTTLE, TRIAGE_NODE),
+    ),
+    sig(
+        "gpu.hot_reading", "G.4", 4.5,
+        "a GPU temperature reading at or above 85 °C, where clocks start to drop",
+        r"(?:Current\s+Temp|temperature(?:\.gpu)?|GPU\s*temp|温度)[^\n\d]{0,30}?"
+        r"(?<![\d.])(?:8[5-9]|9\d|1[01]\d)(?:\.\d+)?\s*(?:°\s*C|C\b|度|℃)",
+        r"(?:exceed\w*|above|over|hit|reach\w*|超过|达到|到了)\s*(?<![\d.])(?:8[5-9]|9\d|1[01]\d)"
+        r"\s*(?:°\s*C|C\b|度|℃)",
+        checks=(THROTTLE, TRIAGE_NODE),
+    ),
+    sig(
+        "gpu.telemetry", "G.4", 2.0,
+        "GPU temperature, clock or throttle-reason telemetry (nvidia-smi)",
+        r"temperature\.(?:gpu|memory)", r"clocks\.(?:current\.)?(?:sm|gr|graphics|mem|max\.\w+)",
+        r"(?:hw|sw)_(?:thermal_|power_brake_)?(?:slowdown|power_cap)",
+        r"Clocks (?:Event|Throttle) Reasons",
+        r"GPU\s+(?:Current|Slowdown|Shutdown|Max Operating|T\.Limit|Target)\s+Temp",
+        r"gpu_temp(?:_\w+)?", r"power\.(?:draw|limit)",
+        r"(?:GPU|显卡|卡)[^\n。，,]{0,8}温度", r"温度\s*(?:很|太|过|偏|特别|比较)?\s*高",
+        r"(?:SM|graphics|核心|GPU)\s*(?:的)?\s*(?:时钟|频率|主频)",
+        r"(?:时钟|频率|主频)\s*(?:很低|偏低|只有|掉到|掉了|下降|降到|上不去)",
+        r"\bSM\s+clocks?\b[^\n.]{0,30}(?:low|drop\w*|only|down)",
         checks=(THROTTLE, TRIAGE_NODE),
     ),
     # § G.5 — Trainium and Inferentia

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.explain.signature import DESCRIBE_CLUSTER, TRIAGE, TRIAGE_NODE, sig, word
+from tools.explain.signature import DESCRIBE_CLUSTER, TRIAGE, TRIAGE_NODE, rx, sig, word
 
 SG_RULES = (
     "aws ec2 describe-security-groups --group-ids <SG_ID> --region <REGION>",
@@ -135,6 +135,43 @@ SIGNATURES = (
         checks=VERSIONS,
     ),
     sig(
+        "versions.driver_too_old", "E", 6.0,
+        "the NVIDIA driver is older than the CUDA runtime in the job or image needs",
+        r"NVIDIA driver on your system is too old", r"driver (?:version )?(?:is )?too old",
+        r"update your (?:GPU |NVIDIA )?driver", r"cudaErrorInsufficientDriver",
+        r"CUDA_ERROR_INSUFFICIENT_DRIVER",
+        r"forward compatibility was attempted on non supported HW",
+        r"cudaErrorCompatNotSupportedOnDevice|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+        r"unsupported display driver\s*/\s*cuda driver combination",
+        r"cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+        r"requirement error: unsatisfied condition: cuda",
+        r"PTX was compiled with an unsupported toolchain",
+        r"(?:NVIDIA|GPU|CUDA|显卡)?\s*驱动\s*(?:的)?\s*(?:版本)?\s*(?:太|过|偏|比较)?\s*(?:老|旧|低)(?!温)",
+        r"驱动\s*(?:版本)?\s*(?:不够|不足|不兼容|不支持|跟不上)",
+        r"CUDA\s*(?:版本)?\s*(?:太|过)\s*(?:高|新)",
+        checks=VERSIONS,
+    ),
+    sig(
+        "versions.build_mismatch", "E", 4.0,
+        "the framework or container was built for another CUDA version or GPU architecture",
+        r"no kernel image is available for execution on the device",
+        r"(?:was|were) compiled (?:with|against) CUDA\s*[\d.]+[^\n]{0,60}(?:but|while)",
+        r"CUDA (?:runtime|driver) API version[^\n]{0,40}(?:mismatch|not match|too old)",
+        r"(?:升级|更新)\s*(?:一下)?\s*(?:GPU\s*|NVIDIA\s*|显卡\s*)?驱动",
+        checks=VERSIONS,
+    ),
+    sig(
+        "versions.nccl_skew", "E", 4.5,
+        "NCCL, CUDA or driver versions differ between nodes or between the image and the host",
+        r"NCCL\s+versions?\s+(?:mismatch|differ\w*|do(?:es)? not match|(?:is|are) different)",
+        r"(?:different|mismatched|inconsistent)\s+(?:NCCL|CUDA|driver|EFA|libfabric|OFI)"
+        r"\s+versions?",
+        r"(?:NCCL|CUDA|驱动|driver|EFA|OFI|PyTorch|torch)\s*(?:的)?\s*版本[^\n。，,]{0,16}?"
+        r"(?:不一样|不一致|不同|不匹配|对不上)",
+        r"版本\s*(?:不一样|对不上)",
+        checks=VERSIONS,
+    ),
+    sig(
         "versions.env", "E", 2.0,
         "EFA / NCCL job environment variables are involved",
         word(r"FI_EFA_USE_DEVICE_RDMA|NCCL_SOCKET_IFNAME|NCCL_NET|NCCL_PROTO|NCCL_IB_DISABLE"),
@@ -221,6 +258,52 @@ SIGNATURES = (
         r"EKS[^\n]{0,20}(?:控制平面|API)[^\n]{0,10}(?:连不上|不通)",
         checks=EKS,
     ),
+    sig(
+        "eks.network_path", "B.5", 6.0,
+        "HyperPod nodes cannot reach the EKS control plane: same VPC, and HTTPS (443) from the"
+        " HyperPod security group to the EKS cluster security group",
+        r"EKS[^\n.。]{0,60}(?:different|another|separate|other|(?:not|isn't|aren't)\s+in\s+the\s+same)"
+        r"\s+VPCs?",
+        r"(?:different|separate|(?:not|isn't|aren't)\s+in\s+the\s+same)\s+VPCs?[^\n.。]{0,60}EKS",
+        r"EKS[^\n。]{0,40}(?:不在|不是)\s*(?:在\s*)?同一个?\s*VPC",
+        r"EKS[^\n。]{0,40}(?:不同|另一个|别的|两个)\s*(?:的)?\s*VPC", r"跨\s*VPC[^\n。]{0,30}EKS",
+        r"(?:API\s*server|apiserver|api-server|control plane|cluster endpoint|eks\.amazonaws\.com)"
+        r"[^\n]{0,80}?(?:i/o timeout|timed? ?out|unreachable|connection refused|no route to host"
+        r"|not reachable|just hangs|hangs)",
+        r"(?:cannot|can't|unable to|could not|couldn't|fails? to|failed to)\s+(?:reach|connect to"
+        r"|talk to|contact)\s+(?:the\s+)?(?:EKS\s+|Kubernetes\s+|k8s\s+)?(?:cluster\s+)?"
+        r"(?:API\s*server|control plane|API endpoint|cluster endpoint)",
+        r"Unable to register node with API server",
+        r"(?:EKS|control plane|API\s*server)[^\n]{0,60}(?:port\s+)?(?<!\d)443(?!\d)",
+        r"(?:EKS|control plane)\s+(?:cluster\s+)?security group",
+        r"(?:API\s*server|APIServer|api-server|控制平面|控制面|集群端点|EKS\s*(?:的)?\s*endpoint)"
+        r"[^\n。，,]{0,20}?(?:连不上|连不通|不通|无法连接|连接不上|超时|访问不了|访问不到|不可达)",
+        r"(?:连不上|连不通|无法连接|连接不上|访问不了|访问不到)\s*(?:到)?\s*(?:EKS|集群)?[^\n。，,]{0,12}?"
+        r"(?:API\s*server|apiserver|api-server|控制平面|控制面|endpoint|端点)",
+        r"(?:安全组|security group)[^\n。]{0,30}(?<!\d)443(?!\d)[^\n。]{0,10}?"
+        r"(?:不通|没开|没放通|未放行|被拦|没有放行)",
+        r"(?<!\d)443(?!\d)\s*(?:端口)?\s*(?:不通|没开|没放通|未放行)",
+        r"(?:安全组|security group)[^\n。]{0,20}?(?:不通|没开|没放通|未放行|没有放行)"
+        r"\s*(?:端口)?\s*(?<!\d)443(?!\d)",
+        checks=EKS,
+    ),
+    sig(
+        "eks.nodes_not_joining", "B.5", 4.0,
+        "HyperPod nodes never joined the EKS cluster (networking or authentication)",
+        r"(?:none of\s+(?:the\s+|its\s+|our\s+)?(?:HyperPod\s+)?(?:nodes|instances)"
+        r"|(?:nodes?|instances?)\s+(?:never|don't|do not|didn't|did not|doesn't|does not|can't"
+        r"|cannot|won't|fail(?:ed)?\s+to))\s+(?:\w+\s+)?(?:appear|show up|join|register)\w*",
+        r"(?:节点|HyperPod)[^\n。]{0,20}?(?:加不进|加入不了|无法加入|注册不到|注册不上|没有加入|没加入)",
+        context=rx(r"EKS|kubectl|Kubernetes|k8s|集群"),
+        checks=EKS,
+    ),
+    sig(
+        "eks.vpc_config", "B.5", 3.0,
+        "the EKS cluster's own VPC configuration is involved",
+        r"resourcesVpcConfig", r"clusterSecurityGroupId", r"endpointPrivateAccess",
+        r"endpointPublicAccess",
+        checks=EKS,
+    ),
     # § B.6 — free IPs
     sig(
         "vpc.free_ips", "B.6", 5.0,
@@ -242,6 +325,12 @@ SIGNATURES = (
         "cni.aws_node", "O", 3.5,
         "the aws-node DaemonSet is involved",
         word("aws-node"), r"amazon-vpc-cni", r"vpc-cni", r"\bCNI\b",
+        checks=CNI,
+    ),
+    sig(
+        "cni.aws_node_crash", "O", 3.0,
+        "the aws-node pod itself is crash-looping: ipamd is not serving",
+        r"aws-node[^\n]{0,60}CrashLoopBackOff", r"CrashLoopBackOff[^\n]{0,60}aws-node",
         checks=CNI,
     ),
     sig(

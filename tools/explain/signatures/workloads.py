@@ -67,7 +67,13 @@ SIGNATURES = (
         r"stuck in (?:PENDING|COMPLETING|CONFIGURING)", r"ReqNodeNotAvail",
         r"\((?:Resources|Priority|Dependency|BeginTime|launch failed requeued held)\)",
         r"(?:作业|任务|job)\s*(?:一直)?\s*(?:卡在|卡住|停在)\s*(?:PD|CG|PENDING|COMPLETING|pending|completing)",
-        r"一直\s*(?:是\s*)?(?:PD|CG|pending|PENDING|COMPLETING|completing)",
+        checks=SLURM_JOBS,
+    ),
+    sig(
+        "slurm.stuck_jobs_zh", "H.2", 4.0,
+        "jobs do not start or do not finish",
+        r"一直\s*(?:是\s*)?(?:PD|CG|pending|PENDING|Pending|COMPLETING|completing)",
+        context=rx(r"作业|任务|\bjobs?\b|squeue|sbatch|srun|slurm|scancel|(?<![A-Za-z])(?:PD|CG)(?![A-Za-z])"),
         checks=SLURM_JOBS,
     ),
     # § H — daemons
