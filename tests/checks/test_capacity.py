@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.checks.capacity import CHECK_ID, group_subnet_ids, judge_offerings
+from tools.checks.capacity import (
+    CHECK_ID,
+    group_instance_types,
+    group_subnet_ids,
+    judge_offerings,
+)
 from tools.findings import Priority, Status
 
 
@@ -103,3 +108,83 @@ def test_unreadable_subnets_are_not_judged() -> None:
 def test_missing_keys() -> None:
     findings = judge_offerings([{}], [], [{"SubnetId": "subnet-c"}], [{}])
     assert [f.status for f in findings] == [Status.INFO]
+    assert "instance types not judged" in findings[0].message
+
+
+# -- flexible instance groups (no InstanceType) ------------------------------------------
+
+
+def flexible(name: str, *types: str) -> dict[str, Any]:
+    return {
+        "InstanceGroupName": name,
+        "InstanceRequirements": {"CurrentInstanceTypes": list(types)},
+        "InstanceTypeDetails": [{"InstanceType": t, "CurrentCount": 1} for t in types],
+    }
+
+
+def test_flexible_group_types_come_from_requirements_and_details() -> None:
+    group_ = {
+        "InstanceGroupName": "gpu",
+        "InstanceRequirements": {
+            "CurrentInstanceTypes": ["ml.p5.48xlarge"],
+            "DesiredInstanceTypes": ["ml.p5en.48xlarge", "ml.p5.48xlarge"],
+        },
+        "InstanceTypeDetails": [{"InstanceType": "ml.p4d.24xlarge", "CurrentCount": 1}],
+    }
+    assert group_instance_types(group_) == ["ml.p5en.48xlarge", "ml.p5.48xlarge", "ml.p4d.24xlarge"]
+    assert group_instance_types(group("cpu", "ml.m5.large")) == ["ml.m5.large"]
+    assert group_instance_types({}) == []
+
+
+def test_flexible_group_with_one_type_offered_is_info_naming_the_other() -> None:
+    offers = offered("p5.48xlarge", "us-west-2a") + offered("p4d.24xlarge", "us-west-2c")
+    findings = judge_offerings(
+        [flexible("gpu", "ml.p5.48xlarge", "ml.p4d.24xlarge")], ["subnet-c"], SUBNETS, offers
+    )
+    assert [f.status for f in findings] == [Status.INFO]
+    finding = findings[0]
+    assert "p4d.24xlarge in us-west-2c" in finding.message
+    assert finding.evidence["not_offered_in_subnet_azs"] == ["p5.48xlarge"]
+    assert finding.evidence["instance_types"] == ["p5.48xlarge", "p4d.24xlarge"]
+    assert not finding.message.endswith(".")
+
+
+def test_flexible_group_with_no_type_offered_fails() -> None:
+    offers = offered("p5.48xlarge", "us-west-2a")
+    findings = judge_offerings(
+        [flexible("gpu", "ml.p5.48xlarge", "ml.p4d.24xlarge")], ["subnet-c"], SUBNETS, offers
+    )
+    assert [(f.status, f.priority) for f in findings] == [(Status.FAIL, Priority.P0)]
+    message = findings[0].message
+    assert "none of its instance types p5.48xlarge, p4d.24xlarge" in message
+    assert "p4d.24xlarge in no AZ of this region" in message
+    assert findings[0].evidence["offered_azs_by_type"] == {
+        "p5.48xlarge": ["us-west-2a"],
+        "p4d.24xlarge": [],
+    }
+
+
+def test_group_without_any_type_is_never_a_fail() -> None:
+    findings = judge_offerings(
+        [{"InstanceGroupName": "gpu", "InstanceRequirements": {}}], ["subnet-c"], SUBNETS, []
+    )
+    assert [f.status for f in findings] == [Status.INFO]
+    assert "instance types not judged" in findings[0].message
+
+
+def test_registered_check_asks_for_the_offerings_of_flexible_types() -> None:
+    from evals.clusters import base
+    from tools.aws.session import AwsAccess
+    from tools.checks.capacity import instance_type_offerings
+    from tools.triage.data import ClusterData
+    from tools.triage.target import TriageTarget
+
+    world = base.healthy_eks()
+    gpu = world.cluster["InstanceGroups"][0]
+    del gpu["InstanceType"]
+    gpu["InstanceRequirements"] = {"CurrentInstanceTypes": ["ml.p5.48xlarge"]}
+    target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region)
+    data = ClusterData(AwsAccess(world.region, replay=world), target, now=base.RECORDED_AT)
+    findings = list(instance_type_offerings(data))
+    assert [f.status for f in findings] == [Status.INFO, Status.INFO]
+    assert "p5.48xlarge is offered in us-west-2c" in findings[0].message

@@ -81,7 +81,56 @@ def test_garbage_does_not_crash() -> None:
         [{}, group("x", "ml.p5.48xlarge", "1"), group("y", "ml.p5.48xlarge", True)],
         [{"InstanceType": "p5.48xlarge", "VCpuInfo": "nope"}],
     )
-    assert all(f.status is Status.PASS for f in findings)
+    assert [f.status for f in findings] == [Status.INFO, Status.PASS, Status.PASS]
+    assert "not judged" in findings[0].message
+
+
+# -- flexible instance groups (no InstanceType) ------------------------------------------
+
+
+def flexible(name: str, details: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """A DescribeCluster ClusterInstanceGroupDetails of a flexible group (no InstanceType)."""
+    return {"InstanceGroupName": name, "InstanceTypeDetails": details, **extra}
+
+
+def test_flexible_group_is_judged_per_type_from_instance_type_details() -> None:
+    details = [
+        {"InstanceType": "ml.p5.48xlarge", "CurrentCount": 2, "ThreadsPerCore": 1},
+        {"InstanceType": "ml.p4d.24xlarge", "CurrentCount": 1, "ThreadsPerCore": 2},
+    ]
+    groups = [flexible("gpu", details)]
+    assert single_thread_types(groups) == ["p5.48xlarge"]
+    findings = judge_threads_per_core(groups, [P5])
+    assert [(f.status, f.evidence["instance_type"]) for f in findings] == [
+        (Status.WARN, "ml.p5.48xlarge"),
+        (Status.PASS, "ml.p4d.24xlarge"),
+    ]
+    assert findings[0].priority is Priority.P1
+    assert "96 of 192 vCPUs visible" in findings[0].message
+
+
+def test_flexible_group_with_two_threads_everywhere_passes() -> None:
+    details = [{"InstanceType": "ml.p5.48xlarge", "ThreadsPerCore": 2}]
+    findings = judge_threads_per_core([flexible("gpu", details, ThreadsPerCore=1)], [P5])
+    assert [f.status for f in findings] == [Status.PASS]
+
+
+def test_types_only_in_instance_requirements_take_the_group_threads() -> None:
+    group_ = {
+        "InstanceGroupName": "gpu",
+        "ThreadsPerCore": 1,
+        "InstanceRequirements": {"CurrentInstanceTypes": ["ml.p5.48xlarge"]},
+    }
+    assert single_thread_types([group_]) == ["p5.48xlarge"]
+    [finding] = judge_threads_per_core([group_], [P5])
+    assert finding.status is Status.WARN
+
+
+def test_group_without_any_type_is_info_not_judged() -> None:
+    [finding] = judge_threads_per_core([{"InstanceGroupName": "gpu", "ThreadsPerCore": 1}], [P5])
+    assert finding.status is Status.INFO
+    assert "instance types not judged" in finding.message
+    assert single_thread_types([{"InstanceGroupName": "gpu", "ThreadsPerCore": 1}]) == []
 
 
 def test_only_single_thread_groups_are_described() -> None:
@@ -97,6 +146,18 @@ def data_for(world: Any) -> ClusterData:
 def test_registered_check_against_the_base_world() -> None:
     world = base.healthy_eks()
     world.cluster["InstanceGroups"][0]["ThreadsPerCore"] = 1
+    findings = list(threads_per_core(data_for(world)))
+    assert [f.status for f in findings] == [Status.WARN, Status.PASS]
+    assert "96 of 192" in findings[0].message
+
+
+def test_registered_check_describes_the_types_of_a_flexible_group() -> None:
+    world = base.healthy_eks()
+    gpu = world.cluster["InstanceGroups"][0]
+    del gpu["InstanceType"]
+    gpu["InstanceTypeDetails"] = [
+        {"InstanceType": "ml.p5.48xlarge", "CurrentCount": 4, "ThreadsPerCore": 1}
+    ]
     findings = list(threads_per_core(data_for(world)))
     assert [f.status for f in findings] == [Status.WARN, Status.PASS]
     assert "96 of 192" in findings[0].message

@@ -1,5 +1,8 @@
 """§ C: every instance group's EC2 type must be offered in an AZ where the group has a subnet.
 
+Flexible instance groups list several types (InstanceTypeDetails / InstanceRequirements);
+one of them offered in a subnet AZ is enough.
+
 An offering (DescribeInstanceTypeOfferings, LocationType availability-zone) means the type
 exists in that AZ, not that capacity is free right now: a passing check says so and points
 to § C for InsufficientInstanceCapacity.
@@ -25,13 +28,32 @@ def group_subnet_ids(group: dict[str, Any], cluster_subnets: list[str]) -> list[
     return sorted(set(override or cluster_subnets))
 
 
+def group_instance_types(group: dict[str, Any]) -> list[str]:
+    """The HyperPod (ml.) types a group runs or may run, in priority order.
+
+    A flexible instance group has no InstanceType; DescribeCluster reports its types in
+    InstanceTypeDetails (per type: count, ThreadsPerCore) and InstanceRequirements
+    (CurrentInstanceTypes, DesiredInstanceTypes).
+    """
+    found: list[str] = []
+    if group.get("InstanceType"):
+        found.append(str(group["InstanceType"]))
+    requirements = group.get("InstanceRequirements") or {}
+    for key in ("DesiredInstanceTypes", "CurrentInstanceTypes"):
+        found.extend(str(t) for t in requirements.get(key) or [] if t)
+    for detail in group.get("InstanceTypeDetails") or []:
+        if isinstance(detail, dict) and detail.get("InstanceType"):
+            found.append(str(detail["InstanceType"]))
+    return list(dict.fromkeys(found))
+
+
 def judge_offerings(
     groups: list[dict[str, Any]],
     cluster_subnets: list[str],
     subnets: list[dict[str, Any]],
     offerings: list[dict[str, Any]],
 ) -> list[Finding]:
-    """FAIL P0 for a group whose type is offered in none of its subnets' AZs; else INFO."""
+    """FAIL P0 for a group none of whose types is offered in its subnets' AZs; else INFO."""
     az_of = {str(s.get("SubnetId")): str(s.get("AvailabilityZone", "")) for s in subnets}
     offered: dict[str, set[str]] = {}
     for offering in offerings:
@@ -43,56 +65,89 @@ def judge_offerings(
     findings: list[Finding] = []
     for group in groups:
         name = str(group.get("InstanceGroupName", "?"))
-        instance_type = ec2_type(str(group.get("InstanceType", "")))
+        types = [ec2_type(t) for t in group_instance_types(group)]
         subnet_ids = group_subnet_ids(group, cluster_subnets)
         subnet_azs = {sid: az_of[sid] for sid in subnet_ids if az_of.get(sid)}
-        offered_azs = sorted(offered.get(instance_type, set()))
+        by_type = {t: sorted(offered.get(t, set())) for t in types}
         evidence: dict[str, Any] = {
             "group": name,
-            "instance_type": instance_type,
+            "instance_types": types,
             "subnet_azs": subnet_azs,
-            "offered_azs": offered_azs,
+            "offered_azs_by_type": by_type,
         }
-        if not subnet_azs:
+        if len(types) == 1:
+            evidence.update(instance_type=types[0], offered_azs=by_type[types[0]])
+        if not types:
             findings.append(
                 info(
                     CHECK_ID,
                     "C",
-                    f"Instance group {name}: no readable subnet, AZ offering of "
-                    f"{instance_type} not judged",
+                    f"Instance group {name}: no instance type reported (neither InstanceType "
+                    "nor the InstanceTypeDetails / InstanceRequirements of a flexible group): "
+                    "instance types not judged",
                     resources=subnet_ids,
                     **evidence,
                 )
             )
             continue
-        matching = sorted({az for az in subnet_azs.values() if az in offered_azs})
-        azs = ", ".join(sorted(set(subnet_azs.values())))
-        if not matching:
-            where = ", ".join(offered_azs) or "no AZ of this region"
-            findings.append(
-                fail(
-                    CHECK_ID,
-                    Priority.P0,
-                    "C",
-                    f"Instance group {name}: {instance_type} is not offered in its subnet "
-                    f"AZ(s) {azs} (subnets {', '.join(sorted(subnet_azs))}); it is offered "
-                    f"in {where}",
-                    resources=sorted(subnet_azs),
-                    **evidence,
-                )
-            )
-        else:
+        shown = ", ".join(types)
+        if not subnet_azs:
             findings.append(
                 info(
                     CHECK_ID,
                     "C",
-                    f"Instance group {name}: {instance_type} is offered in {', '.join(matching)} "
-                    f"where it has a subnet ({_CAPACITY_NOTE})",
-                    resources=sorted(subnet_azs),
-                    note=_CAPACITY_NOTE,
+                    f"Instance group {name}: no readable subnet, AZ offering of {shown} not judged",
+                    resources=subnet_ids,
                     **evidence,
                 )
             )
+            continue
+        matching = {
+            t: sorted({az for az in subnet_azs.values() if az in by_type[t]}) for t in types
+        }
+        azs = ", ".join(sorted(set(subnet_azs.values())))
+        if not any(matching.values()):
+            if len(types) == 1:
+                where = ", ".join(by_type[types[0]]) or "no AZ of this region"
+                message = (
+                    f"Instance group {name}: {types[0]} is not offered in its subnet AZ(s) "
+                    f"{azs} (subnets {', '.join(sorted(subnet_azs))}); it is offered in {where}"
+                )
+            else:
+                where = "; ".join(
+                    f"{t} in {', '.join(by_type[t]) or 'no AZ of this region'}" for t in types
+                )
+                message = (
+                    f"Instance group {name}: none of its instance types {shown} is offered in "
+                    f"its subnet AZ(s) {azs} (subnets {', '.join(sorted(subnet_azs))}); "
+                    f"offered: {where}"
+                )
+            findings.append(
+                fail(CHECK_ID, Priority.P0, "C", message, resources=sorted(subnet_azs), **evidence)
+            )
+            continue
+        placed = "; ".join(f"{t} in {', '.join(a)}" for t, a in matching.items() if a)
+        unplaced = [t for t, a in matching.items() if not a]
+        also = ""
+        if unplaced:
+            evidence["not_offered_in_subnet_azs"] = unplaced
+            also = f"; {', '.join(unplaced)} cannot be placed in its subnet AZ(s) {azs}"
+        if len(types) == 1:
+            offered_where = (
+                f"{types[0]} is offered in {', '.join(matching[types[0]])} where it has a subnet"
+            )
+        else:
+            offered_where = f"offered where it has a subnet: {placed}{also}"
+        findings.append(
+            info(
+                CHECK_ID,
+                "C",
+                f"Instance group {name}: {offered_where} ({_CAPACITY_NOTE})",
+                resources=sorted(subnet_azs),
+                note=_CAPACITY_NOTE,
+                **evidence,
+            )
+        )
     return findings
 
 
@@ -102,5 +157,5 @@ def instance_type_offerings(data: ClusterData) -> Iterable[Finding]:
     groups = data.instance_groups()
     cluster_subnets = list(data.cluster().get("VpcConfig", {}).get("Subnets", []))
     subnets, _missing = data.existing_subnets(data.cluster_subnet_ids())
-    types = [ec2_type(str(g.get("InstanceType", ""))) for g in groups if g.get("InstanceType")]
+    types = [ec2_type(t) for g in groups for t in group_instance_types(g)]
     return judge_offerings(groups, cluster_subnets, subnets, data.instance_type_offerings(types))
