@@ -5,11 +5,17 @@ NotResource with wildcards, an explicit Deny over any Allow. Conditions are not 
 and only the documents handed over are read (for D.1 the execution role's identity
 policies, not the bucket policy), so callers report what those documents lack rather than
 claiming the resource is unreadable by every path.
+
+A Deny that carries a Condition is not an explicit deny of the request: the usual
+`Deny s3:* when aws:SecureTransport is false` never applies to the HTTPS requests the AWS
+CLI makes. Such statements are counted apart (`Decision.conditional_denies`), never as a
+deny. A conditional Allow counts as an Allow (optimistic: the caller reports a grant).
 """
 
 from __future__ import annotations
 
 import fnmatch
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -46,13 +52,34 @@ def _statement_applies(statement: dict[str, Any], action: str, resource: str) ->
     return action_ok and resource_ok
 
 
-def policy_decision(documents: list[dict[str, Any]], action: str, resource: str) -> str:
-    """'deny' (explicit), 'allow', or 'implicit-deny' over identity-policy documents.
+def _condition_keys(statement: dict[str, Any]) -> list[str]:
+    """The condition keys of a statement (`aws:SecureTransport`, ...); [] without one."""
+    condition = statement.get("Condition")
+    if not isinstance(condition, dict) or not condition:
+        return []
+    keys: list[str] = []
+    for operator, tests in condition.items():
+        if isinstance(tests, dict) and tests:
+            keys.extend(str(key) for key in tests)
+        else:
+            keys.append(str(operator))
+    return sorted(set(keys))
 
-    Conditions are not evaluated: a conditional Allow counts as an Allow (optimistic), a
-    conditional Deny as a Deny.
-    """
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome for one action on one resource over identity-policy documents."""
+
+    verdict: str  # "deny" (explicit, unconditional), "allow" or "implicit-deny"
+    conditional_denies: list[str] = field(default_factory=list)
+    """Condition keys of Deny statements that apply but carry a Condition (not evaluated)."""
+
+
+def evaluate(documents: list[dict[str, Any]], action: str, resource: str) -> Decision:
+    """An unconditional Deny wins; a conditional Deny is noted, not counted as a deny."""
     allowed = False
+    denied = False
+    conditional: list[str] = []
     for document in documents:
         if not isinstance(document, dict):
             continue
@@ -61,8 +88,19 @@ def policy_decision(documents: list[dict[str, Any]], action: str, resource: str)
                 statement, action, resource
             ):
                 continue
-            if statement.get("Effect") == "Deny":
-                return "deny"
-            if statement.get("Effect") == "Allow":
+            effect = statement.get("Effect")
+            if effect == "Deny":
+                if statement.get("Condition") in (None, {}, [], ""):
+                    denied = True
+                else:
+                    # An unreadable Condition is still a condition: not evaluated either.
+                    conditional.extend(_condition_keys(statement) or ["(unreadable condition)"])
+            elif effect == "Allow":
                 allowed = True
-    return "allow" if allowed else "implicit-deny"
+    verdict = "deny" if denied else ("allow" if allowed else "implicit-deny")
+    return Decision(verdict=verdict, conditional_denies=sorted(set(conditional)))
+
+
+def policy_decision(documents: list[dict[str, Any]], action: str, resource: str) -> str:
+    """'deny' (explicit, unconditional), 'allow', or 'implicit-deny' (see `evaluate`)."""
+    return evaluate(documents, action, resource).verdict

@@ -1,8 +1,11 @@
 """§ D.1: can each instance group's execution role read its lifecycle scripts from S3?
 
 Only the execution role's identity policies are evaluated (bucket policies are not read),
-so a FAIL names what is missing rather than claiming the bucket is unreadable by every
-path. Buckets named sagemaker-* are covered by the managed instance-role policy.
+so a missing grant is a WARN that names what the role's policies lack, not a claim that
+the bucket is unreadable by every path; only an unconditional explicit Deny in those
+policies (which no bucket policy can override) is a FAIL. Buckets named sagemaker-* are
+readable through the managed AmazonSageMakerClusterInstanceRolePolicy, so for them the
+check verifies that the role carries it (or an equivalent grant).
 """
 
 from __future__ import annotations
@@ -10,18 +13,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
-from tools.checks._iam_policy import policy_decision
+from tools.checks._iam_policy import evaluate
 from tools.checks._text import clip, quoted
-from tools.findings import Finding, Priority, fail, info, passed
+from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
 
 CHECK_BUCKET = "lifecycle-bucket-access"
 
 MANAGED_PREFIX = "sagemaker-"
+MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
 
 def parse_s3_uri(uri: str) -> tuple[str, str] | None:
@@ -96,20 +100,38 @@ def lifecycle_sources(
 
 
 def roles_to_check(sources: list[LifecycleSource]) -> list[str]:
-    """Execution roles whose policies decide access: those of buckets not named sagemaker-*."""
-    return sorted({s.role for s in sources if s.role and not s.bucket.startswith(MANAGED_PREFIX)})
+    """Execution roles whose identity policies decide access (every group's, sagemaker-*
+    buckets included: the managed policy that covers them must actually be attached)."""
+    return sorted({s.role for s in sources if s.role})
+
+
+class _Verdict(NamedTuple):
+    """What one role's identity policies say about one bucket (groups sharing it merge)."""
+
+    role: str
+    bucket: str
+    verdict: str  # granted, missing, denied or no-role
+    missing: tuple[str, ...] = ()
+    denied: tuple[str, ...] = ()
+    conditional_denies: tuple[str, ...] = ()
+
+
+def _actions(actions: tuple[str, ...]) -> str:
+    """s3:GetObject/ListBucket: one service prefix for a list of s3 actions."""
+    names = [a.removeprefix("s3:") for a in actions]
+    return "s3:" + "/".join(names) if names else ""
 
 
 def judge_bucket_access(
     sources: list[LifecycleSource], policies: dict[str, list[dict[str, Any]]]
 ) -> list[Finding]:
-    """FAIL P0 when a non-sagemaker-* lifecycle bucket is not readable by the group's role."""
-    verdicts: dict[tuple[str, str, tuple[str, ...], str], list[LifecycleSource]] = {}
+    """Whether each group's execution role may read its lifecycle scripts, per its identity
+    policies: PASS when granted, WARN P1 when not granted (a bucket policy may still allow
+    it), FAIL P0 only on an unconditional explicit Deny."""
+    verdicts: dict[_Verdict, list[LifecycleSource]] = {}
     for source in sources:
-        if source.bucket.startswith(MANAGED_PREFIX):
-            key: tuple[str, str, tuple[str, ...], str] = (source.role, source.bucket, (), "managed")
-        elif not source.role:
-            key = ("", source.bucket, (), "no-role")
+        if not source.role:
+            key = _Verdict("", source.bucket, "no-role")
         else:
             documents = policies.get(source.role, [])
             partition = _partition(source.role)
@@ -118,38 +140,48 @@ def judge_bucket_access(
                 ("s3:ListBucket", f"arn:{partition}:s3:::{source.bucket}"),
             )
             missing: list[str] = []
-            denied = False
+            denied: list[str] = []
+            conditions: set[str] = set()
             for action, resource in checks:
-                decision = policy_decision(documents, action, resource)
-                if decision != "allow":
+                decision = evaluate(documents, action, resource)
+                conditions.update(decision.conditional_denies)
+                if decision.verdict == "deny":
+                    denied.append(action)
+                elif decision.verdict != "allow":
                     missing.append(action)
-                    denied = denied or decision == "deny"
             verdict = "denied" if denied else ("missing" if missing else "granted")
-            key = (source.role, source.bucket, tuple(missing), verdict)
+            key = _Verdict(
+                source.role,
+                source.bucket,
+                verdict,
+                tuple(missing),
+                tuple(denied),
+                tuple(sorted(conditions)),
+            )
         verdicts.setdefault(key, []).append(source)
     findings: list[Finding] = []
-    for (role, bucket, lacking, verdict), members in sorted(verdicts.items()):
+    for verdict_key, members in sorted(verdicts.items()):
+        role, bucket, verdict = verdict_key.role, verdict_key.bucket, verdict_key.verdict
+        lacking, denied_actions = verdict_key.missing, verdict_key.denied
+        conditional = verdict_key.conditional_denies
         groups = sorted(s.group for s in members)
+        managed = bucket.startswith(MANAGED_PREFIX)
         evidence: dict[str, Any] = {
             "groups": groups,
             "bucket": bucket,
             "role": role,
             "source": members[0].uri,
-            "missing_actions": list(lacking),
+            "missing_actions": sorted([*lacking, *denied_actions]),
+            "denied_actions": list(denied_actions),
+            "managed_bucket": managed,
         }
+        if conditional:
+            # Deny statements with a Condition (e.g. aws:SecureTransport=false) were not
+            # evaluated and do not count as a deny of the role's reads.
+            evidence["conditional_denies"] = list(conditional)
         named = ", ".join(groups)
         role_name = role.rsplit("/", 1)[-1] if role else ""
-        if verdict == "managed":
-            findings.append(
-                passed(
-                    CHECK_BUCKET,
-                    "D.1",
-                    f"Lifecycle bucket {bucket} ({named}) is covered by the managed instance-role "
-                    "policy (sagemaker-* buckets)",
-                    **evidence,
-                )
-            )
-        elif verdict == "no-role":
+        if verdict == "no-role":
             findings.append(
                 info(
                     CHECK_BUCKET,
@@ -160,24 +192,45 @@ def judge_bucket_access(
                 )
             )
         elif verdict == "granted":
+            via = f" (through {MANAGED_POLICY} or an equivalent grant)" if managed else ""
             findings.append(
                 passed(
                     CHECK_BUCKET,
                     "D.1",
-                    f"Instance role {role_name} may read lifecycle bucket {bucket} ({named})",
+                    f"Instance role {role_name} may read lifecycle bucket {bucket} ({named}){via}",
                     **evidence,
                 )
             )
-        else:
-            how = "explicitly deny" if verdict == "denied" else "do not grant"
+        elif verdict == "denied":
             findings.append(
                 fail(
                     CHECK_BUCKET,
                     Priority.P0,
                     "D.1",
                     f"Instance role {role_name} cannot read lifecycle bucket {bucket} "
-                    f"({named}): its policies {how} {' and '.join(lacking)} "
-                    "(the managed policy only covers sagemaker-* buckets)",
+                    f"({named}): its identity policies explicitly deny "
+                    f"{_actions(denied_actions)}"
+                    + (f" and do not grant {_actions(lacking)}" if lacking else "")
+                    + " (no bucket policy can override an explicit deny)",
+                    resources=[role, f"s3://{bucket}"],
+                    **evidence,
+                )
+            )
+        else:
+            why = (
+                f"; neither {MANAGED_POLICY} (which covers sagemaker-* buckets) nor an "
+                "equivalent grant is attached"
+                if managed
+                else f"; the managed {MANAGED_POLICY} only covers sagemaker-* buckets"
+            )
+            findings.append(
+                warn(
+                    CHECK_BUCKET,
+                    Priority.P1,
+                    "D.1",
+                    f"Identity policies of role {role_name} do not grant {_actions(lacking)} "
+                    f"on lifecycle bucket {bucket} ({named}) (a bucket policy may still allow "
+                    f"it; not read){why}",
                     resources=[role, f"s3://{bucket}"],
                     **evidence,
                 )
