@@ -80,6 +80,16 @@ def _eks_config_map_auth(world: World) -> None:
         cluster["accessConfig"] = {"authenticationMode": "CONFIG_MAP"}
 
 
+def _eks_in_another_account(world: World) -> None:
+    # A same-named EKS cluster that is FAILED in the caller's account: describing the bare
+    # name there would judge the wrong cluster.
+    other = "444455556666"
+    world.cluster["Orchestrator"]["Eks"]["ClusterArn"] = (
+        f"arn:aws:eks:{base.REGION}:{other}:cluster/ml-eks"
+    )
+    world.eks_clusters["ml-eks"]["status"] = "FAILED"
+
+
 def _p5_only_elsewhere(world: World) -> None:
     world.offerings = [
         o
@@ -147,6 +157,15 @@ NETWORK: list[Scenario] = [
         _eks_config_map_auth,
         expect=[("eks-cluster", "FAIL", "B.5")],
         resources={"eks-cluster": ["ml-eks"]},
+    ),
+    Scenario(
+        "eks-other-account",
+        "EKS cluster whose orchestrating EKS cluster lives in another account: it is not "
+        "described from the caller's account (a same-named FAILED cluster there is not "
+        "judged), and § B.5 reports that it needs access there (INFO, never FAIL).",
+        "eks",
+        _eks_in_another_account,
+        must_not=[("eks-cluster", "FAIL"), ("eks-network", "FAIL")],
     ),
     Scenario(
         "capacity-az-mismatch",

@@ -261,3 +261,62 @@ def test_deleted_eks_cluster_fails_instead_of_skipping() -> None:
     assert statuses(findings) == [(Status.FAIL, Priority.P0)]
     assert findings[0].message.endswith("does not exist")
     assert list(eks_network(data)) == []
+
+
+# -- an EKS cluster in another account or region ----------------------------------------
+
+ELSEWHERE = {
+    "arn": "arn:aws:eks:us-east-1:444455556666:cluster/ml-eks",
+    "eks_account": "444455556666",
+    "eks_region": "us-east-1",
+    "hyperpod_account": "111122223333",
+    "hyperpod_region": "us-west-2",
+    "run_region": "us-west-2",
+}
+
+
+def test_eks_cluster_elsewhere_is_info_naming_account_and_region() -> None:
+    from tools.checks.eks_alignment import judge_eks_elsewhere
+
+    finding = judge_eks_elsewhere(CHECK_CLUSTER, ELSEWHERE)
+    assert (finding.status, finding.section) == (Status.INFO, "B.5")
+    assert "account 444455556666 / region us-east-1" in finding.message
+    assert "not described (B.5 checks need access there)" in finding.message
+    assert finding.resources == [ELSEWHERE["arn"]]
+    only_region = {**ELSEWHERE, "eks_account": "111122223333"}
+    message = judge_eks_elsewhere(CHECK_NETWORK, only_region).message
+    assert "is in region us-east-1 (" in message
+
+
+@pytest.mark.parametrize(
+    "arn",
+    [
+        "arn:aws:eks:us-west-2:444455556666:cluster/ml-eks",  # another account
+        "arn:aws:eks:us-east-1:111122223333:cluster/ml-eks",  # another region
+    ],
+)
+def test_registered_checks_do_not_describe_an_eks_cluster_elsewhere(arn: str) -> None:
+    from evals.clusters import base
+    from tools.checks.eks_alignment import eks_cluster, eks_network
+
+    world = base.healthy_eks()
+    world.cluster["Orchestrator"]["Eks"]["ClusterArn"] = arn
+    world.eks_clusters["ml-eks"]["status"] = "FAILED"  # what a wrong DescribeCluster would see
+    data = _data(world)
+    assert data.eks_cluster() is None
+    found = [*eks_cluster(data), *eks_network(data)]
+    assert [(f.check, f.status) for f in found] == [
+        (CHECK_CLUSTER, Status.INFO),
+        (CHECK_NETWORK, Status.INFO),
+    ]
+    assert all(arn in f.message for f in found)
+
+
+def test_same_account_and_region_is_described_as_before() -> None:
+    from evals.clusters import base
+
+    data = _data(base.healthy_eks())
+    assert data.eks_cluster_elsewhere() is None
+    eks = data.eks_cluster()
+    assert eks is not None
+    assert eks["name"] == "ml-eks"

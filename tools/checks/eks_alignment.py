@@ -288,10 +288,33 @@ def judge_control_plane_access(
     ]
 
 
+def judge_eks_elsewhere(check_id: str, location: dict[str, str]) -> Finding:
+    """INFO, never FAIL: an EKS cluster in another account or region is not described."""
+    where = []
+    if location["eks_account"] != location["hyperpod_account"]:
+        where.append(f"account {location['eks_account']}")
+    if location["eks_region"] != location["run_region"]:
+        where.append(f"region {location['eks_region']}")
+    if not where:  # same account and run region, but the HyperPod ARN names another region
+        where.append(f"region {location['eks_region']}")
+    return info(
+        check_id,
+        "B.5",
+        f"EKS cluster {location['arn']} is in {' / '.join(where)} (HyperPod: account "
+        f"{location['hyperpod_account']}, region {location['hyperpod_region']}): not "
+        "described (B.5 checks need access there)",
+        resources=[location["arn"]],
+        **location,
+    )
+
+
 # -- registered checks --------------------------------------------------------------------
 
 
 def _eks_or_finding(data: ClusterData) -> tuple[dict[str, Any] | None, list[Finding]]:
+    elsewhere = data.eks_cluster_elsewhere()
+    if elsewhere is not None:
+        return None, [judge_eks_elsewhere(CHECK_CLUSTER, elsewhere)]
     try:
         eks = data.eks_cluster()
     except ResourceNotFound as exc:
@@ -342,6 +365,9 @@ def eks_cluster(data: ClusterData) -> Iterable[Finding]:
 @check(CHECK_NETWORK, section="B.5", title="EKS and HyperPod networking", orchestrators=("eks",))
 def eks_network(data: ClusterData) -> Iterable[Finding]:
     """EKS shares the HyperPod VPC and its control-plane SGs admit the nodes on 443."""
+    elsewhere = data.eks_cluster_elsewhere()
+    if elsewhere is not None:
+        return [judge_eks_elsewhere(CHECK_NETWORK, elsewhere)]
     eks, _ = _eks_or_finding(data)
     if eks is None:
         return []  # eks-cluster reports a missing EKS cluster

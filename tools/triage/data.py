@@ -8,6 +8,7 @@ Parameters are deterministic so a recorded cluster replays them exactly.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -20,6 +21,9 @@ from tools.triage.target import CLUSTER_ARN, TriageTarget
 
 T = TypeVar("T")
 
+EKS_CLUSTER_ARN = re.compile(
+    r"^arn:aws[a-z-]*:eks:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):cluster/(?P<name>[^/]+)$"
+)
 EVENT_PAGE, EVENT_CAP = 100, 500
 NODE_PAGE, NODE_CAP = 100, 20_000
 LOG_WINDOW = timedelta(days=7)
@@ -274,10 +278,38 @@ class ClusterData:
 
     # -- EKS -------------------------------------------------------------------------------
 
+    def eks_cluster_arn(self) -> str:
+        """Orchestrator.Eks.ClusterArn, or "" on Slurm clusters."""
+        eks = (self.cluster().get("Orchestrator") or {}).get("Eks") or {}
+        return str(eks.get("ClusterArn") or "")
+
+    def eks_cluster_elsewhere(self) -> dict[str, str] | None:
+        """Account and region of the EKS cluster when they are not those of the HyperPod
+        cluster (its ARN) and of this run, else None: eks:DescribeCluster takes a bare name
+        and would ask the caller's account in the run's region, i.e. the wrong cluster."""
+        match = EKS_CLUSTER_ARN.match(self.eks_cluster_arn())
+        if match is None:
+            return None
+        eks_account, eks_region = match.group("account"), match.group("region")
+        hyperpod = CLUSTER_ARN.match(self.cluster_arn)
+        hyperpod_account = hyperpod.group("account") if hyperpod else eks_account
+        hyperpod_region = hyperpod.group("region") if hyperpod else self.target.region
+        if eks_account == hyperpod_account and eks_region == hyperpod_region == self.target.region:
+            return None
+        return {
+            "arn": match.group(0),
+            "eks_account": eks_account,
+            "eks_region": eks_region,
+            "hyperpod_account": hyperpod_account,
+            "hyperpod_region": hyperpod_region,
+            "run_region": self.target.region,
+        }
+
     def eks_cluster(self) -> dict[str, Any] | None:
-        """The orchestrating EKS cluster, or None on Slurm clusters."""
-        arn = (self.cluster().get("Orchestrator") or {}).get("Eks", {}).get("ClusterArn")
-        if not arn:
+        """The orchestrating EKS cluster, or None on Slurm clusters and when it lives in
+        another account or region (see `eks_cluster_elsewhere`)."""
+        arn = self.eks_cluster_arn()
+        if not arn or self.eks_cluster_elsewhere() is not None:
             return None
         name = str(arn).rsplit("/", 1)[-1]
 
