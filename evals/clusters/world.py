@@ -134,7 +134,19 @@ def _describe_node(world: World, params: Json) -> Outcome:
 def _list_events(world: World, params: Json) -> Outcome:
     if world.cluster.get("NodeProvisioningMode") != "Continuous":
         return _not_found("ValidationException", "Events are not available for this cluster")
-    return {"Events": world.events}, Paging(result_key="Events")
+    # The filters of the API (NodeId, InstanceGroupName, ResourceType) each narrow the list.
+    wanted = {
+        key: params[key]
+        for key in ("NodeId", "InstanceGroupName", "ResourceType")
+        if params.get(key)
+    }
+    fields = {"NodeId": "InstanceId"}
+    events = [
+        e
+        for e in world.events
+        if all(e.get(fields.get(key, key)) == value for key, value in wanted.items())
+    ]
+    return {"Events": events}, Paging(result_key="Events")
 
 
 def _describe_event(world: World, params: Json) -> Outcome:

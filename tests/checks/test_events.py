@@ -15,7 +15,9 @@ from tools.checks.events import (
     MAX_DESCRIBED,
     classify,
     cluster_events,
+    event_state,
     failure_text,
+    group_recovered,
     judge_events,
     needs_detail,
 )
@@ -204,9 +206,126 @@ def test_failure_text_is_lenient() -> None:
     assert "Failed" in text
 
 
-def test_truncated_event_list_is_info() -> None:
+def test_truncated_event_list_warns_p2() -> None:
     findings = judge_events([], truncated=True, now=NOW)
-    assert any(f.status is Status.INFO and "500" in f.message for f in findings)
+    [capped] = problems(findings)
+    assert (capped.status, capped.priority) == (Status.WARN, Priority.P2)
+    assert "500" in capped.message
+    assert "--node" in capped.message
+
+
+def test_complete_event_list_has_no_cap_warning() -> None:
+    assert problems(judge_events([], truncated=False, now=NOW)) == []
+
+
+GROUPS = {
+    "gpu-workers": {
+        "InstanceGroupName": "gpu-workers",
+        "Status": "InService",
+        "CurrentCount": 4,
+        "TargetCount": 4,
+    },
+    "short": {
+        "InstanceGroupName": "short",
+        "Status": "InService",
+        "CurrentCount": 3,
+        "TargetCount": 4,
+    },
+}
+
+
+def test_error_on_an_instance_no_longer_in_the_cluster_is_history_info() -> None:
+    findings = judge_events(
+        [event("Lifecycle script failed", instance="i-gone")],
+        now=NOW,
+        nodes={"i-0aaa": "Running"},
+        groups=GROUPS,
+    )
+    assert problems(findings) == []
+    [history] = [f for f in findings if f.evidence.get("state") == "gone"]
+    assert history.status is Status.INFO
+    assert history.resources == ["i-gone"]
+    assert "no longer in the cluster" in history.message
+    assert history.message.startswith("History:")
+
+
+def test_error_whose_group_recovered_and_instance_runs_warns_p2() -> None:
+    findings = judge_events(
+        [event("Lifecycle script failed", instance="i-0aaa")],
+        now=NOW,
+        nodes={"i-0aaa": "Running"},
+        groups=GROUPS,
+    )
+    [finding] = problems(findings)
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+    assert finding.section == "D"
+    assert "since recovered" in finding.message
+    assert finding.evidence["state"] == "recovered"
+
+
+def test_error_on_an_instance_still_failing_stays_fail_p0() -> None:
+    findings = judge_events(
+        [event("Lifecycle script failed", instance="i-0aaa")],
+        now=NOW,
+        nodes={"i-0aaa": "Failure"},
+        groups=GROUPS,
+    )
+    [finding] = problems(findings)
+    assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
+    assert finding.evidence["state"] == "current"
+
+
+def test_error_in_a_group_below_target_stays_fail_p0() -> None:
+    findings = judge_events(
+        [event("Insufficient capacity", instance=None, group="short")],
+        now=NOW,
+        nodes={},
+        groups=GROUPS,
+    )
+    [finding] = problems(findings)
+    assert (finding.status, finding.section) == (Status.FAIL, "C")
+
+
+def test_group_level_error_of_a_recovered_group_warns_p2() -> None:
+    findings = judge_events(
+        [event("Insufficient capacity", instance=None)], now=NOW, nodes={}, groups=GROUPS
+    )
+    [finding] = problems(findings)
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+
+
+def test_without_a_node_list_only_the_group_decides() -> None:
+    # The node list is capped or unreadable: absence proves nothing, so nothing is "gone".
+    findings = judge_events(
+        [event("Lifecycle script failed", instance="i-gone", group="short")],
+        now=NOW,
+        nodes=None,
+        groups=GROUPS,
+    )
+    [finding] = problems(findings)
+    assert finding.status is Status.FAIL
+
+
+def test_states_split_one_family_into_separate_findings() -> None:
+    findings = judge_events(
+        [
+            event("Lifecycle script failed", instance="i-0aaa", event_id="1"),
+            event("Lifecycle script failed", instance="i-gone", event_id="2"),
+        ],
+        now=NOW,
+        nodes={"i-0aaa": "Failure"},
+        groups=GROUPS,
+    )
+    assert sorted((f.status.value, f.evidence.get("state")) for f in findings) == [
+        ("FAIL", "current"),
+        ("INFO", "gone"),
+    ]
+
+
+def test_event_state_is_lenient() -> None:
+    assert event_state({}, None, None) == "current"
+    assert event_state({"InstanceGroupName": "x"}, {}, {"x": "garbage"}) == "current"  # type: ignore[dict-item]
+    assert not group_recovered({"Status": "InService", "CurrentCount": "4", "TargetCount": 4})
 
 
 def test_focus_node_keeps_its_events_and_group_level_ones() -> None:
@@ -274,3 +393,68 @@ def test_registered_check_describes_unexplained_errors() -> None:
     }
     [finding] = problems(list(cluster_events(world_data(world))))
     assert (finding.section, finding.resources) == ("C", [instance])
+    # the instance is still there and Running, its group InService at target: recovered
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+
+
+def lifecycle_error(world: World, event_id: str, instance: str, hours_ago: int = 1) -> None:
+    world.events.insert(
+        0,
+        {
+            "EventId": event_id,
+            "InstanceGroupName": base.GPU_GROUP,
+            "InstanceId": instance,
+            "ResourceType": "Instance",
+            "EventTime": base.iso(base.RECORDED_AT - timedelta(hours=hours_ago)),
+            "Description": "Lifecycle script on_create.sh failed",
+            "EventLevel": "Error",
+        },
+    )
+
+
+def test_registered_check_fails_on_a_node_still_in_failure() -> None:
+    world = base.healthy_eks()
+    instance = base.instance_id(2)
+    world.nodes[1]["InstanceStatus"] = {"Status": "Failure", "Message": "lcs"}
+    lifecycle_error(world, "evt-f", instance)
+    [finding] = problems(list(cluster_events(world_data(world))))
+    assert (finding.status, finding.resources) == (Status.FAIL, [instance])
+
+
+def test_registered_check_reports_a_replaced_instance_as_history() -> None:
+    world = base.healthy_eks()
+    lifecycle_error(world, "evt-g", "i-0replacedreplaced")
+    findings = list(cluster_events(world_data(world)))
+    assert problems(findings) == []
+    assert any(f.evidence.get("state") == "gone" for f in findings)
+
+
+def test_registered_check_asks_for_the_focused_nodes_events() -> None:
+    """With --node, the node's events are read with the NodeId filter even when the
+    cluster-wide list is capped before them."""
+    world = base.healthy_eks()
+    instance = base.instance_id(2)
+    world.nodes[1]["InstanceStatus"] = {"Status": "Failure", "Message": "lcs"}
+    lifecycle_error(world, "evt-old", instance, hours_ago=30)
+    for n in range(600):  # newer noise from other nodes pushes it past the cap
+        lifecycle_error(world, f"evt-n{n}", base.instance_id(3), hours_ago=1)
+        world.events[0]["EventLevel"] = "Info"
+    calls: list[dict[str, Any]] = []
+    respond = world.respond
+
+    def spy(service: str, operation: str, params: dict[str, Any]) -> Any:
+        if operation == "ListClusterEvents":
+            calls.append({k: v for k, v in params.items() if k != "NextToken"})
+        return respond(service, operation, params)
+
+    world.respond = spy  # type: ignore[method-assign]
+    cluster_wide = list(cluster_events(world_data(world)))
+    assert not any(f.status is Status.FAIL for f in cluster_wide)
+    capped = [f for f in cluster_wide if f.status is Status.WARN]
+    assert [f.priority for f in capped] == [Priority.P2]
+    calls.clear()
+    focused = list(cluster_events(world_data(world, instance)))
+    [finding] = [f for f in focused if f.status is Status.FAIL]
+    assert finding.resources == [instance]
+    assert any(c.get("NodeId") == instance for c in calls)
+    assert not any(f.status is Status.WARN for f in focused)

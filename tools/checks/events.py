@@ -5,6 +5,13 @@ check says so and judges nothing. Error and Warn events are matched against a sm
 of pattern families over `Description` (never `Message`). An Error event whose description
 matches no family (HyperPod often says only "Instance creation ... failed") is described
 with DescribeClusterEvent, a few at most, and its FailureMessage is matched instead.
+
+Events are history. An event about an instance the cluster no longer has (it was replaced
+or removed) is reported as INFO; one whose instance group is now InService at its target
+count (and whose instance, if still there, is Running) as WARN P2, "since recovered".
+Only events about what is still wrong now FAIL. With --node, ListClusterEvents is asked
+for that node (its NodeId filter) as well as cluster-wide, so the node's events are read
+even when the cluster-wide list is capped.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tools.checks._text import clip, quoted
+from tools.checks.nodes import current_node_statuses
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import EVENT_CAP, ClusterData
@@ -193,10 +201,44 @@ def needs_detail(events: list[dict[str, Any]], limit: int = MAX_DESCRIBED) -> li
     return [str(e["EventId"]) for e in unexplained[:limit]]
 
 
+# What an event says about the cluster now (see the module docstring).
+CURRENT, RECOVERED, GONE = "current", "recovered", "gone"
+_STATES = (CURRENT, RECOVERED, GONE)
+RUNNING = "Running"
+
+
+def group_recovered(group: dict[str, Any] | None) -> bool:
+    """InService with at least its target count of nodes."""
+    if not isinstance(group, dict) or group.get("Status") != "InService":
+        return False
+    current, target = group.get("CurrentCount"), group.get("TargetCount")
+    return isinstance(current, int) and isinstance(target, int) and current >= target
+
+
+def event_state(
+    event: dict[str, Any],
+    nodes: dict[str, str] | None,
+    groups: dict[str, dict[str, Any]] | None,
+) -> str:
+    """CURRENT, RECOVERED or GONE; `nodes` (instance id -> status) is None when the current
+    node list is unknown, `groups` (name -> DescribeCluster instance group) likewise."""
+    instance = event.get("InstanceId")
+    status = None
+    if instance and nodes is not None:
+        if str(instance) not in nodes:
+            return GONE
+        status = nodes[str(instance)]
+    if status is not None and status != RUNNING:
+        return CURRENT  # the instance is still there and still not Running
+    group = (groups or {}).get(str(event.get("InstanceGroupName") or ""))
+    return RECOVERED if group_recovered(group) else CURRENT
+
+
 @dataclass
 class _Group:
     family: Family
     level: str
+    state: str
     events: list[dict[str, Any]]
     texts: list[str]
 
@@ -210,8 +252,15 @@ def judge_events(
     details: dict[str, dict[str, Any]] | None = None,
     now: datetime | None = None,
     cap: int = EVENT_CAP,
+    nodes: dict[str, str] | None = None,
+    groups: dict[str, dict[str, Any]] | None = None,
 ) -> list[Finding]:
-    """Group Error/Warn events by (family, level): one finding each, with the latest text."""
+    """Group Error/Warn events by (family, level, state): one finding each, latest text.
+
+    `nodes` (instance id -> current status) and `groups` (instance group name -> its
+    DescribeCluster entry) tell history from the present; without them every event is
+    judged as current.
+    """
     if not available:
         return [
             info(
@@ -225,10 +274,12 @@ def judge_events(
     findings: list[Finding] = []
     if truncated:
         findings.append(
-            info(
+            warn(
                 CHECK_ID,
+                Priority.P2,
                 "F",
-                f"Only the latest {cap} cluster events were read",
+                f"Only the latest {cap} cluster events were read: older Error/Warn events "
+                "were not judged" + ("" if node else " (use --node to read one node's events)"),
                 cap=cap,
                 read=len(events),
             )
@@ -245,7 +296,7 @@ def judge_events(
                 older=len(older),
             )
         )
-    groups: dict[tuple[str, str], _Group] = {}
+    grouped: dict[tuple[str, str, str], _Group] = {}
     for event in recent:
         description = str(event.get("Description") or "")
         text = description
@@ -256,12 +307,13 @@ def judge_events(
                 text = f"{description}: {extra}" if description else extra
                 family = classify(extra, event)
         level = str(event.get("EventLevel"))
-        key = ((family or UNMAPPED).key, level)
-        group = groups.setdefault(key, _Group(family or UNMAPPED, level, [], []))
+        state = event_state(event, nodes, groups)
+        key = ((family or UNMAPPED).key, level, state)
+        group = grouped.setdefault(key, _Group(family or UNMAPPED, level, state, [], []))
         group.events.append(event)
         group.texts.append(text)
-    for (_, level), group in sorted(groups.items(), key=_group_order):
-        findings.append(_finding(group, level))
+    for _, group in sorted(grouped.items(), key=_group_order):
+        findings.append(_finding(group))
     if not problems:
         findings.append(
             passed(
@@ -275,20 +327,23 @@ def judge_events(
     return findings
 
 
-def _group_order(item: tuple[tuple[str, str], _Group]) -> tuple[int, int]:
-    (key, level), _ = item
+def _group_order(item: tuple[tuple[str, str, str], _Group]) -> tuple[int, int, int]:
+    (key, level, state), _ = item
     keys = [f.key for f in FAMILIES] + [UNMAPPED.key]
-    return (0 if level == "Error" else 1, keys.index(key))
+    return (_STATES.index(state), 0 if level == "Error" else 1, keys.index(key))
 
 
-def _finding(group: _Group, level: str) -> Finding:
-    family = group.family
+def _finding(group: _Group) -> Finding:
+    family, level, state = group.family, group.level, group.state
     latest_index = max(
         range(len(group.events)), key=lambda i: str(group.events[i].get("EventTime") or "")
     )
     latest = group.texts[latest_index]
     when = group.events[latest_index].get("EventTime", "?")
     instances = sorted({str(e["InstanceId"]) for e in group.events if e.get("InstanceId")})
+    names = sorted(
+        {str(e["InstanceGroupName"]) for e in group.events if e.get("InstanceGroupName")}
+    )
     count = len(group.events)
     noun = f"{count} {level} event{'s' if count != 1 else ''}"
     where = (
@@ -298,23 +353,42 @@ def _finding(group: _Group, level: str) -> Finding:
     evidence: dict[str, Any] = {
         "family": family.key,
         "level": level,
+        "state": state,
         "count": count,
         "latest": clip(latest),
         "latest_time": when,
         "event_ids": [str(e.get("EventId")) for e in group.events][:20],
     }
     if family is UNMAPPED:
-        return warn(
-            CHECK_ID,
-            Priority.P1,
-            "F",
+        text = (
             f"{noun}{where} {'matches' if count == 1 else 'match'} no known pattern, "
-            f"latest at {when}: {quoted(latest)}",
+            f"latest at {when}: {quoted(latest)}"
+        )
+    else:
+        verb = "points" if count == 1 else "point"
+        text = f"{noun}{where} {verb} to {family.title}{also}, latest at {when}: {quoted(latest)}"
+    if state == GONE:
+        return info(
+            CHECK_ID,
+            family.section,
+            f"History: {text}; {'that instance is' if len(instances) == 1 else 'those are'} "
+            "no longer in the cluster (replaced or removed)",
             resources=instances,
             **evidence,
         )
-    verb = "points" if count == 1 else "point"
-    text = f"{noun}{where} {verb} to {family.title}{also}, latest at {when}: {quoted(latest)}"
+    if state == RECOVERED:
+        shown = ", ".join(names) or "?"
+        return warn(
+            CHECK_ID,
+            Priority.P2,
+            family.section,
+            f"{text}; since recovered: instance group {shown} is InService at its target count"
+            + (" and the instance is Running" if instances else ""),
+            resources=instances,
+            **evidence,
+        )
+    if family is UNMAPPED:
+        return warn(CHECK_ID, Priority.P1, "F", text, resources=instances, **evidence)
     if level == "Error":
         return fail(CHECK_ID, Priority.P0, family.section, text, resources=instances, **evidence)
     return warn(CHECK_ID, Priority.P1, family.section, text, resources=instances, **evidence)
@@ -325,11 +399,32 @@ def cluster_events(data: ClusterData) -> Iterable[Finding]:
     """Error and Warn cluster events, mapped to the section their description points to."""
     if not data.events_available():
         return judge_events([], available=False)
-    listed = data.events()
     node = data.target.node
-    recent, _ = split_by_age(problem_events(listed.items, node), data.now)
+    listed = data.events()
+    events = list(listed.items)
+    truncated = listed.truncated
+    if node is not None:
+        # The node's own events, even when the cluster-wide list is capped before them.
+        own = data.events(node)
+        seen = {str(e.get("EventId")) for e in events if isinstance(e, dict)}
+        events.extend(
+            e for e in own.items if isinstance(e, dict) and str(e.get("EventId")) not in seen
+        )
+        truncated = own.truncated
+    recent, _ = split_by_age(problem_events(events, node), data.now)
     wanted = needs_detail(recent)
     details = {event_id: data.event_detail(event_id) for event_id in wanted}
+    groups = {
+        str(g.get("InstanceGroupName")): g
+        for g in data.instance_groups()
+        if isinstance(g, dict) and g.get("InstanceGroupName")
+    }
     return judge_events(
-        listed.items, truncated=listed.truncated, node=node, details=details, now=data.now
+        events,
+        truncated=truncated,
+        node=node,
+        details=details,
+        now=data.now,
+        nodes=current_node_statuses(data),
+        groups=groups,
     )

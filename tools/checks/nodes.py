@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from tools.aws.errors import ResourceNotFound
+from tools.aws.errors import AwsAccessError, ResourceNotFound
 from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
@@ -27,6 +27,44 @@ def _status(node: dict[str, Any]) -> tuple[str, str]:
     if not isinstance(status, dict):
         return "Unknown", ""
     return str(status.get("Status") or "Unknown"), str(status.get("Message") or "")
+
+
+def current_node_statuses(data: ClusterData) -> dict[str, str] | None:
+    """Instance id -> status of every node the cluster has now, for checks that judge
+    history (events, logs) against the present; None when the node list is capped or
+    cannot be read, since absence from it then proves nothing. The cluster-nodes check
+    reports a denied or capped list itself, so the error is not raised a second time."""
+    try:
+        listed = data.nodes()
+    except AwsAccessError:
+        return None
+    if listed.truncated:
+        return None
+    return {
+        str(n["InstanceId"]): _status(n)[0]
+        for n in listed.items
+        if isinstance(n, dict) and n.get("InstanceId")
+    }
+
+
+def instance_group_of(data: ClusterData, node_id: str) -> str | None:
+    """The instance group of a node (DescribeClusterNode, else the node list); None when
+    the cluster does not know the node or neither can be read."""
+    try:
+        group = data.node_detail(node_id).get("InstanceGroupName")
+        if group:
+            return str(group)
+    except AwsAccessError:
+        pass
+    try:
+        listed = data.nodes().items
+    except AwsAccessError:
+        return None
+    for node in listed:
+        if isinstance(node, dict) and node.get("InstanceId") == node_id:
+            group = node.get("InstanceGroupName")
+            return str(group) if group else None
+    return None
 
 
 def _plural(count: int, noun: str) -> str:

@@ -155,9 +155,12 @@ class ClusterData:
     def events_available(self) -> bool:
         return self.cluster().get("NodeProvisioningMode") == "Continuous"
 
-    def events(self) -> PagedResult:
+    def events(self, node_id: str | None = None) -> PagedResult:
+        """ListClusterEvents, newest first (the API's default order), capped at EVENT_CAP;
+        with `node_id`, only that instance's events (the API's NodeId filter)."""
+        node: dict[str, Any] = {"NodeId": node_id} if node_id else {}
         return self._once(
-            ("events",),
+            ("events", node_id),
             lambda: self.access.paginate(
                 "sagemaker",
                 "ListClusterEvents",
@@ -165,6 +168,7 @@ class ClusterData:
                 page_size=EVENT_PAGE,
                 cap=EVENT_CAP,
                 ClusterName=self.cluster_name,
+                **node,
             ),
         )
 
