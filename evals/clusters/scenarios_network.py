@@ -55,6 +55,11 @@ def _efa_rules_on_a_second_sg(world: World) -> None:
     world.cluster["VpcConfig"]["SecurityGroupIds"] = [base.SG, SELF_SG]
 
 
+def _managed_vpc(world: World) -> None:
+    # Slurm clusters may be created without VpcConfig: nodes run in the SageMaker-managed VPC.
+    del world.cluster["VpcConfig"]
+
+
 def _dns_support_off(world: World) -> None:
     world.vpc_attributes[base.VPC]["enableDnsSupport"] = False
 
@@ -120,6 +125,20 @@ NETWORK: list[Scenario] = [
         "slurm",
         _efa_rules_on_a_second_sg,
         must_not=[("efa-security-groups", "FAIL"), ("efa-security-groups", "WARN")],
+    ),
+    Scenario(
+        "slurm-managed-vpc",
+        "Slurm cluster created without VpcConfig (the SageMaker-managed VPC): the § A and "
+        "§ B checks say they do not apply instead of staying silent, and nothing fails.",
+        "slurm",
+        _managed_vpc,
+        must_not=[
+            ("efa-security-groups", "FAIL"),
+            ("vpc-membership", "FAIL"),
+            ("private-subnets", "FAIL"),
+            ("vpc-endpoints", "FAIL"),
+            ("instance-type-offerings", "FAIL"),
+        ],
     ),
     Scenario(
         "dns-support-off",

@@ -568,3 +568,51 @@ def test_free_ips_threshold() -> None:
 def test_free_ips_zero_and_missing_count() -> None:
     findings = judge_free_ips([subnet(AvailableIpAddressCount=0), {"SubnetId": SUBNET2}])
     assert [f.status for f in findings] == [Status.WARN, Status.INFO]
+
+
+# -- clusters in the SageMaker-managed VPC (no VpcConfig) -------------------------------
+
+
+def test_uses_managed_vpc_only_without_any_vpc_config() -> None:
+    from tools.checks._network import uses_managed_vpc
+
+    assert uses_managed_vpc({"InstanceGroups": [{"InstanceGroupName": "gpu"}]})
+    assert uses_managed_vpc({})
+    assert not uses_managed_vpc({"VpcConfig": {"SecurityGroupIds": ["sg-1"], "Subnets": [SUBNET]}})
+    override = {"OverrideVpcConfig": {"SecurityGroupIds": ["sg-1"], "Subnets": [SUBNET]}}
+    assert not uses_managed_vpc({"InstanceGroups": [override]})
+
+
+def test_a_and_b_checks_say_not_applicable_on_the_managed_vpc() -> None:
+    from evals.clusters import base
+    from tools.aws.session import AwsAccess
+    from tools.checks.private_subnets import private_subnets
+    from tools.checks.security_groups import efa_security_groups
+    from tools.checks.vpc_endpoints import vpc_endpoints
+    from tools.checks.vpc_membership import s3_gateway_endpoint, vpc_membership
+    from tools.triage.data import ClusterData
+    from tools.triage.target import TriageTarget
+
+    world = base.healthy_slurm()
+    del world.cluster["VpcConfig"]
+    world.denied |= {("ec2", "DescribeSubnets"), ("ec2", "DescribeSecurityGroups")}
+    target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region)
+    data = ClusterData(AwsAccess(world.region, replay=world), target, now=base.RECORDED_AT)
+    checks = (efa_security_groups, vpc_membership, s3_gateway_endpoint, private_subnets)
+    findings = [f for run in (*checks, vpc_endpoints) for f in run(data)]
+    assert [(f.check, f.status) for f in findings] == [
+        ("efa-security-groups", Status.INFO),
+        (CHECK_MEMBERSHIP, Status.INFO),
+        (CHECK_S3, Status.INFO),
+        (CHECK_PRIVATE, Status.INFO),
+        (CHECK_ENDPOINTS, Status.INFO),
+    ]
+    for finding in findings:
+        assert "SageMaker-managed VPC" in finding.message
+        assert finding.message.endswith("not applicable")
+    # With a VpcConfig the same checks judge the customer VPC.
+    healthy = base.healthy_slurm()
+    data = ClusterData(AwsAccess(world.region, replay=healthy), target, now=base.RECORDED_AT)
+    judged = [f for run in (*checks, vpc_endpoints) for f in run(data)]
+    assert {f.status for f in judged} == {Status.PASS}
+    assert not any("SageMaker-managed" in f.message for f in judged)

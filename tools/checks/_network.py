@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from tools.findings import Finding, info
 from tools.triage.data import ClusterData
 
 DEFAULT_ROUTE = "0.0.0.0/0"
@@ -131,6 +132,27 @@ def listing(ids: Iterable[str]) -> str:
 
 
 # -- what the registered checks fetch -----------------------------------------------------
+
+
+def uses_managed_vpc(cluster: dict[str, Any]) -> bool:
+    """No VpcConfig on the cluster or any instance group: a Slurm cluster in the
+    SageMaker-managed VPC, with no customer subnets or security groups to judge."""
+    if (cluster.get("VpcConfig") or {}).get("Subnets"):
+        return False
+    return not any(
+        (group.get("OverrideVpcConfig") or {}).get("Subnets")
+        for group in cluster.get("InstanceGroups") or []
+    )
+
+
+def managed_vpc_finding(check_id: str, section_id: str, what: str) -> Finding:
+    """The one INFO a § A/B check gives instead of silence on a SageMaker-managed VPC."""
+    return info(
+        check_id,
+        section_id,
+        f"Cluster uses the SageMaker-managed VPC (no VpcConfig): {what} not applicable",
+        vpc_config=None,
+    )
 
 
 def cluster_subnets(data: ClusterData) -> list[dict[str, Any]]:

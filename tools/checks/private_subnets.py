@@ -19,8 +19,10 @@ from tools.checks._network import (
     is_appliance,
     is_egress,
     is_internet_gateway,
+    managed_vpc_finding,
     route_table_for,
     route_target,
+    uses_managed_vpc,
     vpc_ids,
 )
 from tools.findings import Finding, Priority, fail, info, passed, warn
@@ -167,5 +169,7 @@ def _route_tables(data: ClusterData, vpcs: list[str]) -> list[dict[str, Any]]:
 @check(CHECK_PRIVATE, section="B.3", title="Private cluster subnets")
 def private_subnets(data: ClusterData) -> Iterable[Finding]:
     """No cluster subnet routes 0.0.0.0/0 to an internet gateway (main table if unassociated)."""
+    if uses_managed_vpc(data.cluster()):
+        return [managed_vpc_finding(CHECK_PRIVATE, "B.3", "private-subnet routing")]
     subnets = cluster_subnets(data)
     return judge_private_subnets(subnets, _route_tables(data, vpc_ids(subnets)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from tools.checks._network import managed_vpc_finding, uses_managed_vpc
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
@@ -199,6 +200,8 @@ def _uncovered(present: list[dict[str, Any]], who: str, base: dict[str, Any]) ->
 @check(CHECK_ID, section="A", title="EFA security-group rules")
 def efa_security_groups(data: ClusterData) -> Iterable[Finding]:
     """All-traffic self rules in each instance group's SG set (OverrideVpcConfig or cluster)."""
+    if uses_managed_vpc(data.cluster()):
+        return [managed_vpc_finding(CHECK_ID, "A", "EFA security-group rules")]
     # DescribeSecurityGroups fails as a whole on one unknown id; judge the ones that exist.
     found, _missing = data.existing_security_groups(data.cluster_security_group_ids())
     return judge_security_groups(found, effective_security_groups(data.cluster()))

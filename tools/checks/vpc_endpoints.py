@@ -18,7 +18,9 @@ from tools.checks._network import (
     is_egress,
     is_internet_gateway,
     listing,
+    managed_vpc_finding,
     route_table_for,
+    uses_managed_vpc,
     vpc_ids,
 )
 from tools.findings import Finding, Priority, fail, passed, warn
@@ -166,6 +168,8 @@ def judge_endpoints(
 @check(CHECK_ENDPOINTS, section="B.4", title="VPC endpoints without NAT")
 def vpc_endpoints(data: ClusterData) -> Iterable[Finding]:
     """Subnets without NAT egress need the HyperPod interface endpoints in their VPC."""
+    if uses_managed_vpc(data.cluster()):
+        return [managed_vpc_finding(CHECK_ENDPOINTS, "B.4", "VPC endpoints")]
     subnets = cluster_subnets(data)
     findings: list[Finding] = []
     for vpc_id in vpc_ids(subnets):

@@ -11,7 +11,15 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from tools.checks._network import cluster_subnets, endpoint_service, is_active, listing, vpc_ids
+from tools.checks._network import (
+    cluster_subnets,
+    endpoint_service,
+    is_active,
+    listing,
+    managed_vpc_finding,
+    uses_managed_vpc,
+    vpc_ids,
+)
 from tools.findings import Finding, Priority, fail, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
@@ -135,6 +143,10 @@ def judge_s3_gateway(vpc_id: str, endpoints: list[dict[str, Any]]) -> list[Findi
 @check(CHECK_MEMBERSHIP, section="B.1", title="Subnets and security groups in one VPC")
 def vpc_membership(data: ClusterData) -> Iterable[Finding]:
     """Every cluster and OverrideVpcConfig subnet and SG exists and shares one VPC."""
+    if uses_managed_vpc(data.cluster()):
+        return [
+            managed_vpc_finding(CHECK_MEMBERSHIP, "B.1", "the one-VPC rule for subnets and SGs")
+        ]
     subnets, missing_subnets = data.existing_subnets(data.cluster_subnet_ids())
     groups, missing_groups = data.existing_security_groups(data.cluster_security_group_ids())
     vpc_config = list(data.cluster().get("VpcConfig", {}).get("Subnets", []))
@@ -144,6 +156,8 @@ def vpc_membership(data: ClusterData) -> Iterable[Finding]:
 @check(CHECK_S3, section="B.1", title="S3 gateway endpoint")
 def s3_gateway_endpoint(data: ClusterData) -> Iterable[Finding]:
     """An S3 gateway endpoint in the cluster VPC (lifecycle scripts and images come from S3)."""
+    if uses_managed_vpc(data.cluster()):
+        return [managed_vpc_finding(CHECK_S3, "B.1", "S3 gateway endpoint")]
     findings: list[Finding] = []
     for vpc_id in vpc_ids(cluster_subnets(data)):
         findings.extend(judge_s3_gateway(vpc_id, data.vpc_endpoints(vpc_id)))
