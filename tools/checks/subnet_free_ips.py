@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tools.checks._network import cluster_subnets
+from tools.checks._network import cluster_subnets, managed_vpc_finding, uses_managed_vpc
 from tools.findings import Finding, Priority, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
@@ -73,4 +73,6 @@ def judge_free_ips(subnets: list[dict[str, Any]], minimum: int = MIN_FREE_IPS) -
 @check(CHECK_FREE_IPS, section="B.6", title="Free IP addresses per subnet")
 def subnet_free_ips(data: ClusterData) -> Iterable[Finding]:
     """Free addresses left in every cluster subnet."""
+    if uses_managed_vpc(data.cluster()):
+        return [managed_vpc_finding(CHECK_FREE_IPS, "B.6", "subnet free-IP counts")]
     return judge_free_ips(cluster_subnets(data))
