@@ -11,6 +11,7 @@ from evals.clusters.world import Json, World
 
 FAILED_NODE = base.instance_id(3)  # a gpu-workers node in both base worlds
 UNKNOWN_NODE = "i-0deadbeefdeadbeef"
+REPLACED_NODE = "i-0feedfacefeedface"  # a gpu-workers node HyperPod has since replaced
 
 
 def _set_status(world: World, instance: str, status: str, message: str) -> None:
@@ -52,6 +53,26 @@ def _event(world: World, event_id: str, instance: str, level: str, description: 
 
 def lifecycle_crlf(world: World) -> None:
     group = _group_of(world, FAILED_NODE)
+    lifecycle_crlf_logs(world)
+    event = _event(
+        world,
+        "evt-lcs-0001",
+        FAILED_NODE,
+        "Error",
+        f"Instance creation in Cluster {world.cluster['ClusterName']} and InstanceGroup "
+        f"{group} failed",
+    )
+    world.event_metadata[event["EventId"]] = {
+        "Instance": {
+            "FailureMessage": "Lifecycle script on_create.sh exited with a non-zero status",
+        }
+    }
+
+
+def lifecycle_crlf_logs(world: World) -> None:
+    """FAILED_NODE, a replacement launched an hour ago, is in Failure: its on_create.sh has
+    Windows line endings."""
+    group = _group_of(world, FAILED_NODE)
     stream = f"LifecycleConfig/{group}/{FAILED_NODE}"
     _set_status(
         world,
@@ -74,19 +95,6 @@ def lifecycle_crlf(world: World) -> None:
         ],
         timedelta(minutes=55),
     )
-    event = _event(
-        world,
-        "evt-lcs-0001",
-        FAILED_NODE,
-        "Error",
-        f"Instance creation in Cluster {world.cluster['ClusterName']} and InstanceGroup "
-        f"{group} failed",
-    )
-    world.event_metadata[event["EventId"]] = {
-        "Instance": {
-            "FailureMessage": "Lifecycle script on_create.sh exited with a non-zero status",
-        }
-    }
 
 
 def lifecycle_bucket_not_sagemaker(world: World) -> None:
@@ -168,6 +176,60 @@ def hma_xid_detection(world: World) -> None:
     )
 
 
+def lifecycle_replaced_node_history(world: World) -> None:
+    """Two days ago a gpu-workers node timed out fetching its lifecycle scripts and was
+    replaced; the replacement runs and the group is back at its target count."""
+    stream = f"LifecycleConfig/{base.GPU_GROUP}/{REPLACED_NODE}"
+    url = f"https://{base.LIFECYCLE_BUCKET}.s3.{base.REGION}.amazonaws.com/lifecycle/on_create.sh"
+    _log(
+        world,
+        stream,
+        [
+            f"Downloading lifecycle scripts from s3://{base.LIFECYCLE_BUCKET}/lifecycle/",
+            f'Connect timeout on endpoint URL: "{url}"',
+            "on_create.sh failed with exit code 255",
+        ],
+        timedelta(days=2),
+    )
+    world.log_streams[world.log_groups[0]].append(stream)
+    world.events.insert(
+        0,
+        {
+            "EventId": "evt-replaced-0001",
+            "ClusterArn": world.cluster["ClusterArn"],
+            "ClusterName": world.cluster["ClusterName"],
+            "InstanceGroupName": base.GPU_GROUP,
+            "InstanceId": REPLACED_NODE,
+            "ResourceType": "Instance",
+            "EventTime": base.iso(base.RECORDED_AT - timedelta(days=2)),
+            "Description": "Lifecycle script on_create.sh failed on the instance",
+            "EventLevel": "Error",
+        },
+    )
+
+
+def lifecycle_newest_failure_past_noise(world: World) -> None:
+    """A node failed its lifecycle scripts 40 minutes ago, while the other nodes' streams
+    hold more benign candidate lines (download options that mention a timeout) from the
+    hours before than the scan reads: the newest window is read first, so the failure is
+    still seen and the scan reports itself capped."""
+    lifecycle_crlf_logs(world)
+    for node in world.nodes:
+        if node["InstanceId"] == FAILED_NODE or node["InstanceGroupName"] != base.GPU_GROUP:
+            continue
+        stream = f"LifecycleConfig/{node['InstanceGroupName']}/{node['InstanceId']}"
+        _log(
+            world,
+            stream,
+            [
+                f"download: s3://{base.LIFECYCLE_BUCKET}/lifecycle/pkg/part{n:03d}.tar to "
+                f"/tmp/lcs/part{n:03d}.tar (timeout=60)"
+                for n in range(110)
+            ],
+            timedelta(hours=3),
+        )
+
+
 CLUSTER: list[Scenario] = [
     Scenario(
         "lifecycle-crlf",
@@ -196,6 +258,36 @@ CLUSTER: list[Scenario] = [
         expect=[("lifecycle-bucket-access", "WARN", "D.1")],
         must_not=[("lifecycle-bucket-access", "FAIL")],
         resources={"lifecycle-bucket-access": [base.ROLE_ARN]},
+    ),
+    Scenario(
+        "lifecycle-replaced-node-history",
+        "EKS: two days ago a gpu-workers node timed out fetching its lifecycle scripts from S3 "
+        "and was replaced; the cluster is healthy now, so its lifecycle log lines and its "
+        "Error event are history (INFO), not failures.",
+        "eks",
+        lifecycle_replaced_node_history,
+        expect=[],
+        must_not=[
+            ("lifecycle-logs", "FAIL"),
+            ("lifecycle-logs", "WARN"),
+            ("cluster-events", "FAIL"),
+            ("cluster-events", "WARN"),
+        ],
+    ),
+    Scenario(
+        "lifecycle-newest-failure-capped",
+        "Slurm: a replacement gpu-workers node failed its CRLF on_create.sh 55 minutes ago "
+        "while the other gpu nodes logged 330 benign download lines (with a timeout option) "
+        "in the hours before: the scan reads the newest hour first, finds the failure, and "
+        "says it was capped.",
+        "slurm",
+        lifecycle_newest_failure_past_noise,
+        expect=[
+            ("cluster-nodes", "FAIL", "F"),
+            ("lifecycle-logs", "FAIL", "D.2"),
+            ("lifecycle-logs", "WARN", "D.2"),
+        ],
+        resources={"cluster-nodes": [FAILED_NODE], "lifecycle-logs": [FAILED_NODE]},
     ),
     Scenario(
         "node-recovery-none-failed-node",

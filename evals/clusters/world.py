@@ -301,6 +301,7 @@ def _filter_log_events(world: World, params: Json) -> Outcome:
         for index, event in enumerate(stream_events)
         if start <= event["timestamp"] <= end and _pattern_matches(pattern, event["message"])
     ]
+    events.sort(key=lambda e: e["timestamp"])  # FilterLogEvents answers oldest first
     return {"events": events, "searchedLogStreams": []}, Paging(
         result_key="events", token_key="nextToken"
     )

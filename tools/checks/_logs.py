@@ -23,14 +23,30 @@ def no_log_group(check: str, section: str, what: str) -> Finding:
     )
 
 
+def node_stream_prefix(prefix: str, group: str | None, node: str | None) -> str:
+    """`<Prefix>/<group>/<instance-id>` when a node and its group are known, else `prefix`
+    (every stream, filtered by instance in Python)."""
+    if node and group:
+        return f"{prefix}{group}/{node}"
+    return prefix
+
+
 def stream_coverage(
-    check: str, section: str, label: str, streams: list[str], node: str | None
+    check: str,
+    section: str,
+    label: str,
+    streams: list[str],
+    node: str | None,
+    truncated: bool = False,
 ) -> Finding:
-    """INFO: how many `label` streams exist (for `node` only when one is in focus)."""
+    """INFO: how many `label` streams exist (for `node` only when one is in focus); "at
+    least N" when the listing stopped early (`truncated`)."""
     mine = [s for s in streams if node is None or stream_parts(s)[1] == node]
+    at_least = "At least " if truncated else ""
     return info(
         check,
         section,
-        f"{len(mine)} {label} log streams" + (f" for {node}" if node else ""),
+        f"{at_least}{len(mine)} {label} log streams" + (f" for {node}" if node else ""),
         streams=len(mine),
+        streams_truncated=truncated,
     )

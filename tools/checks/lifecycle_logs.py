@@ -1,7 +1,12 @@
 """§ D.2: known lifecycle-script failures in the LifecycleConfig CloudWatch streams.
 
-CloudWatch is asked once (one FilterLogEvents query over every LifecycleConfig stream,
-with a broad any-term pattern) and the returned lines are classified here, in Python.
+CloudWatch is asked with one broad any-term pattern over the LifecycleConfig streams (only
+the focused node's stream with --node), newest window first so a capped read keeps the
+newest lines, and the returned lines are classified here, in Python. The families are
+deliberately narrow: a line is a failure only in an error context (a real timeout error,
+a non-zero exit, "failed" not preceded by a zero count, an unhandled KeyError); `set -x`
+traces and zero counts ("0 failed") are not failures. Failures on instances the cluster no
+longer has are history (INFO), not a P0.
 """
 
 from __future__ import annotations
@@ -11,9 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tools.checks._logs import no_log_group, stream_coverage, stream_parts
+from tools.checks._logs import no_log_group, node_stream_prefix, stream_coverage, stream_parts
 from tools.checks._text import clip, quoted
-from tools.findings import Finding, Priority, fail, info, passed
+from tools.checks.nodes import current_node_statuses, instance_group_of
+from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
 
@@ -32,7 +38,12 @@ class LogFamily:
     key: str
     title: str
     pattern: re.Pattern[str]
+    on_trace: bool = False  # also judged on `set -x` trace lines
+    veto: re.Pattern[str] | None = None  # a line matching this is not this family
 
+
+# Where the error is said to concern S3 or another AWS endpoint.
+_AWS_HOST = r"(\bs3\b|amazonaws\.com)"
 
 # The most specific cause first; the generic script failure is reported only for streams
 # that no specific family explains.
@@ -41,14 +52,17 @@ LOG_FAMILIES: tuple[LogFamily, ...] = (
         "crlf",
         "CRLF (Windows) line endings in a lifecycle script",
         _rx(r"\$'\\r'|\\r'?: command not found|\r: command not found|/bin/(ba)?sh\^M"),
+        on_trace=True,  # `+ $'\r'` in a trace is the CRLF itself
     ),
     LogFamily(
         "s3-timeout",
         "timeout reaching S3 (check the S3 endpoint and routing, § B.4)",
+        # botocore's own wording, or "timed out" next to an S3 / AWS host; never a bare
+        # "timeout" (`--cli-read-timeout`, `(timeout=60)` are options, not errors).
         _rx(
             r"(connect|read) timeout on endpoint url|could not connect to the endpoint url"
-            r"|(connection|connect|read|request) timed? ?out.{0,120}\bs3\b"
-            r"|\bs3\b.{0,120}timed? ?out"
+            rf"|\b(connect|read)timeouterror\b.{{0,200}}{_AWS_HOST}"
+            rf"|\btimed out\b.{{0,160}}{_AWS_HOST}|{_AWS_HOST}.{{0,160}}\btimed out\b"
         ),
     ),
     LogFamily(
@@ -62,23 +76,44 @@ LOG_FAMILIES: tuple[LogFamily, ...] = (
     LogFamily(
         "parameter-mismatch",
         "parameter or instance-group name mismatch with provisioning_parameters.json",
+        # An unhandled KeyError (Python prints "KeyError: 'x'"), or provisioning_parameters
+        # named together with an error word; "missing" alone is not an error.
         _rx(
-            r"KeyError|provisioning_parameters\S*.{0,120}(error|not found|missing|invalid|mismatch)"
-            r"|(error|not found|missing|invalid|mismatch).{0,120}provisioning_parameters"
-            r"|instance[ _-]?group\b.{0,120}\bnot (found|defined|present|in)"
+            r"\bKeyError:"
+            r"|provisioning_parameters\S*.{0,120}\b(error|exception|not found|no such file"
+            r"|invalid|mismatch|failed to (read|load|parse|open))"
+            r"|\b(error|exception|fatal|not found|no such file|invalid|mismatch|cannot|can't"
+            r"|could not|unable to)\b.{0,120}provisioning_parameters"
+            r"|instance[ _-]?group\b.{0,120}\bnot (found|defined|present)\b"
+        ),
+        veto=_rx(
+            r"\b(handled|caught|ignor(ed|ing)|fall(ing)? ?back|using (the )?defaults?)\b"
+            r"|\bexcept\s+KeyError"
         ),
     ),
     LogFamily(
         "script-failure",
         "lifecycle script failure",
         _rx(
-            r"exit (code|status)[ :=]*[1-9]|returned (a )?non-zero|non-zero exit"
+            r"exit (code|status)[ :=]*[1-9]|exited with (exit )?(code|status)?[ :=]*[1-9]"
+            r"|returned (a )?non-zero|non-zero exit"
             r"|(script|on_create\S*|lifecycle|provision\w*)\b.{0,80}\bfail(ed|ure|s)?\b"
             r"|\bfail(ed|ure)\b.{0,80}\b(script|on_create|lifecycle)"
         ),
+        veto=_rx(r"\bretry(ing)?\b|\bwill retry\b"),
     ),
 )
 GENERIC = "script-failure"
+
+# A `set -x` trace line ("+ cmd", "++ cmd"), maybe behind a timestamp: a command being run,
+# not its outcome.
+_TRACE = re.compile(r"^\s*(\[[^\]]*\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+)?\++\s")
+# Zero counts ("0 failed", "no errors", "failures: 0") say that nothing failed.
+_ZERO_COUNT = _rx(
+    r"\b(0|no|zero)\s+(\w+\s+){0,2}?(errors?|failed|failures?|failing)\b"
+    r"|\b(errors?|failed|failures?)\s*[:=]\s*0\b(?![.\d])"
+)
+
 
 # One CloudWatch query for every family: any term (CloudWatch terms are case-sensitive).
 LOG_FILTER = " ".join(
@@ -108,8 +143,15 @@ LOG_FILTER = " ".join(
 
 
 def classify_line(message: str) -> LogFamily | None:
+    text = message or ""
+    trace = bool(_TRACE.match(text))
+    text = _ZERO_COUNT.sub(" ", text)
     for family in LOG_FAMILIES:
-        if family.pattern.search(message or ""):
+        if trace and not family.on_trace:
+            continue
+        if family.veto is not None and family.veto.search(text):
+            continue
+        if family.pattern.search(text):
             return family
     return None
 
@@ -119,59 +161,70 @@ def judge_lifecycle_logs(
     *,
     log_group_exists: bool = True,
     streams: list[str] | None = None,
+    streams_truncated: bool = False,
     node: str | None = None,
     cap: int = LOG_CAP,
+    truncated: bool | None = None,
+    current: set[str] | None = None,
 ) -> list[Finding]:
-    """FAIL P0 per failure family found in LifecycleConfig streams, naming the instances."""
+    """FAIL P0 per failure family found in LifecycleConfig streams, naming the instances.
+
+    `current` holds the instance ids the cluster has now (None: unknown); failures on
+    other instances are history (INFO). `truncated` says the scan was capped (by default:
+    `cap` lines were read).
+    """
     if not log_group_exists:
         return [no_log_group(CHECK_LOGS, "L", "Lifecycle logs")]
     findings: list[Finding] = []
     if streams is not None:
-        findings.append(stream_coverage(CHECK_LOGS, "D.2", "LifecycleConfig", streams, node))
-    # stream -> family key -> first matching message
-    hits: dict[str, dict[str, str]] = {}
+        findings.append(
+            stream_coverage(
+                CHECK_LOGS, "D.2", "LifecycleConfig", streams, node, truncated=streams_truncated
+            )
+        )
+    # stream -> family key -> (timestamp, message) of its latest matching line
+    hits: dict[str, dict[str, tuple[int, str]]] = {}
     for event in events:
         if not isinstance(event, dict):
             continue
         stream = str(event.get("logStreamName") or "")
         if node is not None and stream_parts(stream)[1] != node:
             continue
-        family = classify_line(str(event.get("message") or ""))
-        if family is not None:
-            hits.setdefault(stream, {}).setdefault(family.key, str(event.get("message")))
-    by_family: dict[str, list[tuple[str, str]]] = {}
+        message = str(event.get("message") or "")
+        family = classify_line(message)
+        if family is None:
+            continue
+        moment = _timestamp(event)
+        known = hits.setdefault(stream, {}).get(family.key)
+        if known is None or moment >= known[0]:
+            hits[stream][family.key] = (moment, message)
+    by_family: dict[str, list[tuple[str, int, str]]] = {}
     for stream, families in hits.items():
         specific = [k for k in families if k != GENERIC]
         for key in specific or [GENERIC]:
-            by_family.setdefault(key, []).append((stream, families[key]))
+            moment, message = families[key]
+            by_family.setdefault(key, []).append((stream, moment, message))
     for family in LOG_FAMILIES:
-        members = sorted(by_family.get(family.key, []))
-        if not members:
-            continue
-        instances = sorted({stream_parts(s)[1] for s, _ in members if stream_parts(s)[1]})
-        sample_stream, sample = members[0]
-        shown = ", ".join(instances[:5]) + ("…" if len(instances) > 5 else "")
+        members = by_family.get(family.key, [])
+        now_members = [m for m in members if _is_current(m[0], current)]
+        gone_members = [m for m in members if not _is_current(m[0], current)]
+        if now_members:
+            findings.append(_family_finding(family, now_members, history=False))
+        if gone_members:
+            findings.append(_family_finding(family, gone_members, history=True))
+    if truncated is None:
+        truncated = len(events) >= cap
+    if truncated:
         findings.append(
-            fail(
+            warn(
                 CHECK_LOGS,
-                Priority.P0,
+                Priority.P2,
                 "D.2",
-                f"Lifecycle scripts on {shown or 'unknown instances'} failed "
-                f"({family.title}): {quoted(sample)}",
-                resources=instances,
-                family=family.key,
-                streams=[s for s, _ in members][:20],
-                sample_stream=sample_stream,
-                sample=clip(sample),
-            )
-        )
-    if len(events) >= cap:
-        findings.append(
-            info(
-                CHECK_LOGS,
-                "D.2",
-                f"Only the first {cap} candidate lifecycle log lines of the last week were read",
+                f"Lifecycle log scan capped at {cap} candidate lines, newest first: older "
+                "lines of the last week were not read"
+                + ("" if node else " (use --node to read one node's stream)"),
                 cap=cap,
+                read=len(events),
             )
         )
     if not by_family:
@@ -180,11 +233,57 @@ def judge_lifecycle_logs(
                 CHECK_LOGS,
                 "D.2",
                 "No lifecycle script errors in the LifecycleConfig streams of the last week"
-                + (f" for {node}" if node else ""),
+                + (f" for {node}" if node else "")
+                + (f" (the newest {len(events)} candidate lines read)" if truncated else ""),
                 candidate_lines=len(events),
             )
         )
     return findings
+
+
+def _timestamp(event: dict[str, Any]) -> int:
+    value = event.get("timestamp")
+    return int(value) if isinstance(value, int | float) else 0
+
+
+def _is_current(stream: str, current: set[str] | None) -> bool:
+    instance = stream_parts(stream)[1]
+    return current is None or not instance or instance in current
+
+
+def _family_finding(
+    family: LogFamily, members: list[tuple[str, int, str]], *, history: bool
+) -> Finding:
+    members = sorted(members)
+    instances = sorted({stream_parts(s)[1] for s, _, _ in members if stream_parts(s)[1]})
+    sample_stream, _, sample = max(members, key=lambda m: (m[1], m[0]))
+    shown = ", ".join(instances[:5]) + ("…" if len(instances) > 5 else "")
+    evidence: dict[str, Any] = {
+        "family": family.key,
+        "streams": [s for s, _, _ in members][:20],
+        "sample_stream": sample_stream,
+        "sample": clip(sample),
+    }
+    if history:
+        those = "that instance is" if len(instances) == 1 else "those instances are"
+        return info(
+            CHECK_LOGS,
+            "D.2",
+            f"History: lifecycle scripts on {shown} failed ({family.title}), but {those} no "
+            f"longer in the cluster (replaced or removed): {quoted(sample)}",
+            resources=instances,
+            history=True,
+            **evidence,
+        )
+    return fail(
+        CHECK_LOGS,
+        Priority.P0,
+        "D.2",
+        f"Lifecycle scripts on {shown or 'unknown instances'} failed "
+        f"({family.title}): {quoted(sample)}",
+        resources=instances,
+        **evidence,
+    )
 
 
 @check(CHECK_LOGS, section="D.2", title="Lifecycle script logs")
@@ -192,6 +291,17 @@ def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
     """Known lifecycle failure patterns in the LifecycleConfig CloudWatch streams."""
     if not data.log_group_exists():
         return judge_lifecycle_logs([], log_group_exists=False)
-    streams = [str(s.get("logStreamName", "")) for s in data.log_streams(STREAM_PREFIX)]
-    events = data.log_events(STREAM_PREFIX, LOG_FILTER, cap=LOG_CAP)
-    return judge_lifecycle_logs(events, streams=streams, node=data.target.node)
+    node = data.target.node
+    group = instance_group_of(data, node) if node else None
+    prefix = node_stream_prefix(STREAM_PREFIX, group, node)
+    listed = data.log_stream_count(prefix)
+    scan = data.recent_log_events(prefix, LOG_FILTER, cap=LOG_CAP)
+    statuses = current_node_statuses(data)
+    return judge_lifecycle_logs(
+        scan.items,
+        streams=[str(s.get("logStreamName", "")) for s in listed.items],
+        streams_truncated=listed.truncated,
+        node=node,
+        truncated=scan.truncated,
+        current=set(statuses) if statuses is not None else None,
+    )
