@@ -230,6 +230,25 @@ def lifecycle_newest_failure_past_noise(world: World) -> None:
         )
 
 
+def hma_detections_on_two_nodes(world: World) -> None:
+    """The Xid 79 detection on FAILED_NODE, and a newer one on another gpu-workers node."""
+    hma_xid_detection(world)
+    other = base.instance_id(2)
+    stream = f"SagemakerHealthMonitoringAgent/{_group_of(world, other)}/{other}"
+    detection = {
+        "level": "info",
+        "msg": "NPD caught event: %v",
+        "details: ": {
+            "severity": "warn",
+            "reason": "NvidiaGpuCountMismatch",
+            "message": "Node condition NvidiaErrorTerminate is now: True, reason: "
+            "NvidiaGpuCountMismatch, message: 7 of 8 GPUs visible",
+        },
+        "HealthMonitoringAgentDetectionEvent": "HealthEvent",
+    }
+    _log(world, stream, [json.dumps(detection)], timedelta(minutes=30))
+
+
 CLUSTER: list[Scenario] = [
     Scenario(
         "lifecycle-crlf",
@@ -312,6 +331,16 @@ CLUSTER: list[Scenario] = [
         expect=[("node-detail", "FAIL", "F")],
         resources={"node-detail": [UNKNOWN_NODE]},
         node=UNKNOWN_NODE,
+    ),
+    Scenario(
+        "hma-focused-node",
+        "EKS, triage focused on one GPU node: the Health Monitoring Agent flagged it (Xid 79) "
+        "and, more recently, another node; only the focused node's stream is read.",
+        "eks",
+        hma_detections_on_two_nodes,
+        expect=[("health-monitoring-agent", "WARN", "F.3")],
+        resources={"health-monitoring-agent": [FAILED_NODE]},
+        node=FAILED_NODE,
     ),
     Scenario(
         "events-unavailable",

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any
 
+from evals.clusters import base
+from evals.clusters.world import World
+from tools.aws.session import AwsAccess
 from tools.checks.health_monitoring import (
     CHECK_HMA,
     CHECK_LOGS,
+    HMA_CAP,
+    health_monitoring_agent,
     judge_hma,
     judge_log_group,
     parse_detection,
 )
 from tools.findings import Priority, Status
+from tools.triage.data import ClusterData
+from tools.triage.target import TriageTarget
 
 GROUP = "/aws/sagemaker/Clusters/ml/abc123def456"
 STREAM = "SagemakerHealthMonitoringAgent/gpu-workers/i-0aaa"
@@ -134,3 +142,120 @@ def test_garbage_events_do_not_crash() -> None:
         [{}, {"message": "HealthMonitoringAgentDetectionEvent"}, "x"],  # type: ignore[list-item]
     )
     assert [f.status for f in findings] == [Status.PASS]  # no stream, no instance to name
+
+
+def test_latest_is_the_newest_detection_whatever_the_order() -> None:
+    findings = judge_hma(
+        [
+            event(detection(xid=79), ts=300),  # newest window first ...
+            event(detection(xid=48), ts=100),  # ... then older ones, oldest first
+            event(detection(xid=94), ts=200),
+        ]
+    )
+    [finding] = [f for f in findings if f.status is Status.WARN]
+    assert finding.evidence["latest_time"] == 300
+    assert "Xid (PCI:0000:a8:00): 79" in finding.evidence["latest"]
+
+
+def test_capped_scan_counts_at_least_and_warns_p2() -> None:
+    findings = judge_hma([event(detection(), ts=n) for n in range(3)], truncated=True, cap=3)
+    flagged, capped = [f for f in findings if f.status is Status.WARN]
+    assert flagged.priority is Priority.P1
+    assert "at least 3 times" in flagged.message
+    assert flagged.evidence["count_is_lower_bound"] is True
+    assert capped.priority is Priority.P2
+    assert capped.message.startswith("Health Monitoring Agent scan capped at 3")
+    assert "--node" in capped.message
+
+
+def test_uncapped_scan_counts_exactly() -> None:
+    findings = judge_hma([event(detection())], truncated=False)
+    [flagged] = [f for f in findings if f.status is Status.WARN]
+    assert "1 time " in flagged.message
+    assert "at least" not in flagged.message
+
+
+def test_stream_count_is_a_lower_bound_when_the_listing_stopped() -> None:
+    findings = judge_hma([], streams=[STREAM] * 100, streams_truncated=True)
+    assert findings[0].message.startswith("At least 100 Health Monitoring Agent log streams")
+    assert findings[0].evidence["streams_truncated"] is True
+
+
+def test_garbage_timestamps_do_not_crash() -> None:
+    findings = judge_hma([{**event(detection()), "timestamp": "soon"}, event(detection(), ts=2)])
+    [flagged] = [f for f in findings if f.status is Status.WARN]
+    assert flagged.evidence["latest_time"] == 2
+
+
+# -- the registered check against a world -------------------------------------------------
+
+
+def hma_data(world: World, node_id: str | None = None) -> ClusterData:
+    target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region, node=node_id)
+    return ClusterData(AwsAccess(world.region, replay=world), target, now=base.RECORDED_AT)
+
+
+def requests_to(world: World, wanted: str) -> list[dict[str, Any]]:
+    calls: list[dict[str, Any]] = []
+    respond = world.respond
+
+    def spy(service: str, operation: str, params: dict[str, Any]) -> Any:
+        if operation == wanted:
+            calls.append(dict(params))
+        return respond(service, operation, params)
+
+    world.respond = spy  # type: ignore[method-assign]
+    return calls
+
+
+def hma_stream(world: World, index: int) -> tuple[str, str]:
+    node = world.nodes[index]
+    group, instance = node["InstanceGroupName"], node["InstanceId"]
+    return instance, f"SagemakerHealthMonitoringAgent/{group}/{instance}"
+
+
+def detections(ago: timedelta, count: int, xid: int) -> list[dict[str, Any]]:
+    moment = base.ms(base.RECORDED_AT - ago)
+    return [{"timestamp": moment + n, "message": detection(xid=xid)} for n in range(count)]
+
+
+def test_registered_check_with_node_asks_only_for_that_nodes_stream() -> None:
+    world = base.healthy_eks()
+    focused, focused_stream = hma_stream(world, 1)
+    _, other_stream = hma_stream(world, 2)
+    world.log_events[other_stream] = detections(timedelta(hours=2), 5, 79)
+    world.log_events[focused_stream] = detections(timedelta(hours=3), 1, 48)
+    filters = requests_to(world, "FilterLogEvents")
+    findings = list(health_monitoring_agent(hma_data(world, focused)))
+    assert {c["logStreamNamePrefix"] for c in filters} == {focused_stream}
+    [flagged] = [f for f in findings if f.status is Status.WARN]
+    assert flagged.resources == [focused]
+    assert findings[0].message == f"1 Health Monitoring Agent log streams for {focused}"
+
+
+def test_registered_check_keeps_the_newest_detections_when_capped() -> None:
+    world = base.healthy_eks()
+    old_node, old_stream = hma_stream(world, 1)
+    new_node, new_stream = hma_stream(world, 2)
+    world.log_events[old_stream] = detections(timedelta(days=3), HMA_CAP + 50, 48)
+    world.log_events[new_stream] = detections(timedelta(minutes=20), 2, 79)
+    findings = list(health_monitoring_agent(hma_data(world)))
+    flagged = {f.resources[0]: f for f in findings if f.priority is Priority.P1}
+    assert new_node in flagged  # the newest detections were read despite the week's noise
+    assert "79" in flagged[new_node].evidence["xids"]
+    assert old_node in flagged
+    assert "at least" in flagged[old_node].message
+    [capped] = [f for f in findings if f.priority is Priority.P2]
+    assert capped.status is Status.WARN
+
+
+def test_registered_check_counts_streams_with_a_small_page_budget() -> None:
+    world = base.healthy_eks()
+    group = world.log_groups[0]
+    world.log_streams[group] += [
+        f"SagemakerHealthMonitoringAgent/{base.GPU_GROUP}/i-0{n:016x}" for n in range(500, 800)
+    ]
+    pages = requests_to(world, "DescribeLogStreams")
+    findings = list(health_monitoring_agent(hma_data(world)))
+    assert len(pages) == 2
+    assert findings[0].message.startswith("At least 100 Health Monitoring Agent log streams")

@@ -6,6 +6,10 @@ The Health Monitoring Agent (HMA) writes one stream per node,
 `HealthMonitoringAgentDetectionEvent` and a JSON body with a reason (e.g. XidHardwareFailure)
 and a node condition (e.g. NvidiaErrorReboot). Bodies are parsed leniently: JSON first,
 regular expressions as a fallback, and the text is quoted as data.
+
+FilterLogEvents answers oldest first, so the week is read newest window first (the last
+hour, the rest of the day, the rest of the week) and a capped scan says so. With --node
+only that node's stream is asked for (`SagemakerHealthMonitoringAgent/<group>/<node>`).
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tools.checks._logs import no_log_group, stream_coverage, stream_parts
+from tools.checks._logs import no_log_group, node_stream_prefix, stream_coverage, stream_parts
 from tools.checks._text import clip, quoted
+from tools.checks.nodes import instance_group_of
 from tools.findings import Finding, Priority, passed, warn
 from tools.registry import check
 from tools.triage.data import LOG_WINDOW, ClusterData
@@ -26,6 +31,7 @@ CHECK_LOGS = "cloudwatch-logs"
 CHECK_HMA = "health-monitoring-agent"
 HMA_PREFIX = "SagemakerHealthMonitoringAgent/"
 DETECTION = "HealthMonitoringAgentDetectionEvent"
+HMA_CAP = 200  # detection lines read per triage, newest first
 
 _REASON = re.compile(r"\breason\"?\s*[:=]\s*\\*\"?(?P<v>[A-Za-z][\w.-]*)")
 _CONDITION = re.compile(r"\bNode condition (?P<v>[A-Za-z][\w.-]*)")
@@ -97,15 +103,31 @@ def judge_hma(
     *,
     log_group_exists: bool = True,
     streams: list[str] | None = None,
+    streams_truncated: bool = False,
     node: str | None = None,
     window_days: int = LOG_WINDOW.days,
+    truncated: bool = False,
+    cap: int = HMA_CAP,
 ) -> list[Finding]:
-    """WARN P1 per instance with HMA detections in the window; INFO on stream coverage."""
+    """WARN P1 per instance with HMA detections in the window; INFO on stream coverage.
+
+    `truncated` says the scan stopped at `cap` lines (newest first): counts are then
+    lower bounds and a WARN P2 says older detections were not read.
+    """
     if not log_group_exists:
         return [no_log_group(CHECK_HMA, "F.3", "Health Monitoring Agent logs")]
     findings: list[Finding] = []
     if streams is not None:
-        findings.append(stream_coverage(CHECK_HMA, "F.3", "Health Monitoring Agent", streams, node))
+        findings.append(
+            stream_coverage(
+                CHECK_HMA,
+                "F.3",
+                "Health Monitoring Agent",
+                streams,
+                node,
+                truncated=streams_truncated,
+            )
+        )
     per_instance: dict[str, list[tuple[dict[str, Any], Detection]]] = {}
     groups: dict[str, str] = {}
     for event in events:
@@ -120,7 +142,7 @@ def judge_hma(
         per_instance.setdefault(instance, []).append((event, parse_detection(message)))
         groups[instance] = group
     for instance in sorted(per_instance):
-        hits = sorted(per_instance[instance], key=lambda h: int(h[0].get("timestamp") or 0))
+        hits = sorted(per_instance[instance], key=lambda h: _timestamp(h[0]))
         latest = hits[-1][1]
         reasons = sorted({d.reason for _, d in hits})
         conditions = sorted({d.condition for _, d in hits if d.condition})
@@ -129,12 +151,13 @@ def judge_hma(
         count = len(hits)
         where = f"{instance} ({groups[instance]})" if groups[instance] else instance
         xid_hint = " (Xid meanings: § G.2)" if xids else ""
+        times = f"{'at least ' if truncated else ''}{count} time{'s' if count != 1 else ''}"
         findings.append(
             warn(
                 CHECK_HMA,
                 Priority.P1,
                 "F.3",
-                f"Health Monitoring Agent flagged {where} {count} time{'s' if count != 1 else ''} "
+                f"Health Monitoring Agent flagged {where} {times} "
                 f"in the last {window_days} days: {', '.join(reasons)}"
                 + (f" ({extra})" if extra else "")
                 + f"{xid_hint}; latest: {quoted(latest.detail)}",
@@ -142,10 +165,25 @@ def judge_hma(
                 instance_id=instance,
                 group=groups[instance],
                 count=count,
+                count_is_lower_bound=truncated,
                 reasons=reasons,
                 conditions=conditions,
                 xids=xids,
                 latest=clip(latest.detail),
+                latest_time=_timestamp(hits[-1][0]),
+            )
+        )
+    if truncated:
+        findings.append(
+            warn(
+                CHECK_HMA,
+                Priority.P2,
+                "F.3",
+                f"Health Monitoring Agent scan capped at {cap} detection lines, newest first: "
+                f"older detections of the last {window_days} days were not read"
+                + ("" if node else " (use --node to read one node's stream)"),
+                cap=cap,
+                read=len(events),
             )
         )
     if not per_instance:
@@ -160,6 +198,11 @@ def judge_hma(
     return findings
 
 
+def _timestamp(event: dict[str, Any]) -> int:
+    value = event.get("timestamp")
+    return int(value) if isinstance(value, int | float) else 0
+
+
 @check(CHECK_LOGS, section="L", title="CloudWatch log group")
 def cloudwatch_logs(data: ClusterData) -> Iterable[Finding]:
     """Whether the cluster's CloudWatch log group exists (lifecycle and HMA logs live there)."""
@@ -171,6 +214,15 @@ def health_monitoring_agent(data: ClusterData) -> Iterable[Finding]:
     """HMA detections (HealthMonitoringAgentDetectionEvent) of the last week, per instance."""
     if not data.log_group_exists():
         return judge_hma([], log_group_exists=False)
-    streams = [str(s.get("logStreamName", "")) for s in data.log_streams(HMA_PREFIX)]
-    events = data.log_events(HMA_PREFIX, DETECTION)
-    return judge_hma(events, streams=streams, node=data.target.node)
+    node = data.target.node
+    group = instance_group_of(data, node) if node else None
+    prefix = node_stream_prefix(HMA_PREFIX, group, node)
+    listed = data.log_stream_count(prefix)
+    scan = data.recent_log_events(prefix, DETECTION, cap=HMA_CAP)
+    return judge_hma(
+        scan.items,
+        streams=[str(s.get("logStreamName", "")) for s in listed.items],
+        streams_truncated=listed.truncated,
+        node=node,
+        truncated=scan.truncated,
+    )
