@@ -65,3 +65,34 @@ def test_iam_truncation_is_refused_too() -> None:
     )
     with pytest.raises(AwsAccessError, match="paged"):
         access.call("iam", "ListRolePolicies", RoleName="r")
+
+
+def test_a_page_budget_spent_on_sparse_pages_replays_as_capped() -> None:
+    events = [{"message": f"line {n}"} for n in range(15)]
+    access = _access(
+        RecordedCall(
+            service="logs",
+            operation="FilterLogEvents",
+            params={"logGroupName": "g"},
+            response={"events": events},
+            paging=Paging(result_key="events", token_key="nextToken", truncated=True),
+        )
+    )
+
+    def read(max_pages: int | None) -> tuple[int, bool]:
+        result = access.paginate(
+            "logs",
+            "FilterLogEvents",
+            "events",
+            page_size=100,
+            cap=300,
+            token_key="nextToken",
+            size_key="limit",
+            max_pages=max_pages,
+            logGroupName="g",
+        )
+        return len(result.items), result.truncated
+
+    assert read(max_pages=5) == (15, True)
+    # A reader with no budget still ends (and cannot claim more than was stored).
+    assert read(max_pages=None) == (15, False)
