@@ -1,0 +1,46 @@
+"""Fetching: every AWS read a check needs, made once per run and shared between checks.
+
+Checks never call AWS themselves; they ask this object, which memoises each answer (or
+each error, so a denied API is asked once and reported once per check that needs it).
+Parameters are deterministic so a recorded cluster replays them exactly.
+
+The reads are grouped by service, one mixin each over the shared memo (`_memo.Memo`):
+`sagemaker` (the cluster, nodes, events), `network` (EC2 / VPC), `eks`, `iam` (role
+policy documents) and `logs` (CloudWatch Logs). `ClusterData` composes them.
+"""
+
+from __future__ import annotations
+
+from tools.triage.data.eks import EksReads
+from tools.triage.data.iam import IamReads
+from tools.triage.data.logs import LOG_PAGE_BUDGET, LOG_WINDOW, LOG_WINDOWS, LogReads
+from tools.triage.data.network import NetworkReads, ec2_type
+from tools.triage.data.sagemaker import (
+    EKS_CLUSTER_ARN,
+    EVENT_CAP,
+    EVENT_PAGE,
+    NODE_CAP,
+    NODE_PAGE,
+    ClusterNotFound,
+    SageMakerReads,
+    cluster_id_from_arn,
+)
+
+__all__ = [
+    "EKS_CLUSTER_ARN",
+    "EVENT_CAP",
+    "EVENT_PAGE",
+    "LOG_PAGE_BUDGET",
+    "LOG_WINDOW",
+    "LOG_WINDOWS",
+    "NODE_CAP",
+    "NODE_PAGE",
+    "ClusterData",
+    "ClusterNotFound",
+    "cluster_id_from_arn",
+    "ec2_type",
+]
+
+
+class ClusterData(NetworkReads, EksReads, IamReads, LogReads, SageMakerReads):
+    """Every read of one triage: `ClusterData(access, target, now=...)`."""

@@ -1,0 +1,146 @@
+"""CloudWatch Logs reads: the cluster's log group, its streams, and matching events of
+the last week (read newest window first)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from tools.aws.session import PagedResult
+from tools.triage.data.sagemaker import SageMakerReads
+
+LOG_WINDOW = timedelta(days=7)
+# FilterLogEvents answers oldest first, so a capped read over the whole week would keep its
+# oldest lines: the week is read newest window first (see `recent_log_events`).
+LOG_WINDOWS = (timedelta(hours=1), timedelta(days=1), LOG_WINDOW)
+LOG_PAGE_BUDGET = 5  # FilterLogEvents pages per window (pages may be sparse, even empty)
+
+
+class LogReads(SageMakerReads):
+    @property
+    def log_group_name(self) -> str:
+        return f"/aws/sagemaker/Clusters/{self.cluster_name}/{self.cluster_id}"
+
+    def log_group_exists(self) -> bool:
+        def fetch() -> bool:
+            groups = self.access.call(
+                "logs", "DescribeLogGroups", logGroupNamePrefix=self.log_group_name
+            ).get("logGroups", [])
+            return any(g.get("logGroupName") == self.log_group_name for g in groups)
+
+        return self._once(("log-group",), fetch)
+
+    def log_streams(self, prefix: str) -> list[dict[str, Any]]:
+        def fetch() -> list[dict[str, Any]]:
+            with self._lock:  # a complete `log_stream_count` listing is the same answer
+                for key, value in self._memo.items():
+                    listed = isinstance(value, PagedResult) and not value.truncated
+                    if listed and key[:2] == ("log-stream-count", prefix):
+                        return list(value.items)
+            return self.access.paginate(
+                "logs",
+                "DescribeLogStreams",
+                "logStreams",
+                page_size=50,
+                cap=1000,
+                token_key="nextToken",
+                size_key="limit",
+                logGroupName=self.log_group_name,
+                logStreamNamePrefix=prefix,
+            ).items
+
+        return self._once(("log-streams", prefix), fetch)
+
+    def log_stream_count(self, prefix: str, max_pages: int = 2) -> PagedResult:
+        """The first log streams under `prefix`, at most `max_pages` pages of 50: enough to
+        say how many there are, or "at least N" when `truncated`."""
+        return self._once(
+            ("log-stream-count", prefix, max_pages),
+            lambda: self.access.paginate(
+                "logs",
+                "DescribeLogStreams",
+                "logStreams",
+                page_size=50,
+                cap=50 * max_pages,
+                token_key="nextToken",
+                size_key="limit",
+                max_pages=max_pages,
+                logGroupName=self.log_group_name,
+                logStreamNamePrefix=prefix,
+            ),
+        )
+
+    def recent_log_events(
+        self,
+        stream_prefix: str,
+        filter_pattern: str,
+        cap: int = 200,
+        max_pages: int = LOG_PAGE_BUDGET,
+    ) -> PagedResult:
+        """Matching events of the last week, newest window first.
+
+        FilterLogEvents returns the oldest events of its time range first, so the week is
+        read as the last hour, then the rest of the last day, then the rest of the week,
+        each with the budget the newer windows left. `truncated` when a window was cut
+        short or an older window was left unread.
+        """
+
+        def fetch() -> PagedResult:
+            items: list[dict[str, Any]] = []
+            truncated = False
+            end = int(self.now.timestamp() * 1000)
+            for span in LOG_WINDOWS:
+                budget = cap - len(items)
+                if budget <= 0:
+                    truncated = True
+                    break
+                start = int((self.now - span).timestamp() * 1000)
+                if start > end:
+                    continue
+                result = self.access.paginate(
+                    "logs",
+                    "FilterLogEvents",
+                    "events",
+                    page_size=min(budget, 100),
+                    cap=budget,
+                    token_key="nextToken",
+                    size_key="limit",
+                    max_pages=max_pages,
+                    logGroupName=self.log_group_name,
+                    logStreamNamePrefix=stream_prefix,
+                    filterPattern=filter_pattern,
+                    startTime=start,
+                    endTime=end,
+                )
+                items.extend(result.items)
+                truncated = truncated or result.truncated
+                end = start - 1  # endTime is inclusive: no event is read twice
+            return PagedResult(items=items, truncated=truncated)
+
+        return self._once(("recent-log-events", stream_prefix, filter_pattern, cap), fetch)
+
+    def log_events(
+        self, stream_prefix: str, filter_pattern: str, cap: int = 200
+    ) -> list[dict[str, Any]]:
+        """Matching events of the last week; the window ends at `now` (the recording time)."""
+        start = int((self.now - LOG_WINDOW).timestamp() * 1000)
+        end = int(self.now.timestamp() * 1000)
+        return self._once(
+            ("log-events", stream_prefix, filter_pattern),
+            lambda: (
+                self.access.paginate(
+                    "logs",
+                    "FilterLogEvents",
+                    "events",
+                    page_size=min(cap, 100),
+                    cap=cap,
+                    token_key="nextToken",
+                    size_key="limit",
+                    logGroupName=self.log_group_name,
+                    logStreamNamePrefix=stream_prefix,
+                    filterPattern=filter_pattern,
+                    startTime=start,
+                    endTime=end,
+                ).items
+            ),
+        )

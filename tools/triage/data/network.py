@@ -1,0 +1,131 @@
+"""EC2 / VPC reads: the cluster's security groups and subnets, VPC attributes, route
+tables, endpoints, and instance type offerings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tools.aws.errors import ResourceNotFound
+from tools.triage.data.sagemaker import SageMakerReads
+
+
+def ec2_type(hyperpod_type: str) -> str:
+    """HyperPod instance types carry an ml. prefix; EC2 offerings use the bare type."""
+    return hyperpod_type.removeprefix("ml.")
+
+
+class NetworkReads(SageMakerReads):
+    def cluster_security_group_ids(self) -> list[str]:
+        """Cluster SGs plus every instance group's OverrideVpcConfig SGs."""
+        ids = list(self.cluster().get("VpcConfig", {}).get("SecurityGroupIds", []))
+        for group in self.instance_groups():
+            ids.extend(group.get("OverrideVpcConfig", {}).get("SecurityGroupIds", []))
+        return sorted(set(ids))
+
+    def cluster_subnet_ids(self) -> list[str]:
+        ids = list(self.cluster().get("VpcConfig", {}).get("Subnets", []))
+        for group in self.instance_groups():
+            ids.extend(group.get("OverrideVpcConfig", {}).get("Subnets", []))
+        return sorted(set(ids))
+
+    def security_groups(self, group_ids: list[str]) -> list[dict[str, Any]]:
+        ids = sorted(set(group_ids))
+        if not ids:
+            return []
+        return self._once(
+            ("sgs", *ids),
+            lambda: self.access.call("ec2", "DescribeSecurityGroups", GroupIds=ids).get(
+                "SecurityGroups", []
+            ),
+        )
+
+    def subnets(self, subnet_ids: list[str]) -> list[dict[str, Any]]:
+        ids = sorted(set(subnet_ids))
+        if not ids:
+            return []
+        return self._once(
+            ("subnets", *ids),
+            lambda: self.access.call("ec2", "DescribeSubnets", SubnetIds=ids).get("Subnets", []),
+        )
+
+    def existing_subnets(self, subnet_ids: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+        """(subnets found, ids that do not exist): one bad id fails the whole batch call,
+        so on NotFound each id is asked alone to tell the missing ones apart."""
+        return _split_missing(self.subnets, subnet_ids, "SubnetId")
+
+    def existing_security_groups(
+        self, group_ids: list[str]
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        """(security groups found, ids that do not exist), like `existing_subnets`."""
+        return _split_missing(self.security_groups, group_ids, "GroupId")
+
+    def vpc_attribute(self, vpc_id: str, attribute: str) -> bool:
+        """enableDnsSupport / enableDnsHostnames as a bool."""
+        key = attribute[0].upper() + attribute[1:]
+
+        def fetch() -> bool:
+            response = self.access.call(
+                "ec2", "DescribeVpcAttribute", VpcId=vpc_id, Attribute=attribute
+            )
+            return bool(response.get(key, {}).get("Value", False))
+
+        return self._once(("vpc-attr", vpc_id, attribute), fetch)
+
+    def route_tables(self, vpc_id: str) -> list[dict[str, Any]]:
+        return self._once(
+            ("route-tables", vpc_id),
+            lambda: self.access.call(
+                "ec2", "DescribeRouteTables", Filters=[{"Name": "vpc-id", "Values": [vpc_id]}]
+            ).get("RouteTables", []),
+        )
+
+    def vpc_endpoints(self, vpc_id: str) -> list[dict[str, Any]]:
+        return self._once(
+            ("endpoints", vpc_id),
+            lambda: self.access.call(
+                "ec2", "DescribeVpcEndpoints", Filters=[{"Name": "vpc-id", "Values": [vpc_id]}]
+            ).get("VpcEndpoints", []),
+        )
+
+    def instance_type_offerings(self, ec2_types: list[str]) -> list[dict[str, Any]]:
+        types = sorted(set(ec2_types))
+        if not types:
+            return []
+        return self._once(
+            ("offerings", *types),
+            lambda: self.access.call(
+                "ec2",
+                "DescribeInstanceTypeOfferings",
+                LocationType="availability-zone",
+                Filters=[{"Name": "instance-type", "Values": types}],
+            ).get("InstanceTypeOfferings", []),
+        )
+
+    def instance_types(self, ec2_types: list[str]) -> list[dict[str, Any]]:
+        types = sorted(set(ec2_types))
+        if not types:
+            return []
+        return self._once(
+            ("instance-types", *types),
+            lambda: self.access.call("ec2", "DescribeInstanceTypes", InstanceTypes=types).get(
+                "InstanceTypes", []
+            ),
+        )
+
+
+def _split_missing(
+    describe: Callable[[list[str]], list[dict[str, Any]]], ids: list[str], id_key: str
+) -> tuple[list[dict[str, Any]], list[str]]:
+    wanted = sorted(set(ids))
+    try:
+        found = describe(wanted)
+    except ResourceNotFound:
+        found = []
+        for one in wanted:
+            try:
+                found.extend(describe([one]))
+            except ResourceNotFound:
+                continue
+    seen = {str(item.get(id_key)) for item in found}
+    return found, [one for one in wanted if one not in seen]
