@@ -2,9 +2,10 @@
 
 Events exist only for clusters with NodeProvisioningMode=Continuous; on other clusters the
 check says so and judges nothing. Error and Warn events are matched against a small table
-of pattern families over `Description` (never `Message`). An Error event whose description
-matches no family (HyperPod often says only "Instance creation ... failed") is described
-with DescribeClusterEvent, a few at most, and its FailureMessage is matched instead.
+of pattern families (`_event_families.py`) over `Description` (never `Message`). An Error
+event whose description matches no family (HyperPod often says only "Instance creation
+... failed") is described with DescribeClusterEvent, a few at most, and its
+FailureMessage is matched instead.
 
 Events are history. An event about an instance the cluster no longer has (it was replaced
 or removed) is reported as INFO; one whose instance group is now InService at its target
@@ -16,12 +17,12 @@ even when the cluster-wide list is capped.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from tools.checks._event_families import FAMILIES, UNMAPPED, Family
 from tools.checks._text import clip, quoted
 from tools.checks.nodes import current_node_statuses
 from tools.findings import Finding, Priority, fail, info, passed, warn
@@ -32,75 +33,6 @@ CHECK_ID = "cluster-events"
 PROBLEM_LEVELS = ("Error", "Warn")
 MAX_DESCRIBED = 5  # DescribeClusterEvent calls per triage, for unexplained Error events
 RECENT = timedelta(days=7)  # older Error/Warn events are reported, not judged
-
-
-@dataclass(frozen=True)
-class Family:
-    key: str
-    section: str
-    title: str
-    pattern: re.Pattern[str]
-    also: str = ""  # a second section worth reading, named in the message
-
-
-def _rx(text: str) -> re.Pattern[str]:
-    return re.compile(text, re.IGNORECASE)
-
-
-# Order matters: the first family that matches wins (EFA before generic health checks,
-# lifecycle before network words that lifecycle failures often contain).
-FAMILIES: tuple[Family, ...] = (
-    Family(
-        "efa-health-check",
-        "A",
-        "EFA health checks",
-        _rx(
-            r"\bEFA\b.{0,60}\b(health|check|test|fail)"
-            r"|\b(health|connectivity) ?checks?\b.{0,60}\bEFA\b"
-        ),
-    ),
-    Family(
-        "lifecycle",
-        "D",
-        "lifecycle scripts",
-        _rx(
-            r"life ?cycle|\bLCS\b|on_?create|OnInitComplete|provisioning[ _]parameters"
-            r"|(provisioning|bootstrap|setup) script"
-        ),
-    ),
-    Family(
-        "capacity",
-        "C",
-        "capacity or Availability Zone",
-        _rx(
-            r"insufficient\w*\s*(instance\s*)?capacity|InsufficientInstanceCapacity"
-            r"|(not|no|enough|sufficient) (have )?(sufficient |enough )?capacity"
-            r"|capacity (is )?(not available|unavailable)|availability zones?\b|\bAZ\b"
-            r"|reservation (is )?(expired|not active|exhausted)|training plan"
-        ),
-    ),
-    Family(
-        "network",
-        "B",
-        "bootstrap or network configuration",
-        _rx(
-            r"bootstrap|network (mis)?configur\w*|misconfigured network|\bVPC\b|subnet"
-            r"|security ?groups?|\bENIs?\b|network interface|\bDNS\b|\bNAT\b|route table"
-            r"|VPC endpoint"
-        ),
-        also="A",
-    ),
-    Family(
-        "hardware",
-        "F",
-        "hardware faults or node recovery",
-        _rx(
-            r"hardware|health ?checks?|UnschedulablePending\w*|replac\w*|reboot\w*|\bXid\b"
-            r"|\bGPU|\bECC\b|NVLink|faulty|unhealthy|impaired|degraded"
-        ),
-    ),
-)
-UNMAPPED = Family("unmapped", "F", "unclassified provisioning errors", _rx(r"(?!)"))
 
 
 def classify(text: str, event: dict[str, Any] | None = None) -> Family | None:
