@@ -1,8 +1,9 @@
 """The read-only allow-list: the only AWS operations hyperpod-debug may send.
 
 Keyed by the boto3 client name and the API operation name. Everything here is a read
-(Describe/List/Get/Filter) except ssm:StartSession / ssm:TerminateSession, which open and
-close the channel the fixed catalogue of read-only node probes travels over.
+(Describe/List/Get/Filter). ssm:StartSession is deliberately absent: a session can run any
+command on a node, so it may only come with the node-level probes, behind a guard that
+checks the command against their fixed catalogue.
 """
 
 from __future__ import annotations
@@ -35,8 +36,6 @@ READ_ONLY_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("iam", "GetRolePolicy"),
         ("iam", "GetPolicy"),
         ("iam", "GetPolicyVersion"),
-        ("ssm", "StartSession"),
-        ("ssm", "TerminateSession"),
         ("service-quotas", "GetServiceQuota"),
     }
 )
@@ -60,27 +59,6 @@ def iam_action(service: str, operation: str) -> str:
 
 def is_allowed(service: str, operation: str) -> bool:
     return (service, operation) in READ_ONLY_OPERATIONS
-
-
-# An SSM session is only a channel for the fixed catalogue of read-only node probes: the
-# non-interactive command document, on a HyperPod node target. An interactive shell or a
-# port-forwarding document is refused like any mutating call.
-NODE_PROBE_DOCUMENT = "AWS-StartNonInteractiveCommand"
-HYPERPOD_TARGET_PREFIX = "sagemaker-cluster:"
-
-
-def parameter_problem(service: str, operation: str, params: dict[str, object]) -> str | None:
-    """Why an allow-listed operation is still refused with these parameters, if it is."""
-    if (service, operation) == ("ssm", "StartSession"):
-        document = params.get("DocumentName")
-        if document != NODE_PROBE_DOCUMENT:
-            return f"DocumentName must be {NODE_PROBE_DOCUMENT}, not {document!r}"
-        target = str(params.get("Target", ""))
-        if not target.startswith(HYPERPOD_TARGET_PREFIX):
-            return (
-                f"Target must be a {HYPERPOD_TARGET_PREFIX}<cluster-id>_<group>-<instance-id> node"
-            )
-    return None
 
 
 def iam_policy_document() -> dict[str, object]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from tools.aws.allowlist import is_allowed, parameter_problem
+from tools.aws.allowlist import is_allowed
 from tools.aws.errors import (
     ACCESS_DENIED_CODES,
     AccessDenied,
@@ -143,9 +143,6 @@ class AwsAccess:
         service = model.service_model.service_name
         if not is_allowed(service, model.name):
             raise MutatingOperationRefused(service, model.name)
-        problem = parameter_problem(service, model.name, params)
-        if problem is not None:
-            raise MutatingOperationRefused(service, model.name, problem)
         context[_CONTEXT_PARAMS] = dict(params)
 
     def _serve_recorded(self, model: Any, context: dict[str, Any], **_: Any) -> Any:
