@@ -153,4 +153,4 @@ def test_a_capped_list_stays_capped_on_replay() -> None:
         cap=1000,
         ClusterName="c",
     )
-    assert (len(wider.items), wider.truncated) == (150, False)
+    assert (len(wider.items), wider.truncated) == (150, True)

@@ -242,6 +242,11 @@ class AwsAccess:
             if max_pages is not None and pages >= max_pages:
                 truncated = True
                 break
+        if not truncated and self._replay_store is not None:
+            # The stored list is all replay has; if the live read was cut short (by its cap
+            # or its page budget), say so rather than present the list as complete.
+            stored = self._replay_store.respond(service, operation, params)
+            truncated = stored.paging is not None and stored.paging.truncated
         if self._recorder is not None:
             whole = {k: v for k, v in last.items() if k != token_key}
             whole[result_key] = items

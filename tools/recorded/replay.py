@@ -10,7 +10,6 @@ from tools.recorded.model import PAGING_PARAMS, RecordedCall, RecordedCluster
 
 _TOKEN_PREFIX = "hpd-replay:"
 _DEFAULT_PAGE = 100
-_PAGES_PAST_END = 10
 
 
 def call_key(service: str, operation: str, params: dict[str, Any]) -> str:
@@ -76,11 +75,4 @@ def page_call(call: RecordedCall, params: dict[str, Any]) -> RecordedCall:
     page.pop(paging.token_key, None)
     if start + size < len(items):
         page[paging.token_key] = f"{_TOKEN_PREFIX}{start + size}"
-    elif paging.truncated and start < len(items) + _PAGES_PAST_END:
-        # The live list went on past what was stored (a cap, or a page budget spent on
-        # sparse pages): keep signalling "more" with empty pages, so the reader stops for
-        # the same reason it stopped live and reports the read as capped. Bounded, so a
-        # reader with neither a cap nor a budget still ends.
-        next_offset = len(items) if start < len(items) else start + 1
-        page[paging.token_key] = f"{_TOKEN_PREFIX}{next_offset}"
     return call.model_copy(update={"response": page})
