@@ -1,0 +1,118 @@
+"""Events are history: tools/checks/events.py tells events about what is still wrong from
+those about replaced instances (INFO) and recovered instance groups (WARN P2)."""
+
+from __future__ import annotations
+
+from tools.checks.events import event_state, group_recovered, judge_events
+from tools.findings import Priority, Status
+
+from ._events import NOW, event, problems
+
+GROUPS = {
+    "gpu-workers": {
+        "InstanceGroupName": "gpu-workers",
+        "Status": "InService",
+        "CurrentCount": 4,
+        "TargetCount": 4,
+    },
+    "short": {
+        "InstanceGroupName": "short",
+        "Status": "InService",
+        "CurrentCount": 3,
+        "TargetCount": 4,
+    },
+}
+
+
+def test_error_on_an_instance_no_longer_in_the_cluster_is_history_info() -> None:
+    findings = judge_events(
+        [event("Lifecycle script failed", instance="i-gone")],
+        now=NOW,
+        nodes={"i-0aaa": "Running"},
+        groups=GROUPS,
+    )
+    assert problems(findings) == []
+    [history] = [f for f in findings if f.evidence.get("state") == "gone"]
+    assert history.status is Status.INFO
+    assert history.resources == ["i-gone"]
+    assert "no longer in the cluster" in history.message
+    assert history.message.startswith("History:")
+
+
+def test_error_whose_group_recovered_and_instance_runs_warns_p2() -> None:
+    findings = judge_events(
+        [event("Lifecycle script failed", instance="i-0aaa")],
+        now=NOW,
+        nodes={"i-0aaa": "Running"},
+        groups=GROUPS,
+    )
+    [finding] = problems(findings)
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+    assert finding.section == "D"
+    assert "since recovered" in finding.message
+    assert finding.evidence["state"] == "recovered"
+
+
+def test_error_on_an_instance_still_failing_stays_fail_p0() -> None:
+    findings = judge_events(
+        [event("Lifecycle script failed", instance="i-0aaa")],
+        now=NOW,
+        nodes={"i-0aaa": "Failure"},
+        groups=GROUPS,
+    )
+    [finding] = problems(findings)
+    assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
+    assert finding.evidence["state"] == "current"
+
+
+def test_error_in_a_group_below_target_stays_fail_p0() -> None:
+    findings = judge_events(
+        [event("Insufficient capacity", instance=None, group="short")],
+        now=NOW,
+        nodes={},
+        groups=GROUPS,
+    )
+    [finding] = problems(findings)
+    assert (finding.status, finding.section) == (Status.FAIL, "C")
+
+
+def test_group_level_error_of_a_recovered_group_warns_p2() -> None:
+    findings = judge_events(
+        [event("Insufficient capacity", instance=None)], now=NOW, nodes={}, groups=GROUPS
+    )
+    [finding] = problems(findings)
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+
+
+def test_without_a_node_list_only_the_group_decides() -> None:
+    # The node list is capped or unreadable: absence proves nothing, so nothing is "gone".
+    findings = judge_events(
+        [event("Lifecycle script failed", instance="i-gone", group="short")],
+        now=NOW,
+        nodes=None,
+        groups=GROUPS,
+    )
+    [finding] = problems(findings)
+    assert finding.status is Status.FAIL
+
+
+def test_states_split_one_family_into_separate_findings() -> None:
+    findings = judge_events(
+        [
+            event("Lifecycle script failed", instance="i-0aaa", event_id="1"),
+            event("Lifecycle script failed", instance="i-gone", event_id="2"),
+        ],
+        now=NOW,
+        nodes={"i-0aaa": "Failure"},
+        groups=GROUPS,
+    )
+    assert sorted((f.status.value, f.evidence.get("state")) for f in findings) == [
+        ("FAIL", "current"),
+        ("INFO", "gone"),
+    ]
+
+
+def test_event_state_is_lenient() -> None:
+    assert event_state({}, None, None) == "current"
+    assert event_state({"InstanceGroupName": "x"}, {}, {"x": "garbage"}) == "current"  # type: ignore[dict-item]
+    assert not group_recovered({"Status": "InService", "CurrentCount": "4", "TargetCount": 4})
