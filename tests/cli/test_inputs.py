@@ -109,3 +109,25 @@ def test_record_refuses_an_unwritable_output_before_triage(tmp_path: Path) -> No
     result = run("record", "--cluster", "c", "--region", "us-west-2", "-o", str(tmp_path))
     assert result.exit_code == 2
     assert "is a directory" in result.stderr
+
+
+def test_credentials_that_expire_mid_run_exit_1(tmp_path: Path) -> None:
+    from tools.recorded.model import RecordedCall, RecordedError
+
+    recording = load_recorded(CLUSTERS / "healthy-eks.json")
+    expired = [
+        c
+        if c.operation != "DescribeSecurityGroups"
+        else RecordedCall(
+            service=c.service,
+            operation=c.operation,
+            params=c.params,
+            error=RecordedError(code="ExpiredToken", message="token expired", http_status=400),
+        )
+        for c in recording.aws
+    ]
+    path = tmp_path / "expired.json"
+    path.write_text(recording.model_copy(update={"aws": expired}).model_dump_json())
+    result = run("triage", "--recorded", str(path))
+    assert result.exit_code == 1, result.output
+    assert "Fix your AWS credentials and re-run." in result.stderr

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from tools.aws.allowlist import is_allowed
+from tools.aws.allowlist import iam_action, is_allowed
 from tools.aws.errors import (
     ACCESS_DENIED_CODES,
     AccessDenied,
@@ -49,6 +49,18 @@ THROTTLING_CODES = frozenset(
 )
 NOT_FOUND_CODES = frozenset(
     {"ResourceNotFound", "ResourceNotFoundException", "ValidationException", "NoSuchEntity"}
+)
+CREDENTIAL_CODES = frozenset(
+    {
+        "ExpiredToken",
+        "ExpiredTokenException",
+        "InvalidClientTokenId",
+        "UnrecognizedClientException",
+        "SignatureDoesNotMatch",
+        "AuthFailure",
+        "InvalidAccessKeyId",
+        "RequestExpired",
+    }
 )
 _CONTEXT_PARAMS = "hyperpod_debug_params"
 _CONTINUATION_KEYS = ("NextToken", "nextToken", "Marker", "NextMarker")
@@ -305,6 +317,11 @@ class AwsAccess:
             status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400) or 400)
             if self._recorder is not None:
                 self._recorder.record_error(service, operation, params, code, message, status)
+            if code in CREDENTIAL_CODES:
+                # Expired or invalid credentials fail every call: stop, don't skip each check.
+                raise CredentialsMissing(
+                    f"{iam_action(service, operation)}: {code}: {message}"
+                ) from None
             raise _classify(service, operation, code, message) from None
         except credential_errors as exc:
             raise CredentialsMissing(f"{type(exc).__name__}: {exc}") from None
