@@ -20,26 +20,41 @@ _SECRET_KEYS = re.compile(
 )
 # Keys whose name looks secret but whose value is needed to replay faithfully.
 _KEEP_KEYS = frozenset({"NextToken", "nextToken", "TokenKey"})
-_SECRET_WORDS = r"(?:token|password|passwd|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key)"
+# A key names a secret when it ENDS in one of these words (optionally _id/_key/_value):
+# "client_secret", "AWS_SESSION_TOKEN", "SecretAccessKey" — but not "secretsmanager",
+# "tokenizer" or "token_expiry".
+_WORD = (
+    r"(?:token|password|passwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|secretaccesskey)"
+)
+_KEY_END = rf"{_WORD}(?:[_-]?(?:id|key|value))?"
+_VALUE = r"""(?:'[^'\n]*'|"[^"\n]*"|[^\s"',;}]+)"""
 # (pattern, replacement): key names stay visible so a reader knows what was removed.
 _SECRET_VALUES: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
         REDACTED,
     ),
-    # "SecretAccessKey": "...", "Token" : "..." (credentials printed as JSON)
+    # "SecretAccessKey": "...", "Token" : "..." — plain or escaped JSON
     (
-        re.compile(rf'(?i)("[\w.-]*{_SECRET_WORDS}[\w.-]*"\s*:\s*")[^"]*(")'),
-        rf"\g<1>{REDACTED}\g<2>",
-    ),
-    # AWS_SESSION_TOKEN=..., db_password: ..., client_secret = ... (env and config style)
-    (
-        re.compile(rf"(?i)(\b[\w.-]*{_SECRET_WORDS}[\w.-]*\s*[=:]\s*)[\"']?[^\s\"',;}}]+[\"']?"),
+        re.compile(rf'(?i)((\\?)"[\w.-]*{_KEY_END}\2"\s*:\s*\2")(?:[^"\\]|\\[^"])*'),
         rf"\g<1>{REDACTED}",
     ),
-    # --password hunter2, --token=abc
-    (re.compile(rf"(?i)(--[\w-]*{_SECRET_WORDS}[\w-]*[ =])\S+"), rf"\g<1>{REDACTED}"),
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\g<1> {REDACTED}"),
+    # AWS_SESSION_TOKEN=..., client_secret = '...' (env and config style, any key ending so)
+    (re.compile(rf"(?i)(\b[\w.-]*{_KEY_END}\s*=\s*){_VALUE}"), rf"\g<1>{REDACTED}"),
+    # db_password: ..., password: ... (YAML style): compound keys, or the bare words
+    # password/passwd/secret; a bare "token:" is too often prose ("failed to get token: ...").
+    (
+        re.compile(rf"(?i)(\b(?:[\w.-]+[_-]{_KEY_END}|password|passwd|secret)\s*:\s+){_VALUE}"),
+        rf"\g<1>{REDACTED}",
+    ),
+    # --password hunter2, --token=abc, docker login -p ..., aws configure set <secret key> v
+    (re.compile(rf"(?i)(--[\w-]*{_KEY_END}[ =])\S+"), rf"\g<1>{REDACTED}"),
+    (re.compile(r"(?i)(\bdocker\s+login\b[^\n]*?\s-p\s+)\S+"), rf"\g<1>{REDACTED}"),
+    (
+        re.compile(rf"(?i)(\baws\s+configure\s+set\s+\S*{_WORD}\S*\s+)\S+"),
+        rf"\g<1>{REDACTED}",
+    ),
+    (re.compile(r"(?i)(\bauthorization\s*[:=]\s*(?:bearer|basic)\s+)\S+"), rf"\g<1>{REDACTED}"),
     # user:password@host in URLs
     (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+@"), rf"\g<1>{REDACTED}@"),
     (re.compile(r"\b(AKIA|ASIA)[A-Z0-9]{16}\b"), REDACTED),

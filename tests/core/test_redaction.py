@@ -58,6 +58,10 @@ def test_ordinary_text_is_untouched() -> None:
         ("git clone https://ghp_abcdefghijklmnopqrstuvwxyz012345@github.com/x", "ghp_abc"),
         ("Authorization: Bearer abcdefghijklmnop", "abcdefghijklmnop"),
         ("https://user:pa55w0rd@github.com/org/repo", "pa55w0rd"),
+        ("aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENG", "wJalrXUtnFEMIK7"),
+        ("docker login -u AWS -p eyJwYXlsb2FkIjoiYWJj https://x.dkr.ecr", "eyJwYXlsb2FkIjoiYWJj"),
+        ('echo {\\"password\\": \\"hunter2\\"}', "hunter2"),
+        ("password = 'a b c'", "b c"),
     ],
 )
 def test_common_secret_shapes_are_redacted(line: str, secret: str) -> None:
@@ -71,6 +75,14 @@ def test_common_secret_shapes_are_redacted(line: str, secret: str) -> None:
         "Unable to locate credentials",
         "Could not connect to the endpoint URL: https://s3.us-west-2.amazonaws.com/",
         "[provisioning] mounting /opt/sagemaker",
+        "arn:aws:secretsmanager:us-west-2:111122223333:secret:db-AbCd",
+        "tokenizer: loaded",
+        "Secrets: 3 mounted",
+        "pwd: /home/ubuntu",
+        "token_expiry: 2026-01-01",
+        "failed to get token: connection refused",
+        "Basic auth complete",
+        "max_tokens=100",
     ],
 )
 def test_error_text_is_kept(line: str) -> None:
