@@ -55,39 +55,54 @@ def grade(name: str, recording: RecordedCluster) -> CaseResult:
         result.problems.append(f"triage did not run: {type(exc).__name__}: {exc}")
         return result
     result.report = report
-    # Counted, not merely compared as sets: two FAILs where one was declared is a mismatch.
+    problems = result.problems
+    # Problems (FAIL/WARN) are compared exactly, counted rather than as sets: two FAILs
+    # where one was declared is a mismatch. Declared INFO/PASS findings must be present.
     Key = tuple[str, str, str | None]
-    expected: Counter[Key] = Counter((f.check, str(f.status), f.section) for f in expect.findings)
+    declared = [f for f in expect.findings if f.status in ("FAIL", "WARN")]
+    expected: Counter[Key] = Counter((f.check, str(f.status), f.section) for f in declared)
     produced: Counter[Key] = Counter(
         (f.check, f.status.value, f.section)
         for f in report.findings
         if f.status in (Status.FAIL, Status.WARN)
     )
     for (check, status, section), n in sorted((expected - produced).items(), key=str):
-        result.problems.append(
-            f"missing {status} {check} § {section}" + (f" (x{n})" if n > 1 else "")
-        )
+        problems.append(f"missing {status} {check} § {section}" + (f" (x{n})" if n > 1 else ""))
     for (check, status, section), n in sorted((produced - expected).items(), key=str):
-        result.problems.append(
-            f"unexpected {status} {check} § {section}" + (f" (x{n})" if n > 1 else "")
-        )
+        problems.append(f"unexpected {status} {check} § {section}" + (f" (x{n})" if n > 1 else ""))
     for wanted in expect.findings:
+        matching = [
+            f
+            for f in report.findings
+            if f.check == wanted.check
+            and f.status.value == wanted.status
+            and (wanted.section is None or f.section == wanted.section)
+        ]
+        if wanted.status in ("INFO", "PASS") and not matching:
+            problems.append(f"missing {wanted.status} {wanted.check}")
+        if (
+            wanted.priority is not None
+            and matching
+            and not any(
+                f.priority is not None and f.priority.value == wanted.priority for f in matching
+            )
+        ):
+            problems.append(f"{wanted.check} {wanted.status} is not {wanted.priority}")
+        # Resources are looked for in findings of the same status, not anywhere in the check.
         for resource in wanted.resources_include:
-            if not any(
-                f.check == wanted.check and resource in f.resources for f in report.findings
-            ):
-                result.problems.append(f"{wanted.check} does not name {resource}")
+            if not any(resource in f.resources for f in matching):
+                problems.append(f"{wanted.check} {wanted.status} does not name {resource}")
     for unwanted in expect.must_not:
         if any(
             f.check == unwanted.check and f.status.value == unwanted.status for f in report.findings
         ):
-            result.problems.append(f"produced excluded {unwanted.status} {unwanted.check}")
+            problems.append(f"produced excluded {unwanted.status} {unwanted.check}")
     reasons = [s.reason for s in report.skipped]
     for fragment in expect.skipped_include:
         if not any(fragment in reason for reason in reasons):
-            result.problems.append(f"no skipped reason contains {fragment!r}")
+            problems.append(f"no skipped reason contains {fragment!r}")
+    # Every skip must be declared: an undeclared AccessDenied or paging refusal is a change.
     for reason in reasons:
-        loud = "not recorded" in reason or "internal error" in reason
-        if loud and not any(fragment in reason for fragment in expect.skipped_include):
-            result.problems.append(f"undeclared skip: {reason}")
+        if not any(fragment in reason for fragment in expect.skipped_include):
+            problems.append(f"undeclared skip: {reason}")
     return result

@@ -41,7 +41,7 @@ def eval_command(
     Exits 1 when a cluster case fails, so a pipeline can gate on it.
     """
     from evals.explain.score import CASES_PATH, load_cases, render, score
-    from evals.grading import grade
+    from evals.grading import CaseResult, grade
     from tools.recorded.model import RecordedFileError, load_recorded
 
     results = []
@@ -49,7 +49,9 @@ def eval_command(
         try:
             recording = load_recorded(path)
         except RecordedFileError as exc:
-            die(str(exc), EXIT_USAGE)
+            # One unreadable case fails; it does not stop the others from being graded.
+            results.append(CaseResult(name=path.stem, problems=[str(exc)]))
+            continue
         results.append(grade(path.stem, recording))
     try:
         cases = load_cases(explain_cases or CASES_PATH)

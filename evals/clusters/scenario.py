@@ -28,6 +28,10 @@ class Scenario:
     skipped_include: list[str] = field(default_factory=list)
 
     def expectations(self) -> Expectations:
+        # `resources` belong to the first (most severe) finding declared for their check.
+        first_of_check = {
+            check: index for index, (check, _, _) in reversed(list(enumerate(self.expect)))
+        }
         return Expectations(
             node=self.node,
             findings=[
@@ -35,9 +39,11 @@ class Scenario:
                     check=check,
                     status=status,
                     section=section,
-                    resources_include=self.resources.get(check, []),
+                    resources_include=(
+                        self.resources.get(check, []) if first_of_check[check] == index else []
+                    ),
                 )
-                for check, status, section in self.expect
+                for index, (check, status, section) in enumerate(self.expect)
             ],
             must_not=[
                 ExpectedFinding(check=check, status=status) for check, status in self.must_not

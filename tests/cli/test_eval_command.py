@@ -35,3 +35,13 @@ def test_a_wrong_declaration_fails_the_run(tmp_path: Path) -> None:
 def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", "--clusters", str(tmp_path / "nope")])
     assert result.exit_code == 2
+
+
+def test_an_unreadable_case_fails_without_stopping_the_others(tmp_path: Path) -> None:
+    (tmp_path / "broken.json").write_text("{not json")
+    good = tmp_path / "good.json"
+    good.write_text((CLUSTERS / "healthy-slurm.json").read_text())
+    result = CliRunner().invoke(app, ["eval", "--clusters", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "FAIL  broken" in result.stdout
+    assert "PASS  good" in result.stdout

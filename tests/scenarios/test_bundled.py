@@ -64,3 +64,18 @@ def test_one_declared_finding_does_not_cover_two() -> None:
     )
     result = grade("doubled", recording.model_copy(update={"expect": doubled}))
     assert any(p.startswith("missing") for p in result.problems)
+
+
+def test_declared_priority_and_info_findings_are_checked() -> None:
+    from tools.recorded.model import ExpectedFinding
+
+    recording = load_recorded(CLUSTERS / "demo-eks.json")
+    assert recording.expect is not None
+    findings = list(recording.expect.findings)
+    efa = next(i for i, f in enumerate(findings) if f.check == "efa-security-groups")
+    findings[efa] = findings[efa].model_copy(update={"priority": "P2"})
+    findings.append(ExpectedFinding(check="node-recovery", status="INFO"))
+    changed = recording.expect.model_copy(update={"findings": findings})
+    result = grade("demo", recording.model_copy(update={"expect": changed}))
+    assert "efa-security-groups FAIL is not P2" in result.problems
+    assert "missing INFO node-recovery" in result.problems

@@ -72,6 +72,9 @@ class ExpectedFinding(BaseModel):
     check: str
     status: Literal["PASS", "FAIL", "WARN", "INFO"]
     section: str | None = None
+    priority: Literal["P0", "P1", "P2"] | None = Field(
+        default=None, description="Compared when given."
+    )
     resources_include: list[str] = Field(default_factory=list)
 
 
