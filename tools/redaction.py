@@ -66,28 +66,68 @@ _ACCOUNT_IN_ARN = re.compile(r"(arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:)(\d{12})(:
 _BARE_ACCOUNT = re.compile(r"\b\d{12}\b")
 
 
-def redact_text(text: str, *, mask_account: bool = False) -> str:
+# Example account ids from the AWS documentation, handed out in order of first sight.
+_FAKE_ACCOUNTS = ("111122223333", "444455556666", "777788889999")
+
+
+class AccountMasker:
+    """Maps every real account id to its own fake one, consistently across a recording,
+    so a cross-account reference (an EKS cluster in another account) stays cross-account."""
+
+    def __init__(self) -> None:
+        self._fakes: dict[str, str] = {}
+
+    def fake(self, account: str) -> str:
+        if account in _FAKE_ACCOUNTS:
+            return account
+        if account not in self._fakes:
+            index = len(self._fakes)
+            self._fakes[account] = (
+                _FAKE_ACCOUNTS[index] if index < len(_FAKE_ACCOUNTS) else f"{900000000000 + index}"
+            )
+        return self._fakes[account]
+
+    def mask(self, text: str) -> str:
+        text = _ACCOUNT_IN_ARN.sub(
+            lambda m: f"{m.group(1)}{self.fake(m.group(2))}{m.group(3)}", text
+        )
+        return _BARE_ACCOUNT.sub(lambda m: self.fake(m.group(0)), text)
+
+
+Masking = bool | AccountMasker
+
+
+def _masker(mask_account: Masking) -> AccountMasker | None:
+    if isinstance(mask_account, AccountMasker):
+        return mask_account
+    return AccountMasker() if mask_account else None
+
+
+def redact_text(text: str, *, mask_account: Masking = False) -> str:
     """Replace secret-looking values in free text; optionally mask account ids."""
     for pattern, replacement in _SECRET_VALUES:
         text = pattern.sub(replacement, text)
-    if mask_account:
-        text = _ACCOUNT_IN_ARN.sub(rf"\g<1>{MASKED_ACCOUNT}\g<3>", text)
-        text = _BARE_ACCOUNT.sub(MASKED_ACCOUNT, text)
-    return text
+    masker = _masker(mask_account)
+    return masker.mask(text) if masker is not None else text
 
 
-def redact(value: Any, *, mask_account: bool = False) -> Any:
-    """Remove credentials, tokens and secret values from a JSON-like structure."""
+def redact(value: Any, *, mask_account: Masking = False) -> Any:
+    """Remove credentials, tokens and secret values from a JSON-like structure.
+
+    Pass one `AccountMasker` for a whole recording so each account keeps its own fake id.
+    """
+    masker = _masker(mask_account)
+    mask: Masking = masker if masker is not None else False
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
             if key not in _KEEP_KEYS and _SECRET_KEYS.search(str(key)) and item not in (None, ""):
                 out[key] = REDACTED
             else:
-                out[key] = redact(item, mask_account=mask_account)
+                out[key] = redact(item, mask_account=mask)
         return out
     if isinstance(value, list):
-        return [redact(item, mask_account=mask_account) for item in value]
+        return [redact(item, mask_account=mask) for item in value]
     if isinstance(value, str):
-        return redact_text(value, mask_account=mask_account)
+        return redact_text(value, mask_account=mask)
     return value

@@ -87,3 +87,18 @@ def test_common_secret_shapes_are_redacted(line: str, secret: str) -> None:
 )
 def test_error_text_is_kept(line: str) -> None:
     assert redact_text(line) == line
+
+
+def test_each_account_keeps_its_own_fake_id() -> None:
+    from tools.redaction import AccountMasker
+
+    masker = AccountMasker()
+    data = {
+        "ClusterArn": "arn:aws:sagemaker:us-west-2:123456789012:cluster/abc",
+        "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:210987654321:cluster/e"}},
+        "Owner": "123456789012",
+    }
+    out = redact(data, mask_account=masker)
+    assert out["ClusterArn"] == "arn:aws:sagemaker:us-west-2:111122223333:cluster/abc"
+    assert out["Orchestrator"]["Eks"]["ClusterArn"].split(":")[4] == "444455556666"
+    assert out["Owner"] == "111122223333"

@@ -16,7 +16,7 @@ from tools.recorded.model import (
     Unavailable,
 )
 from tools.recorded.replay import call_key
-from tools.redaction import MASKED_ACCOUNT, REDACTED, redact
+from tools.redaction import MASKED_ACCOUNT, REDACTED, AccountMasker, redact
 
 __all__ = ["MASKED_ACCOUNT", "REDACTED", "Recorder", "redact"]
 
@@ -25,7 +25,8 @@ class Recorder:
     """Collects calls in order; a repeated identical call is stored once."""
 
     def __init__(self, *, mask_account: bool = False) -> None:
-        self.mask_account = mask_account
+        # One masker for the whole recording: each real account keeps one fake id.
+        self.mask_account: AccountMasker | bool = AccountMasker() if mask_account else False
         # The recording's clock: pass it as the triage's `now` so time-windowed calls
         # (FilterLogEvents startTime/endTime) are made with the parameters replay will use.
         self.now = datetime.now(UTC).replace(microsecond=0)
