@@ -5,13 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.checks.events import (
-    MAX_DESCRIBED,
-    classify,
-    failure_text,
-    judge_events,
-    needs_detail,
-)
+from tools.checks.events import MAX_DESCRIBED, classify, failure_text, judge_events, needs_detail
 from tools.findings import Priority, Status
 
 from ._events import NOW, event, problems

@@ -12,9 +12,7 @@ import pytest
 
 from tools.checks._network import endpoint_service
 from tools.checks.vpc_endpoints import CHECK_ENDPOINTS, REQUIRED_ENDPOINTS, judge_endpoints
-from tools.checks.vpc_membership import (
-    judge_s3_gateway,
-)
+from tools.checks.vpc_membership import judge_s3_gateway
 from tools.findings import Priority, Status
 
 from ._vpc import (

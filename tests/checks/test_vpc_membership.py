@@ -22,15 +22,7 @@ from tools.checks.vpc_membership import (
 )
 from tools.findings import Priority, Status
 
-from ._vpc import (
-    OTHER_VPC,
-    SUBNET,
-    SUBNET2,
-    VPC,
-    assert_well_formed,
-    endpoint,
-    subnet,
-)
+from ._vpc import OTHER_VPC, SUBNET, SUBNET2, VPC, assert_well_formed, endpoint, subnet
 
 # -- B.1 --------------------------------------------------------------------------------
 
