@@ -195,22 +195,24 @@ def _by_vpc(items: list[Json], params: Json) -> list[Json]:
 
 
 def _route_tables(world: World, params: Json) -> Outcome:
-    return {"RouteTables": _by_vpc(world.route_tables, params)}, None
+    return {"RouteTables": _by_vpc(world.route_tables, params)}, Paging(result_key="RouteTables")
 
 
 def _vpc_endpoints(world: World, params: Json) -> Outcome:
-    return {"VpcEndpoints": _by_vpc(world.vpc_endpoints, params)}, None
+    return {"VpcEndpoints": _by_vpc(world.vpc_endpoints, params)}, Paging(result_key="VpcEndpoints")
 
 
 def _offerings(world: World, params: Json) -> Outcome:
     types = _filter_values(params, "instance-type")
     found = [o for o in world.offerings if types is None or o["InstanceType"] in types]
-    return {"InstanceTypeOfferings": found}, None
+    # EC2 pages this list even without MaxResults (replay cuts it by the asked page size).
+    return {"InstanceTypeOfferings": found}, Paging(result_key="InstanceTypeOfferings")
 
 
 def _instance_types(world: World, params: Json) -> Outcome:
     wanted = params.get("InstanceTypes") or []
-    return {"InstanceTypes": [t for t in world.instance_types if t["InstanceType"] in wanted]}, None
+    found = [t for t in world.instance_types if t["InstanceType"] in wanted]
+    return {"InstanceTypes": found}, Paging(result_key="InstanceTypes")
 
 
 def _eks_cluster(world: World, params: Json) -> Outcome:

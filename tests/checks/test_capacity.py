@@ -188,3 +188,93 @@ def test_registered_check_asks_for_the_offerings_of_flexible_types() -> None:
     findings = list(instance_type_offerings(data))
     assert [f.status for f in findings] == [Status.INFO, Status.INFO]
     assert "p5.48xlarge is offered in us-west-2c" in findings[0].message
+
+
+# -- EC2 lists that are paged even without MaxResults ---------------------------------------
+
+
+def _paged_world() -> Any:
+    """A world whose EC2 lists are longer than one page of the API's largest page size."""
+    from evals.clusters import base
+
+    world = base.healthy_eks()
+    # The group's own AZ offering comes last, beyond the first page of 1000.
+    world.offerings = [
+        {"InstanceType": "p5.48xlarge", "LocationType": "availability-zone", "Location": f"x-{n}"}
+        for n in range(1200)
+    ] + world.offerings
+    world.route_tables = [
+        {"RouteTableId": f"rtb-{n:017x}", "VpcId": base.VPC, "Associations": [], "Routes": []}
+        for n in range(150)
+    ] + world.route_tables
+    world.vpc_endpoints = [
+        {**world.vpc_endpoints[0], "VpcEndpointId": f"vpce-{n:017x}"} for n in range(1100)
+    ] + world.vpc_endpoints
+    return world
+
+
+def _data(world: Any) -> Any:
+    from evals.clusters import base
+    from tools.aws.session import AwsAccess
+    from tools.triage.data import ClusterData
+    from tools.triage.target import TriageTarget
+
+    target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region)
+    return ClusterData(AwsAccess(world.region, replay=world), target, now=base.RECORDED_AT)
+
+
+def test_offerings_are_read_across_pages_and_judged_whole() -> None:
+    from evals.clusters import base
+    from tools.checks.capacity import instance_type_offerings
+
+    world = _paged_world()
+    data = _data(world)
+    findings = list(instance_type_offerings(data))
+    assert [f.status for f in findings] == [Status.INFO, Status.INFO]
+    assert f"p5.48xlarge is offered in {base.AZ}" in findings[0].message
+    assert len(data.instance_type_offerings(["p5.48xlarge", "m5.2xlarge"])) == len(world.offerings)
+
+
+def test_a_single_call_refuses_the_paged_answer() -> None:
+    """What the data layer no longer does: one call gets a NextToken and is refused."""
+    import pytest
+
+    from tools.aws.errors import AwsAccessError
+
+    data = _data(_paged_world())
+    with pytest.raises(AwsAccessError, match="the answer is paged"):
+        data.access.call(
+            "ec2",
+            "DescribeInstanceTypeOfferings",
+            LocationType="availability-zone",
+            Filters=[{"Name": "instance-type", "Values": ["p5.48xlarge"]}],
+        )
+
+
+def test_route_tables_endpoints_and_instance_types_are_read_across_pages() -> None:
+    from evals.clusters import base
+
+    world = _paged_world()
+    world.instance_types = [
+        {**world.instance_types[1], "InstanceType": f"m5.{n}xlarge"} for n in range(130)
+    ] + world.instance_types
+    data = _data(world)
+    assert len(data.route_tables(base.VPC)) == len(world.route_tables)
+    assert len(data.vpc_endpoints(base.VPC)) == len(world.vpc_endpoints)
+    wanted = [t["InstanceType"] for t in world.instance_types]
+    assert len(data.instance_types(wanted)) == len(wanted)
+
+
+def test_a_list_longer_than_its_cap_is_refused_not_judged_partial(
+    monkeypatch: Any,
+) -> None:
+    import pytest
+
+    from evals.clusters import base
+    from tools.aws.errors import AwsAccessError
+    from tools.triage.data import network
+
+    monkeypatch.setattr(network, "ROUTE_TABLE_CAP", 120)
+    data = _data(_paged_world())
+    with pytest.raises(AwsAccessError, match="more than 120 RouteTables"):
+        data.route_tables(base.VPC)

@@ -6,8 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tools.aws.errors import ResourceNotFound
+from tools.aws.errors import AwsAccessError, ResourceNotFound
 from tools.triage.data.sagemaker import SageMakerReads
+
+# EC2 pages these lists even when MaxResults is not asked for, so they are read with
+# `paginate` at the API's largest page size (botocore's bounds) up to a generous cap; a
+# list longer than its cap is refused rather than judged as whole.
+ROUTE_TABLE_PAGE, ROUTE_TABLE_CAP = 100, 5_000
+ENDPOINT_PAGE, ENDPOINT_CAP = 1_000, 5_000
+OFFERING_PAGE, OFFERING_CAP = 1_000, 20_000
+INSTANCE_TYPE_PAGE, INSTANCE_TYPE_CAP = 100, 1_000
 
 
 def ec2_type(hyperpod_type: str) -> str:
@@ -75,17 +83,25 @@ class NetworkReads(SageMakerReads):
     def route_tables(self, vpc_id: str) -> list[dict[str, Any]]:
         return self._once(
             ("route-tables", vpc_id),
-            lambda: self.access.call(
-                "ec2", "DescribeRouteTables", Filters=[{"Name": "vpc-id", "Values": [vpc_id]}]
-            ).get("RouteTables", []),
+            lambda: self._whole(
+                "DescribeRouteTables",
+                "RouteTables",
+                ROUTE_TABLE_PAGE,
+                ROUTE_TABLE_CAP,
+                Filters=[{"Name": "vpc-id", "Values": [vpc_id]}],
+            ),
         )
 
     def vpc_endpoints(self, vpc_id: str) -> list[dict[str, Any]]:
         return self._once(
             ("endpoints", vpc_id),
-            lambda: self.access.call(
-                "ec2", "DescribeVpcEndpoints", Filters=[{"Name": "vpc-id", "Values": [vpc_id]}]
-            ).get("VpcEndpoints", []),
+            lambda: self._whole(
+                "DescribeVpcEndpoints",
+                "VpcEndpoints",
+                ENDPOINT_PAGE,
+                ENDPOINT_CAP,
+                Filters=[{"Name": "vpc-id", "Values": [vpc_id]}],
+            ),
         )
 
     def instance_type_offerings(self, ec2_types: list[str]) -> list[dict[str, Any]]:
@@ -94,12 +110,14 @@ class NetworkReads(SageMakerReads):
             return []
         return self._once(
             ("offerings", *types),
-            lambda: self.access.call(
-                "ec2",
+            lambda: self._whole(
                 "DescribeInstanceTypeOfferings",
+                "InstanceTypeOfferings",
+                OFFERING_PAGE,
+                OFFERING_CAP,
                 LocationType="availability-zone",
                 Filters=[{"Name": "instance-type", "Values": types}],
-            ).get("InstanceTypeOfferings", []),
+            ),
         )
 
     def instance_types(self, ec2_types: list[str]) -> list[dict[str, Any]]:
@@ -108,10 +126,27 @@ class NetworkReads(SageMakerReads):
             return []
         return self._once(
             ("instance-types", *types),
-            lambda: self.access.call("ec2", "DescribeInstanceTypes", InstanceTypes=types).get(
-                "InstanceTypes", []
+            lambda: self._whole(
+                "DescribeInstanceTypes",
+                "InstanceTypes",
+                INSTANCE_TYPE_PAGE,
+                INSTANCE_TYPE_CAP,
+                InstanceTypes=types,
             ),
         )
+
+    def _whole(
+        self, operation: str, result_key: str, page_size: int, cap: int, **params: Any
+    ) -> list[dict[str, Any]]:
+        """Every page of an EC2 list; more than `cap` items is an error, not a partial list."""
+        result = self.access.paginate(
+            "ec2", operation, result_key, page_size=page_size, cap=cap, **params
+        )
+        if result.truncated:
+            raise AwsAccessError(
+                "ec2", operation, f"more than {cap} {result_key} listed; not judged as partial"
+            )
+        return result.items
 
 
 def _split_missing(
