@@ -12,6 +12,7 @@ from evals.clusters.world import Json, World
 FAILED_NODE = base.instance_id(3)  # a gpu-workers node in both base worlds
 UNKNOWN_NODE = "i-0deadbeefdeadbeef"
 REPLACED_NODE = "i-0feedfacefeedface"  # a gpu-workers node HyperPod has since replaced
+NEVER_JOINED = "i-0badcafebadcafe00"  # a gpu-workers launch that failed for capacity
 
 
 def _set_status(world: World, instance: str, status: str, message: str) -> None:
@@ -49,6 +50,30 @@ def _event(world: World, event_id: str, instance: str, level: str, description: 
     }
     world.events.insert(0, event)  # ListClusterEvents answers newest first
     return event
+
+
+def capacity_failure_ongoing(world: World) -> None:
+    """gpu-workers was scaled to 5 but the fifth launch failed for capacity: the instance
+    never joined and the group is still below target."""
+    group = next(
+        g for g in world.cluster["InstanceGroups"] if g["InstanceGroupName"] == base.GPU_GROUP
+    )
+    group["TargetCount"] = group["CurrentCount"] + 1
+    world.events.insert(
+        0,
+        {
+            "EventId": "evt-cap-0001",
+            "ClusterArn": world.cluster["ClusterArn"],
+            "ClusterName": world.cluster["ClusterName"],
+            "InstanceGroupName": "gpu-workers",
+            "InstanceId": NEVER_JOINED,
+            "ResourceType": "Instance",
+            "EventTime": base.iso(base.RECORDED_AT - timedelta(minutes=20)),
+            "Description": "Instance launch failed: InsufficientInstanceCapacity: We currently "
+            "do not have sufficient p5.48xlarge capacity in the Availability Zone you requested",
+            "EventLevel": "Error",
+        },
+    )
 
 
 def lifecycle_crlf(world: World) -> None:
@@ -250,6 +275,17 @@ def hma_detections_on_two_nodes(world: World) -> None:
 
 
 CLUSTER: list[Scenario] = [
+    Scenario(
+        "capacity-failure-ongoing",
+        "EKS: gpu-workers is one node below target because its latest launch failed with "
+        "InsufficientInstanceCapacity; the failed instance never joined, so the Error event "
+        "is a current § C failure, not history.",
+        "eks",
+        capacity_failure_ongoing,
+        expect=[("cluster-events", "FAIL", "C"), ("instance-groups", "WARN", "F")],
+        resources={"cluster-events": [NEVER_JOINED]},
+        must_not=[("cluster-events", "INFO")],
+    ),
     Scenario(
         "lifecycle-crlf",
         "Slurm: a replacement gpu-workers node fails provisioning because on_create.sh has "

@@ -114,4 +114,33 @@ def test_registered_check_asks_for_the_focused_nodes_events() -> None:
     [finding] = [f for f in focused if f.status is Status.FAIL]
     assert finding.resources == [instance]
     assert any(c.get("NodeId") == instance for c in calls)
-    assert not any(f.status is Status.WARN for f in focused)
+    # The cluster-wide list (cluster- and group-level events are in scope) is still capped.
+    [cap_warning] = [f for f in focused if f.status is Status.WARN]
+    assert cap_warning.priority is Priority.P2
+    assert "500 cluster-wide events and 2 more of" in cap_warning.message
+    assert cap_warning.evidence["node_read"] == 2  # its Info and Error events
+
+
+def test_focused_node_whose_own_list_is_refused_falls_back_to_the_cluster_list() -> None:
+    """A replaced instance may be refused by the NodeId filter (ValidationException)."""
+    world = base.healthy_eks()
+    instance = base.instance_id(2)
+    world.nodes[1]["InstanceStatus"] = {"Status": "Failure", "Message": "lcs"}
+    lifecycle_error(world, "evt-f", instance)
+    respond = world.respond
+
+    def refuse(service: str, operation: str, params: dict[str, Any]) -> Any:
+        if operation == "ListClusterEvents" and params.get("NodeId"):
+            from tools.recorded.model import RecordedCall, RecordedError
+
+            error = RecordedError(code="ValidationException", message="bad node", http_status=400)
+            return RecordedCall(service=service, operation=operation, params={}, error=error)
+        return respond(service, operation, params)
+
+    world.respond = refuse  # type: ignore[method-assign]
+    findings = list(cluster_events(world_data(world, instance)))
+    [failure] = [f for f in findings if f.status is Status.FAIL]
+    assert failure.resources == [instance]
+    [note] = [f for f in findings if f.evidence.get("node_error")]
+    assert note.status is Status.INFO
+    assert "judged from the cluster-wide list" in note.message

@@ -116,3 +116,43 @@ def test_event_state_is_lenient() -> None:
     assert event_state({}, None, None) == "current"
     assert event_state({"InstanceGroupName": "x"}, {}, {"x": "garbage"}) == "current"  # type: ignore[dict-item]
     assert not group_recovered({"Status": "InService", "CurrentCount": "4", "TargetCount": 4})
+
+
+def test_failed_launch_that_never_joined_a_short_group_stays_fail_p0() -> None:
+    # The launch failed, so the instance never joined: the group is still short.
+    findings = judge_events(
+        [event("InsufficientInstanceCapacity", instance="i-neverjoined", group="short")],
+        now=NOW,
+        nodes={"i-0aaa": "Running"},
+        groups=GROUPS,
+    )
+    [finding] = problems(findings)
+    assert (finding.status, finding.priority, finding.section) == (Status.FAIL, Priority.P0, "C")
+    assert finding.evidence["state"] == "current"
+
+
+def test_missing_instance_of_a_group_not_in_service_is_current() -> None:
+    groups = {"gpu-workers": {**GROUPS["gpu-workers"], "Status": "Updating"}}
+    state = event_state({"InstanceId": "i-x", "InstanceGroupName": "gpu-workers"}, {}, groups)
+    assert state == "current"
+
+
+def test_missing_instance_of_a_removed_group_is_history() -> None:
+    state = event_state({"InstanceId": "i-x", "InstanceGroupName": "gone-group"}, {}, GROUPS)
+    assert state == "gone"
+
+
+def test_cluster_level_error_of_an_in_service_cluster_warns_p2() -> None:
+    cluster_level = event("Cluster creation failed: VPC misconfigured", instance=None, group="")
+    del cluster_level["InstanceGroupName"]
+    recovered = judge_events(
+        [cluster_level], now=NOW, nodes={}, groups=GROUPS, cluster_status="InService"
+    )
+    [finding] = problems(recovered)
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+    assert "the cluster is InService" in finding.message
+    failing = judge_events(
+        [cluster_level], now=NOW, nodes={}, groups=GROUPS, cluster_status="Failed"
+    )
+    [finding] = problems(failing)
+    assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)

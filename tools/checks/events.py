@@ -8,11 +8,14 @@ event whose description matches no family (HyperPod often says only "Instance cr
 FailureMessage is matched instead.
 
 Events are history. An event about an instance the cluster no longer has (it was replaced
-or removed) is reported as INFO; one whose instance group is now InService at its target
-count (and whose instance, if still there, is Running) as WARN P2, "since recovered".
-Only events about what is still wrong now FAIL. With --node, ListClusterEvents is asked
-for that node (its NodeId filter) as well as cluster-wide, so the node's events are read
-even when the cluster-wide list is capped.
+or removed) is reported as INFO once its instance group is InService at its target count
+(a failed launch never joins: while the group is short, the failure is still going on);
+one whose instance group is whole again (and whose instance, if still there, is Running)
+as WARN P2, "since recovered", like a cluster-level event of an InService cluster. Only
+events about what is still wrong now FAIL. With --node, ListClusterEvents is asked for
+that node (its NodeId filter) as well as cluster-wide, so the node's events are read even
+when the cluster-wide list is capped; if the node's list cannot be read (a replaced
+instance may be refused), the cluster-wide list is judged alone.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from tools.aws.errors import AwsAccessError
 from tools.checks._event_families import FAMILIES, UNMAPPED, Family
 from tools.checks._text import clip, quoted
 from tools.checks.nodes import current_node_statuses
@@ -151,18 +155,28 @@ def event_state(
     event: dict[str, Any],
     nodes: dict[str, str] | None,
     groups: dict[str, dict[str, Any]] | None,
+    cluster_status: str | None = None,
 ) -> str:
     """CURRENT, RECOVERED or GONE; `nodes` (instance id -> status) is None when the current
-    node list is unknown, `groups` (name -> DescribeCluster instance group) likewise."""
+    node list is unknown, `groups` (name -> DescribeCluster instance group) likewise.
+
+    An instance the cluster does not have is history (GONE) only once its instance group
+    is whole again: a failed launch never joins, so while the group is below target or not
+    InService the failure is still going on. A cluster-level event (no instance, no group)
+    is RECOVERED when the cluster is InService.
+    """
     instance = event.get("InstanceId")
-    status = None
+    name = str(event.get("InstanceGroupName") or "")
+    group = (groups or {}).get(name)
     if instance and nodes is not None:
-        if str(instance) not in nodes:
-            return GONE
-        status = nodes[str(instance)]
-    if status is not None and status != RUNNING:
-        return CURRENT  # the instance is still there and still not Running
-    group = (groups or {}).get(str(event.get("InstanceGroupName") or ""))
+        status = nodes.get(str(instance))
+        if status is None:
+            ongoing = groups is not None and name in groups and not group_recovered(group)
+            return CURRENT if ongoing else GONE
+        if status != RUNNING:
+            return CURRENT  # the instance is still there and still not Running
+    if not instance and not name:
+        return RECOVERED if cluster_status == "InService" else CURRENT
     return RECOVERED if group_recovered(group) else CURRENT
 
 
@@ -186,12 +200,16 @@ def judge_events(
     cap: int = EVENT_CAP,
     nodes: dict[str, str] | None = None,
     groups: dict[str, dict[str, Any]] | None = None,
+    cluster_status: str | None = None,
+    node_read: int | None = None,
+    node_error: str | None = None,
 ) -> list[Finding]:
     """Group Error/Warn events by (family, level, state): one finding each, latest text.
 
-    `nodes` (instance id -> current status) and `groups` (instance group name -> its
-    DescribeCluster entry) tell history from the present; without them every event is
-    judged as current.
+    `nodes` (instance id -> current status), `groups` (instance group name -> its
+    DescribeCluster entry) and `cluster_status` tell history from the present; without
+    them every event is judged as current. With `node`, `node_read` is how many events
+    the node's own list added (None: not read) and `node_error` why it could not be read.
     """
     if not available:
         return [
@@ -204,16 +222,36 @@ def judge_events(
         ]
     details = details or {}
     findings: list[Finding] = []
+    if node is not None and node_error:
+        findings.append(
+            info(
+                CHECK_ID,
+                "F",
+                f"The events of {node} could not be listed on their own ({node_error}); "
+                "judged from the cluster-wide list",
+                resources=[node],
+                node_error=node_error,
+            )
+        )
     if truncated:
+        counts: dict[str, Any] = {} if node_read is None else {"node_read": node_read}
+        if node is not None and node_read is not None:
+            read = (
+                f"{len(events) - node_read} cluster-wide events and {node_read} more of "
+                f"{node} were read (each list capped at {cap})"
+            )
+        else:
+            read = f"Only the latest {cap} cluster events were read"
         findings.append(
             warn(
                 CHECK_ID,
                 Priority.P2,
                 "F",
-                f"Only the latest {cap} cluster events were read: older Error/Warn events "
-                "were not judged" + ("" if node else " (use --node to read one node's events)"),
+                f"{read}: older Error/Warn events were not judged"
+                + ("" if node else " (use --node to read one node's events)"),
                 cap=cap,
                 read=len(events),
+                **counts,
             )
         )
     problems = problem_events(events, node)
@@ -239,7 +277,7 @@ def judge_events(
                 text = f"{description}: {extra}" if description else extra
                 family = classify(extra, event)
         level = str(event.get("EventLevel"))
-        state = event_state(event, nodes, groups)
+        state = event_state(event, nodes, groups, cluster_status)
         key = ((family or UNMAPPED).key, level, state)
         group = grouped.setdefault(key, _Group(family or UNMAPPED, level, state, [], []))
         group.events.append(event)
@@ -309,13 +347,17 @@ def _finding(group: _Group) -> Finding:
             **evidence,
         )
     if state == RECOVERED:
-        shown = ", ".join(names) or "?"
+        if names:
+            now = f"instance group {', '.join(names)} is InService at its target count" + (
+                " and the instance is Running" if instances else ""
+            )
+        else:
+            now = "the cluster is InService"
         return warn(
             CHECK_ID,
             Priority.P2,
             family.section,
-            f"{text}; since recovered: instance group {shown} is InService at its target count"
-            + (" and the instance is Running" if instances else ""),
+            f"{text}; since recovered: {now}",
             resources=instances,
             **evidence,
         )
@@ -335,14 +377,24 @@ def cluster_events(data: ClusterData) -> Iterable[Finding]:
     listed = data.events()
     events = list(listed.items)
     truncated = listed.truncated
+    node_read: int | None = None
+    node_error: str | None = None
     if node is not None:
-        # The node's own events, even when the cluster-wide list is capped before them.
-        own = data.events(node)
-        seen = {str(e.get("EventId")) for e in events if isinstance(e, dict)}
-        events.extend(
-            e for e in own.items if isinstance(e, dict) and str(e.get("EventId")) not in seen
-        )
-        truncated = own.truncated
+        # The node's own events, even when the cluster-wide list is capped before them. A
+        # replaced instance may be refused by the NodeId filter (ValidationException): the
+        # cluster-wide list is then all there is.
+        try:
+            own = data.events(node)
+        except AwsAccessError as exc:
+            node_error = exc.reason
+        else:
+            seen = {str(e.get("EventId")) for e in events if isinstance(e, dict)}
+            added = [
+                e for e in own.items if isinstance(e, dict) and str(e.get("EventId")) not in seen
+            ]
+            events.extend(added)
+            node_read = len(added)
+            truncated = truncated or own.truncated
     recent, _ = split_by_age(problem_events(events, node), data.now)
     wanted = needs_detail(recent)
     details = {event_id: data.event_detail(event_id) for event_id in wanted}
@@ -359,4 +411,7 @@ def cluster_events(data: ClusterData) -> Iterable[Finding]:
         now=data.now,
         nodes=current_node_statuses(data),
         groups=groups,
+        cluster_status=str(data.cluster().get("ClusterStatus") or "") or None,
+        node_read=node_read,
+        node_error=node_error,
     )
