@@ -76,6 +76,21 @@ def capacity_failure_ongoing(world: World) -> None:
     )
 
 
+def lifecycle_optional_step_failed(world: World) -> None:
+    """A Running gpu-workers node logged a failed optional step; its scripts went on."""
+    group = _group_of(world, FAILED_NODE)
+    _log(
+        world,
+        f"LifecycleConfig/{group}/{FAILED_NODE}",
+        [
+            "Running on_create.sh",
+            "[WARN] optional setup script install_dcgm.sh failed; continuing",
+            "Lifecycle scripts completed successfully",
+        ],
+        timedelta(hours=3),
+    )
+
+
 def lifecycle_crlf(world: World) -> None:
     group = _group_of(world, FAILED_NODE)
     lifecycle_crlf_logs(world)
@@ -275,6 +290,17 @@ def hma_detections_on_two_nodes(world: World) -> None:
 
 
 CLUSTER: list[Scenario] = [
+    Scenario(
+        "lifecycle-optional-step-failed",
+        "EKS: a gpu-workers node logged that an optional setup script failed, but it is "
+        "Running (HyperPod fails a node whose lifecycle script exits non-zero): WARN P2, "
+        "not a P0.",
+        "eks",
+        lifecycle_optional_step_failed,
+        expect=[("lifecycle-logs", "WARN", "D.2")],
+        resources={"lifecycle-logs": [FAILED_NODE]},
+        must_not=[("lifecycle-logs", "FAIL")],
+    ),
     Scenario(
         "capacity-failure-ongoing",
         "EKS: gpu-workers is one node below target because its latest launch failed with "

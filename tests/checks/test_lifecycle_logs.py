@@ -233,6 +233,35 @@ def test_failures_on_instances_no_longer_in_the_cluster_are_history() -> None:
     assert history.evidence["family"] == "script-failure"
 
 
+def test_failure_line_on_a_running_node_warns_p2_not_fail() -> None:
+    """HyperPod fails a node whose lifecycle script exits non-zero: Running means the
+    script did not fail overall."""
+    findings = judge_lifecycle_logs(
+        [line("[WARN] optional setup script install_dcgm.sh failed; continuing")],
+        statuses={"i-0aaa": "Running"},
+    )
+    [finding] = [f for f in findings if f.status is not Status.INFO]
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+    assert "logged a failure but the node is Running" in finding.message
+    assert finding.resources == ["i-0aaa"]
+    assert finding.evidence["node_running"] is True
+
+
+def test_failure_line_on_a_node_not_running_stays_fail_p0() -> None:
+    running = "LifecycleConfig/gpu-workers/i-0bbb"
+    findings = judge_lifecycle_logs(
+        [
+            line("on_create.sh failed with exit code 1"),
+            line("on_create.sh failed with exit code 1", stream=running),
+        ],
+        statuses={"i-0aaa": "Failure", "i-0bbb": "Running"},
+    )
+    [failed] = [f for f in findings if f.status is Status.FAIL]
+    [warned] = [f for f in findings if f.status is Status.WARN]
+    assert (failed.priority, failed.resources) == (Priority.P0, ["i-0aaa"])
+    assert (warned.priority, warned.resources) == (Priority.P2, ["i-0bbb"])
+
+
 def test_unknown_node_list_keeps_every_failure_current() -> None:
     findings = judge_lifecycle_logs([line("KeyError: 'worker'")], current=None)
     assert [f.status for f in findings] == [Status.FAIL]
@@ -304,6 +333,7 @@ def stream_of(world: World, index: int) -> tuple[str, str]:
 def test_registered_check_reads_the_newest_failures_past_a_capped_noisy_week() -> None:
     world = base.healthy_eks()
     failing, failing_stream = stream_of(world, 1)
+    world.nodes[1]["InstanceStatus"] = {"Status": "Failure", "Message": "lcs"}
     write_log(
         world,
         failing_stream,
@@ -334,6 +364,25 @@ def test_registered_check_reads_the_newest_failures_past_a_capped_noisy_week() -
     )
     assert windows[1][1] == windows[0][0] - 1
     assert len(windows) == 2
+
+
+def test_registered_check_warns_on_a_running_nodes_failure_line() -> None:
+    world = base.healthy_eks()
+    instance, stream = stream_of(world, 1)
+    write_log(
+        world,
+        stream,
+        [
+            (
+                timedelta(minutes=30),
+                "[WARN] optional setup script install_dcgm.sh failed; continuing",
+            )
+        ],
+    )
+    findings = list(lifecycle_logs(logs_data(world)))
+    assert not [f for f in findings if f.status is Status.FAIL]
+    [warned] = [f for f in findings if f.status is Status.WARN]
+    assert (warned.priority, warned.resources) == (Priority.P2, [instance])
 
 
 def test_registered_check_with_node_reads_only_that_nodes_stream() -> None:

@@ -6,7 +6,8 @@ newest lines, and the returned lines are classified here, in Python. The familie
 deliberately narrow: a line is a failure only in an error context (a real timeout error,
 a non-zero exit, "failed" not preceded by a zero count, an unhandled KeyError); `set -x`
 traces and zero counts ("0 failed") are not failures. Failures on instances the cluster no
-longer has are history (INFO), not a P0.
+longer has are history (INFO), not a P0; on a node that is Running (HyperPod fails a node
+whose lifecycle script exits non-zero) they were not fatal: WARN P2.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ CHECK_LOGS = "lifecycle-logs"
 
 STREAM_PREFIX = "LifecycleConfig/"
 LOG_CAP = 300
+RUNNING = "Running"
 
 
 def _rx(text: str) -> re.Pattern[str]:
@@ -166,13 +168,18 @@ def judge_lifecycle_logs(
     cap: int = LOG_CAP,
     truncated: bool | None = None,
     current: set[str] | None = None,
+    statuses: dict[str, str] | None = None,
 ) -> list[Finding]:
     """FAIL P0 per failure family found in LifecycleConfig streams, naming the instances.
 
-    `current` holds the instance ids the cluster has now (None: unknown); failures on
-    other instances are history (INFO). `truncated` says the scan was capped (by default:
-    `cap` lines were read).
+    `statuses` (instance id -> current node status; None: unknown) or, without it,
+    `current` (the instance ids the cluster has now) tell the present from history:
+    failures on other instances are history (INFO). HyperPod fails a node whose lifecycle
+    script exits non-zero, so a failure line on a node that is Running was not fatal:
+    WARN P2. `truncated` says the scan was capped (by default: `cap` lines were read).
     """
+    if statuses is not None:
+        current = set(statuses)
     if not log_group_exists:
         return [no_log_group(CHECK_LOGS, "L", "Lifecycle logs")]
     findings: list[Finding] = []
@@ -208,8 +215,12 @@ def judge_lifecycle_logs(
         members = by_family.get(family.key, [])
         now_members = [m for m in members if _is_current(m[0], current)]
         gone_members = [m for m in members if not _is_current(m[0], current)]
-        if now_members:
-            findings.append(_family_finding(family, now_members, history=False))
+        running = [m for m in now_members if _status(m[0], statuses) == RUNNING]
+        failing = [m for m in now_members if m not in running]
+        if failing:
+            findings.append(_family_finding(family, failing, history=False))
+        if running:
+            findings.append(_running_finding(family, running))
         if gone_members:
             findings.append(_family_finding(family, gone_members, history=True))
     if truncated is None:
@@ -244,6 +255,34 @@ def judge_lifecycle_logs(
 def _timestamp(event: dict[str, Any]) -> int:
     value = event.get("timestamp")
     return int(value) if isinstance(value, int | float) else 0
+
+
+def _status(stream: str, statuses: dict[str, str] | None) -> str | None:
+    instance = stream_parts(stream)[1]
+    return (statuses or {}).get(instance) if instance else None
+
+
+def _running_finding(family: LogFamily, members: list[tuple[str, int, str]]) -> Finding:
+    """A failure line on nodes that are Running: HyperPod would have failed the node had
+    the lifecycle script exited non-zero, so the step that failed was not fatal."""
+    members = sorted(members)
+    instances = sorted({stream_parts(s)[1] for s, _, _ in members})
+    sample_stream, _, sample = max(members, key=lambda m: (m[1], m[0]))
+    shown = ", ".join(instances[:5]) + ("…" if len(instances) > 5 else "")
+    return warn(
+        CHECK_LOGS,
+        Priority.P2,
+        "D.2",
+        f"Lifecycle scripts on {shown} logged a failure but the "
+        f"node{'s are' if len(instances) != 1 else ' is'} Running ({family.title}; the "
+        f"scripts did not fail overall, a step may be missing): {quoted(sample)}",
+        resources=instances,
+        family=family.key,
+        node_running=True,
+        streams=[s for s, _, _ in members][:20],
+        sample_stream=sample_stream,
+        sample=clip(sample),
+    )
 
 
 def _is_current(stream: str, current: set[str] | None) -> bool:
@@ -303,5 +342,5 @@ def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
         streams_truncated=listed.truncated,
         node=node,
         truncated=scan.truncated,
-        current=set(statuses) if statuses is not None else None,
+        statuses=statuses,
     )
