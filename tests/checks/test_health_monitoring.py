@@ -259,3 +259,50 @@ def test_registered_check_counts_streams_with_a_small_page_budget() -> None:
     findings = list(health_monitoring_agent(hma_data(world)))
     assert len(pages) == 2
     assert findings[0].message.startswith("At least 100 Health Monitoring Agent log streams")
+
+
+# -- a page budget is not an item cap ------------------------------------------------------
+
+
+def test_scan_incomplete_after_pages_with_nothing_matched_is_info() -> None:
+    findings = judge_hma([], truncated=True, stopped_by="pages", pages=5)
+    assert not [f for f in findings if f.status in (Status.WARN, Status.FAIL)]
+    [note] = [f for f in findings if f.status is Status.INFO]
+    assert "scan incomplete after 5 pages" in note.message
+    assert "capped" not in note.message
+
+
+def test_scan_incomplete_after_pages_with_detections_warns_p2() -> None:
+    findings = judge_hma([event(detection())], truncated=True, stopped_by="pages", pages=5)
+    [incomplete] = [f for f in findings if f.evidence.get("stopped_by") == "pages"]
+    assert (incomplete.status, incomplete.priority) == (Status.WARN, Priority.P2)
+    [flagged] = [f for f in findings if f.priority is Priority.P1]
+    assert "at least 1 time" in flagged.message
+
+
+def empty_pages(world: World) -> None:
+    """FilterLogEvents answers every call with an empty page and a fresh token, as it does
+    while it scans slices of a large log group."""
+    from tools.recorded.model import RecordedCall
+
+    respond = world.respond
+
+    def scan(service: str, operation: str, params: dict[str, Any]) -> Any:
+        if operation != "FilterLogEvents":
+            return respond(service, operation, params)
+        step = int(str(params.get("nextToken") or "0")) + 1
+        page = {"events": [], "searchedLogStreams": [], "nextToken": str(step)}
+        return RecordedCall(service=service, operation=operation, params={}, response=page)
+
+    world.respond = scan  # type: ignore[method-assign]
+
+
+def test_registered_check_says_scan_incomplete_on_empty_pages() -> None:
+    world = base.healthy_eks()
+    empty_pages(world)
+    data = hma_data(world)
+    scan = data.recent_log_events("SagemakerHealthMonitoringAgent/", "x")
+    assert (scan.truncated, scan.stopped_by) == (True, "pages")
+    findings = list(health_monitoring_agent(data))
+    assert not [f for f in findings if f.status in (Status.WARN, Status.FAIL)]
+    assert any("scan incomplete after" in f.message for f in findings)

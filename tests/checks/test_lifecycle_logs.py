@@ -409,3 +409,45 @@ def test_registered_check_reports_a_replaced_instance_as_history() -> None:
     assert not [f for f in findings if f.status in (Status.FAIL, Status.WARN)]
     [history] = [f for f in findings if f.evidence.get("history")]
     assert history.resources == [gone]
+
+
+# -- a page budget is not an item cap ------------------------------------------------------
+
+
+def test_scan_incomplete_after_pages_with_nothing_matched_is_info() -> None:
+    findings = judge_lifecycle_logs([line("fine")], truncated=True, stopped_by="pages", pages=5)
+    assert [f.status for f in findings] == [Status.INFO, Status.PASS]
+    assert "scan incomplete after 5 pages" in findings[0].message
+    assert "capped" not in findings[0].message
+
+
+def test_scan_incomplete_after_pages_with_a_failure_warns_p2() -> None:
+    findings = judge_lifecycle_logs(
+        [line("on_create.sh failed with exit code 1")], truncated=True, stopped_by="pages"
+    )
+    assert sorted((f.status.value, f.priority) for f in findings) == [
+        ("FAIL", Priority.P0),
+        ("WARN", Priority.P2),
+    ]
+    [incomplete] = [f for f in findings if f.status is Status.WARN]
+    assert "scan incomplete after" in incomplete.message
+
+
+def test_registered_check_says_scan_incomplete_on_empty_pages() -> None:
+    from tools.recorded.model import RecordedCall
+
+    world = base.healthy_eks()
+    respond = world.respond
+
+    def scan(service: str, operation: str, params: dict[str, Any]) -> Any:
+        if operation != "FilterLogEvents":
+            return respond(service, operation, params)
+        step = int(str(params.get("nextToken") or "0")) + 1
+        page = {"events": [], "searchedLogStreams": [], "nextToken": str(step)}
+        return RecordedCall(service=service, operation=operation, params={}, response=page)
+
+    world.respond = scan  # type: ignore[method-assign]
+    findings = list(lifecycle_logs(logs_data(world)))
+    assert not [f for f in findings if f.status in (Status.WARN, Status.FAIL)]
+    [note] = [f for f in findings if "scan incomplete" in f.message and f.status is Status.INFO]
+    assert note.evidence["stopped_by"] == "pages"

@@ -13,7 +13,7 @@ import datetime as dt
 import json
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 from tools.aws.allowlist import iam_action, is_allowed
@@ -66,10 +66,18 @@ _CONTEXT_PARAMS = "hyperpod_debug_params"
 _CONTINUATION_KEYS = ("NextToken", "nextToken", "Marker", "NextMarker")
 
 
+StoppedBy = Literal["end", "cap", "pages"]
+
+
 @dataclass(frozen=True)
 class PagedResult:
+    """`truncated` when the list is not whole; `stopped_by` says why the read ended: the API
+    was exhausted ("end"), `cap` items were held ("cap") or the page budget ran out
+    ("pages": a scan such as FilterLogEvents may return sparse or empty pages)."""
+
     items: list[dict[str, Any]]
     truncated: bool
+    stopped_by: StoppedBy = "end"
 
 
 def _jsonable(value: Any) -> Any:
@@ -226,6 +234,7 @@ class AwsAccess:
         items: list[dict[str, Any]] = []
         token: str | None = None
         truncated = False
+        stopped_by: StoppedBy = "end"
         last: dict[str, Any] = {}
         pages = 0
         while True:
@@ -247,18 +256,20 @@ class AwsAccess:
             pages += 1
             if len(items) >= cap:
                 truncated = len(items) > cap or bool(token)
+                stopped_by = "cap" if truncated else "end"
                 items = items[:cap]
                 break
             if not token:
                 break
             if max_pages is not None and pages >= max_pages:
-                truncated = True
+                truncated, stopped_by = True, "pages"
                 break
         if not truncated and self._replay_store is not None:
             # The stored list is all replay has; if the live read was cut short (by its cap
             # or its page budget), say so rather than present the list as complete.
             stored = self._replay_store.respond(service, operation, params)
             truncated = stored.paging is not None and stored.paging.truncated
+            stopped_by = "cap" if truncated else "end"  # the recording keeps no reason
         if self._recorder is not None:
             whole = {k: v for k, v in last.items() if k != token_key}
             whole[result_key] = items
@@ -269,7 +280,7 @@ class AwsAccess:
                 whole,
                 paging=Paging(result_key=result_key, token_key=token_key, truncated=truncated),
             )
-        return PagedResult(items=items, truncated=truncated)
+        return PagedResult(items=items, truncated=truncated, stopped_by=stopped_by)
 
     def _invoke(self, service: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         from botocore import xform_name

@@ -23,9 +23,9 @@ from typing import Any
 from tools.checks._logs import no_log_group, node_stream_prefix, stream_coverage, stream_parts
 from tools.checks._text import clip, quoted
 from tools.checks.nodes import instance_group_of
-from tools.findings import Finding, Priority, passed, warn
+from tools.findings import Finding, Priority, info, passed, warn
 from tools.registry import check
-from tools.triage.data import LOG_WINDOW, ClusterData
+from tools.triage.data import LOG_PAGE_BUDGET, LOG_WINDOW, ClusterData
 
 CHECK_LOGS = "cloudwatch-logs"
 CHECK_HMA = "health-monitoring-agent"
@@ -108,11 +108,15 @@ def judge_hma(
     window_days: int = LOG_WINDOW.days,
     truncated: bool = False,
     cap: int = HMA_CAP,
+    stopped_by: str = "cap",
+    pages: int = LOG_PAGE_BUDGET,
 ) -> list[Finding]:
     """WARN P1 per instance with HMA detections in the window; INFO on stream coverage.
 
-    `truncated` says the scan stopped at `cap` lines (newest first): counts are then
-    lower bounds and a WARN P2 says older detections were not read.
+    `truncated` says the scan was cut short: counts are then lower bounds. Stopped by
+    its `cap` of lines (newest first), a WARN P2 says older detections were not read;
+    by its page budget (`stopped_by` "pages", FilterLogEvents may return empty pages)
+    the scan is incomplete: WARN P2 when something matched, else INFO.
     """
     if not log_group_exists:
         return [no_log_group(CHECK_HMA, "F.3", "Health Monitoring Agent logs")]
@@ -173,17 +177,30 @@ def judge_hma(
                 latest_time=_timestamp(hits[-1][0]),
             )
         )
-    if truncated:
+    hint = "" if node else " (use --node to read one node's stream)"
+    if truncated and stopped_by == "pages":
+        text = (
+            f"Health Monitoring Agent scan incomplete after {pages} pages per time window "
+            "(FilterLogEvents scans a slice of time per call and may return empty pages): "
+            f"{len(events)} detection lines read, some of the last {window_days} days not "
+            f"scanned{hint}"
+        )
+        evidence: dict[str, Any] = {"pages": pages, "read": len(events), "stopped_by": "pages"}
+        if per_instance:
+            findings.append(warn(CHECK_HMA, Priority.P2, "F.3", text, **evidence))
+        else:
+            findings.append(info(CHECK_HMA, "F.3", text, **evidence))
+    elif truncated:
         findings.append(
             warn(
                 CHECK_HMA,
                 Priority.P2,
                 "F.3",
                 f"Health Monitoring Agent scan capped at {cap} detection lines, newest first: "
-                f"older detections of the last {window_days} days were not read"
-                + ("" if node else " (use --node to read one node's stream)"),
+                f"older detections of the last {window_days} days were not read{hint}",
                 cap=cap,
                 read=len(events),
+                stopped_by="cap",
             )
         )
     if not per_instance:
@@ -225,4 +242,5 @@ def health_monitoring_agent(data: ClusterData) -> Iterable[Finding]:
         streams_truncated=listed.truncated,
         node=node,
         truncated=scan.truncated,
+        stopped_by=scan.stopped_by,
     )

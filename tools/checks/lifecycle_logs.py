@@ -22,7 +22,7 @@ from tools.checks._text import clip, quoted
 from tools.checks.nodes import current_node_statuses, instance_group_of
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
-from tools.triage.data import ClusterData
+from tools.triage.data import LOG_PAGE_BUDGET, ClusterData
 
 CHECK_LOGS = "lifecycle-logs"
 
@@ -169,6 +169,8 @@ def judge_lifecycle_logs(
     truncated: bool | None = None,
     current: set[str] | None = None,
     statuses: dict[str, str] | None = None,
+    stopped_by: str = "cap",
+    pages: int = LOG_PAGE_BUDGET,
 ) -> list[Finding]:
     """FAIL P0 per failure family found in LifecycleConfig streams, naming the instances.
 
@@ -176,7 +178,9 @@ def judge_lifecycle_logs(
     `current` (the instance ids the cluster has now) tell the present from history:
     failures on other instances are history (INFO). HyperPod fails a node whose lifecycle
     script exits non-zero, so a failure line on a node that is Running was not fatal:
-    WARN P2. `truncated` says the scan was capped (by default: `cap` lines were read).
+    WARN P2. `truncated` says the scan was cut short (by default: `cap` lines were read);
+    `stopped_by` why: "cap" (lines held, WARN P2) or "pages" (the page budget of `pages`
+    per window ran out: the scan is incomplete, INFO when nothing matched).
     """
     if statuses is not None:
         current = set(statuses)
@@ -225,17 +229,29 @@ def judge_lifecycle_logs(
             findings.append(_family_finding(family, gone_members, history=True))
     if truncated is None:
         truncated = len(events) >= cap
-    if truncated:
+    hint = "" if node else " (use --node to read one node's stream)"
+    if truncated and stopped_by == "pages":
+        text = (
+            f"Lifecycle log scan incomplete after {pages} pages per time window "
+            "(FilterLogEvents scans a slice of time per call and may return empty pages): "
+            f"{len(events)} candidate lines read, some of the last week not scanned{hint}"
+        )
+        evidence: dict[str, Any] = {"pages": pages, "read": len(events), "stopped_by": "pages"}
+        if by_family:
+            findings.append(warn(CHECK_LOGS, Priority.P2, "D.2", text, **evidence))
+        else:
+            findings.append(info(CHECK_LOGS, "D.2", text, **evidence))
+    elif truncated:
         findings.append(
             warn(
                 CHECK_LOGS,
                 Priority.P2,
                 "D.2",
                 f"Lifecycle log scan capped at {cap} candidate lines, newest first: older "
-                "lines of the last week were not read"
-                + ("" if node else " (use --node to read one node's stream)"),
+                f"lines of the last week were not read{hint}",
                 cap=cap,
                 read=len(events),
+                stopped_by="cap",
             )
         )
     if not by_family:
@@ -245,7 +261,12 @@ def judge_lifecycle_logs(
                 "D.2",
                 "No lifecycle script errors in the LifecycleConfig streams of the last week"
                 + (f" for {node}" if node else "")
-                + (f" (the newest {len(events)} candidate lines read)" if truncated else ""),
+                + (
+                    (" (scan incomplete)" if stopped_by == "pages" else "")
+                    + f" (the newest {len(events)} candidate lines read)"
+                    if truncated
+                    else ""
+                ),
                 candidate_lines=len(events),
             )
         )
@@ -343,4 +364,5 @@ def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
         node=node,
         truncated=scan.truncated,
         statuses=statuses,
+        stopped_by=scan.stopped_by,
     )

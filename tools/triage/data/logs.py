@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from tools.aws.session import PagedResult
+from tools.aws.session import PagedResult, StoppedBy
 from tools.triage.data.sagemaker import SageMakerReads
 
 LOG_WINDOW = timedelta(days=7)
@@ -82,17 +82,20 @@ class LogReads(SageMakerReads):
         FilterLogEvents returns the oldest events of its time range first, so the week is
         read as the last hour, then the rest of the last day, then the rest of the week,
         each with the budget the newer windows left. `truncated` when a window was cut
-        short or an older window was left unread.
+        short or an older window was left unread; `stopped_by` "cap" when `cap` lines were
+        held, "pages" when a window's page budget ran out first (the scan is incomplete,
+        not full), else "end".
         """
 
         def fetch() -> PagedResult:
             items: list[dict[str, Any]] = []
             truncated = False
+            capped = paged = False
             end = int(self.now.timestamp() * 1000)
             for span in LOG_WINDOWS:
                 budget = cap - len(items)
                 if budget <= 0:
-                    truncated = True
+                    truncated = capped = True
                     break
                 start = int((self.now - span).timestamp() * 1000)
                 if start > end:
@@ -114,8 +117,11 @@ class LogReads(SageMakerReads):
                 )
                 items.extend(result.items)
                 truncated = truncated or result.truncated
+                capped = capped or result.stopped_by == "cap"
+                paged = paged or result.stopped_by == "pages"
                 end = start - 1  # endTime is inclusive: no event is read twice
-            return PagedResult(items=items, truncated=truncated)
+            stopped_by: StoppedBy = "cap" if capped else "pages" if paged else "end"
+            return PagedResult(items=items, truncated=truncated, stopped_by=stopped_by)
 
         return self._once(("recent-log-events", stream_prefix, filter_pattern, cap), fetch)
 
