@@ -216,6 +216,17 @@ def hma_xid_detection(world: World) -> None:
     )
 
 
+def hma_replaced_node_history(world: World) -> None:
+    """The Health Monitoring Agent flagged a gpu-workers node (Xid 79) three hours ago and
+    HyperPod replaced it: the stream belongs to an instance the cluster no longer has."""
+    hma_xid_detection(world)
+    group = _group_of(world, FAILED_NODE)
+    old = f"SagemakerHealthMonitoringAgent/{group}/{FAILED_NODE}"
+    world.log_events[f"SagemakerHealthMonitoringAgent/{group}/{REPLACED_NODE}"] = (
+        world.log_events.pop(old)
+    )
+
+
 def lifecycle_replaced_node_history(world: World) -> None:
     """Two days ago a gpu-workers node timed out fetching its lifecycle scripts and was
     replaced; the replacement runs and the group is back at its target count."""
@@ -403,6 +414,16 @@ CLUSTER: list[Scenario] = [
         expect=[("health-monitoring-agent", "WARN", "F.3")],
         resources={"health-monitoring-agent": [FAILED_NODE]},
         node=FAILED_NODE,
+    ),
+    Scenario(
+        "hma-replaced-node-history",
+        "EKS: the Health Monitoring Agent flagged a GPU node (Xid 79) that HyperPod has since "
+        "replaced; the cluster is whole again, so the detection is history (INFO).",
+        "eks",
+        hma_replaced_node_history,
+        expect=[("health-monitoring-agent", "INFO", "F.3")],
+        resources={"health-monitoring-agent": [REPLACED_NODE]},
+        must_not=[("health-monitoring-agent", "WARN")],
     ),
     Scenario(
         "events-unavailable",

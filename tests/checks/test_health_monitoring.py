@@ -306,3 +306,25 @@ def test_registered_check_says_scan_incomplete_on_empty_pages() -> None:
     findings = list(health_monitoring_agent(data))
     assert not [f for f in findings if f.status in (Status.WARN, Status.FAIL)]
     assert any("scan incomplete after" in f.message for f in findings)
+
+
+# -- detections on replaced instances are history -----------------------------------------
+
+
+def test_detections_on_a_replaced_instance_are_history_info() -> None:
+    gone = "SagemakerHealthMonitoringAgent/gpu-workers/i-0gone"
+    findings = judge_hma(
+        [event(detection(), stream=gone), event(detection(xid=48))], current={"i-0aaa"}
+    )
+    [current] = [f for f in findings if f.status is Status.WARN]
+    assert (current.priority, current.resources) == (Priority.P1, ["i-0aaa"])
+    [history] = [f for f in findings if f.status is Status.INFO]
+    assert history.resources == ["i-0gone"]
+    assert history.message.startswith("History:")
+    assert "no longer in the cluster" in history.message
+    assert history.evidence["history"] is True
+
+
+def test_unknown_node_list_keeps_every_detection_current() -> None:
+    findings = judge_hma([event(detection())], current=None)
+    assert [(f.status, f.priority) for f in findings] == [(Status.WARN, Priority.P1)]

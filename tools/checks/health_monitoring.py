@@ -5,7 +5,8 @@ The Health Monitoring Agent (HMA) writes one stream per node,
 `/aws/sagemaker/Clusters/<cluster-name>/<cluster-id>`; its detections carry the marker
 `HealthMonitoringAgentDetectionEvent` and a JSON body with a reason (e.g. XidHardwareFailure)
 and a node condition (e.g. NvidiaErrorReboot). Bodies are parsed leniently: JSON first,
-regular expressions as a fallback, and the text is quoted as data.
+regular expressions as a fallback, and the text is quoted as data. Detections on instances
+the cluster no longer has are history (INFO): replacing the node is HMA's normal outcome.
 
 FilterLogEvents answers oldest first, so the week is read newest window first (the last
 hour, the rest of the day, the rest of the week) and a capped scan says so. With --node
@@ -22,7 +23,7 @@ from typing import Any
 
 from tools.checks._logs import no_log_group, node_stream_prefix, stream_coverage, stream_parts
 from tools.checks._text import clip, quoted
-from tools.checks.nodes import instance_group_of
+from tools.checks.nodes import current_node_statuses, instance_group_of
 from tools.findings import Finding, Priority, info, passed, warn
 from tools.registry import check
 from tools.triage.data import LOG_PAGE_BUDGET, LOG_WINDOW, ClusterData
@@ -110,8 +111,13 @@ def judge_hma(
     cap: int = HMA_CAP,
     stopped_by: str = "cap",
     pages: int = LOG_PAGE_BUDGET,
+    current: set[str] | None = None,
 ) -> list[Finding]:
     """WARN P1 per instance with HMA detections in the window; INFO on stream coverage.
+
+    `current` holds the instance ids the cluster has now (None: unknown): detections on
+    other instances are history (INFO), since replacing a faulty node is what HMA's
+    detections lead to.
 
     `truncated` says the scan was cut short: counts are then lower bounds. Stopped by
     its `cap` of lines (newest first), a WARN P2 says older detections were not read;
@@ -156,16 +162,24 @@ def judge_hma(
         where = f"{instance} ({groups[instance]})" if groups[instance] else instance
         xid_hint = " (Xid meanings: § G.2)" if xids else ""
         times = f"{'at least ' if truncated else ''}{count} time{'s' if count != 1 else ''}"
+        text = (
+            f"Health Monitoring Agent flagged {where} {times} "
+            f"in the last {window_days} days: {', '.join(reasons)}"
+            + (f" ({extra})" if extra else "")
+            + f"{xid_hint}; latest: {quoted(latest.detail)}"
+        )
+        history = current is not None and instance not in current
+        if history:
+            text = (
+                f"History: {text}; that instance is no longer in the cluster (replaced or removed)"
+            )
         findings.append(
-            warn(
+            (info if history else _warn_p1)(
                 CHECK_HMA,
-                Priority.P1,
                 "F.3",
-                f"Health Monitoring Agent flagged {where} {times} "
-                f"in the last {window_days} days: {', '.join(reasons)}"
-                + (f" ({extra})" if extra else "")
-                + f"{xid_hint}; latest: {quoted(latest.detail)}",
+                text,
                 resources=[instance],
+                history=history,
                 instance_id=instance,
                 group=groups[instance],
                 count=count,
@@ -215,6 +229,10 @@ def judge_hma(
     return findings
 
 
+def _warn_p1(check_id: str, section_id: str, message: str, **kwargs: Any) -> Finding:
+    return warn(check_id, Priority.P1, section_id, message, **kwargs)
+
+
 def _timestamp(event: dict[str, Any]) -> int:
     value = event.get("timestamp")
     return int(value) if isinstance(value, int | float) else 0
@@ -236,6 +254,7 @@ def health_monitoring_agent(data: ClusterData) -> Iterable[Finding]:
     prefix = node_stream_prefix(HMA_PREFIX, group, node)
     listed = data.log_stream_count(prefix)
     scan = data.recent_log_events(prefix, DETECTION, cap=HMA_CAP)
+    statuses = current_node_statuses(data)
     return judge_hma(
         scan.items,
         streams=[str(s.get("logStreamName", "")) for s in listed.items],
@@ -243,4 +262,5 @@ def health_monitoring_agent(data: ClusterData) -> Iterable[Finding]:
         node=node,
         truncated=scan.truncated,
         stopped_by=scan.stopped_by,
+        current=set(statuses) if statuses is not None else None,
     )
