@@ -32,6 +32,36 @@ def _drop_outbound_self_rule(world: World) -> None:
 SELF_SG = "sg-0a1b2c3d4e5f60002"
 
 
+CONTROLLER_SG = "sg-0a1b2c3d4e5f6c001"
+
+
+def _controller_sg_without_self_rules(world: World) -> None:
+    """The Slurm controller group (m5.4xlarge, no EFA) has its own SG through
+    OverrideVpcConfig, with outbound to the internet and no self rules."""
+    world.security_groups.append(
+        {
+            "GroupId": CONTROLLER_SG,
+            "GroupName": "hyperpod-controller",
+            "Description": "Slurm controller",
+            "VpcId": base.VPC,
+            "OwnerId": base.ACCOUNT,
+            "IpPermissions": [],
+            "IpPermissionsEgress": [
+                {"IpProtocol": "-1", "UserIdGroupPairs": [], "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}
+            ],
+        }
+    )
+    controller = next(
+        g
+        for g in world.cluster["InstanceGroups"]
+        if g["InstanceGroupName"] == base.CONTROLLER_GROUP
+    )
+    controller["OverrideVpcConfig"] = {
+        "SecurityGroupIds": [CONTROLLER_SG],
+        "Subnets": [base.SUBNET],
+    }
+
+
 def _efa_rules_on_a_second_sg(world: World) -> None:
     # The cluster SG keeps only its 0.0.0.0/0 outbound rule; a second cluster SG carries the
     # EFA self rules. Every instance has both, so the union of their rules admits EFA.
@@ -124,6 +154,17 @@ NETWORK: list[Scenario] = [
         "allowed and nothing fails (§ A).",
         "slurm",
         _efa_rules_on_a_second_sg,
+        must_not=[("efa-security-groups", "FAIL"), ("efa-security-groups", "WARN")],
+    ),
+    Scenario(
+        "efa-not-needed-on-controller",
+        "Slurm: the controller group (m5.4xlarge, no EFA) has its own security group without "
+        "self rules; EFA is not supported on its type, so the rules are not required (INFO), "
+        "while the GPU group's SG keeps them.",
+        "slurm",
+        _controller_sg_without_self_rules,
+        expect=[("efa-security-groups", "INFO", "A")],
+        resources={"efa-security-groups": [CONTROLLER_SG]},
         must_not=[("efa-security-groups", "FAIL"), ("efa-security-groups", "WARN")],
     ),
     Scenario(

@@ -202,3 +202,83 @@ def test_effective_sets_use_the_override_else_the_cluster_sgs() -> None:
     assert effective_security_groups(cluster) == {"cpu": [SG], "gpu": [SG, EXTRA]}
     assert effective_security_groups({"VpcConfig": {"SecurityGroupIds": [SG]}}) == {"cluster": [SG]}
     assert effective_security_groups({}) == {}
+
+
+# -- instance types without EFA need no self rules ------------------------------------------
+
+
+def test_missing_self_rules_on_a_group_without_efa_is_info() -> None:
+    sets = {"controller": [OVERRIDE_SG], "workers": [SG]}
+    findings = judge_security_groups(
+        [group(SG), group(OVERRIDE_SG, inbound=[], outbound=[INTERNET])],
+        sets,
+        no_efa={"controller": "m5.4xlarge"},
+    )
+    assert not [f for f in findings if f.status is Status.FAIL]
+    [note] = [f for f in findings if f.status is Status.INFO]
+    assert "EFA not supported on m5.4xlarge; self rules not required" in note.message
+    assert note.resources == [OVERRIDE_SG]
+
+
+def test_missing_self_rules_stay_fail_on_an_efa_capable_group() -> None:
+    findings = judge_security_groups(
+        [group(SG, inbound=[], outbound=[INTERNET])],
+        {"controller": [SG], "workers": [SG]},
+        no_efa={"controller": "m5.4xlarge"},  # workers (p5) share the set and need EFA
+    )
+    [failed] = [f for f in findings if f.status is Status.FAIL]
+    assert failed.priority is Priority.P0
+
+
+def _world_with_controller_sg() -> Any:
+    from evals.clusters import base
+
+    world = base.healthy_slurm()
+    controller_sg = "sg-0a1b2c3d4e5f6c001"
+    world.security_groups.append(
+        {**group(controller_sg, inbound=[], outbound=[INTERNET]), "VpcId": base.VPC}
+    )
+    controller = world.cluster["InstanceGroups"][0]
+    controller["OverrideVpcConfig"] = {
+        "SecurityGroupIds": [controller_sg],
+        "Subnets": [base.SUBNET],
+    }
+    return world
+
+
+def _run(world: Any) -> list[Finding]:
+    from evals.clusters import base
+    from tools.aws.session import AwsAccess
+    from tools.checks.security_groups import efa_security_groups
+    from tools.triage.data import ClusterData
+    from tools.triage.target import TriageTarget
+
+    target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region)
+    data = ClusterData(AwsAccess(world.region, replay=world), target, now=base.RECORDED_AT)
+    return list(efa_security_groups(data))
+
+
+def test_registered_check_reads_efa_support_only_when_rules_are_missing() -> None:
+    from evals.clusters import base
+
+    healthy = base.healthy_slurm()
+    asked: list[str] = []
+    respond = healthy.respond
+
+    def spy(service: str, operation: str, params: dict[str, Any]) -> Any:
+        asked.append(operation)
+        return respond(service, operation, params)
+
+    healthy.respond = spy  # type: ignore[method-assign]
+    _run(healthy)
+    assert "DescribeInstanceTypes" not in asked
+    findings = _run(_world_with_controller_sg())
+    assert not [f for f in findings if f.status is Status.FAIL]
+    assert any("EFA not supported on m5.4xlarge" in f.message for f in findings)
+
+
+def test_registered_check_keeps_the_fail_when_types_cannot_be_read() -> None:
+    world = _world_with_controller_sg()
+    world.denied.add(("ec2", "DescribeInstanceTypes"))
+    [failed] = [f for f in _run(world) if f.status is Status.FAIL]
+    assert failed.priority is Priority.P0

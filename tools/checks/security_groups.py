@@ -1,7 +1,9 @@
 """§ A: EFA needs the security groups of every instance to allow all traffic among themselves.
 
 The rules an instance gets are the union of all its security groups, so the rule is judged
-per instance group on its effective set (OverrideVpcConfig SGs, else the cluster SGs).
+per instance group on its effective set (OverrideVpcConfig SGs, else the cluster SGs). A
+set used only by instance groups whose type does not support EFA (a CPU controller or login
+group) needs no self rules: INFO, not FAIL.
 """
 
 from __future__ import annotations
@@ -9,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from tools.aws.errors import AwsAccessError
 from tools.checks._network import managed_vpc_finding, uses_managed_vpc
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Priority, Status, fail, info, passed, warn
 from tools.registry import check
-from tools.triage.data import ClusterData
+from tools.triage.data import ClusterData, ec2_type
 
 CHECK_ID = "efa-security-groups"
 
@@ -70,13 +73,17 @@ def _missing_directions(group: dict[str, Any]) -> list[str]:
 
 
 def judge_security_groups(
-    groups: list[dict[str, Any]], group_sets: dict[str, list[str]]
+    groups: list[dict[str, Any]],
+    group_sets: dict[str, list[str]],
+    no_efa: dict[str, str] | None = None,
 ) -> list[Finding]:
     """Judged per instance group on the union of its SGs (the rules an instance gets).
 
     FAIL P0 when no SG of the set has both all-traffic self rules (and the set's rules do
     not together allow all traffic within it); an SG without them beside one that has them
     is INFO. WARN P1 when no SG of the set allows all outbound traffic to 0.0.0.0/0.
+    `no_efa` (instance group name -> its instance type) names the groups whose type does
+    not support EFA: a set used only by them needs no self rules (INFO, not FAIL).
     """
     by_id = {str(g.get("GroupId")): g for g in groups}
     wanted = sorted({sg for ids in group_sets.values() for sg in ids})
@@ -99,11 +106,13 @@ def judge_security_groups(
     for set_ids, names in sorted(users.items()):
         present = [by_id[sg] for sg in set_ids if sg in by_id]
         if present:
-            findings.extend(_judge_set(present, names, several))
+            findings.extend(_judge_set(present, names, several, no_efa or {}))
     return findings
 
 
-def _judge_set(present: list[dict[str, Any]], names: list[str], several: bool) -> list[Finding]:
+def _judge_set(
+    present: list[dict[str, Any]], names: list[str], several: bool, no_efa: dict[str, str]
+) -> list[Finding]:
     ids = [str(g.get("GroupId")) for g in present]
     who = f"Instance group(s) {', '.join(names)}: " if several else ""
     base: dict[str, Any] = {"instance_groups": names, "security_groups": ids}
@@ -139,7 +148,22 @@ def _judge_set(present: list[dict[str, Any]], names: list[str], several: bool) -
                 )
             )
     if not covering:
-        findings.append(_uncovered(present, who, base))
+        uncovered = _uncovered(present, who, base)
+        if uncovered.status is Status.FAIL and names and all(n in no_efa for n in names):
+            types = ", ".join(sorted({no_efa[n] for n in names}))
+            ids = ", ".join(uncovered.resources)
+            uncovered = info(
+                CHECK_ID,
+                "A",
+                f"{who}EFA not supported on {types}; self rules not required (security "
+                f"group{'s' if len(uncovered.resources) != 1 else ''} {ids} "
+                "without all-traffic rules referencing itself)",
+                resources=uncovered.resources,
+                efa_supported=False,
+                instance_types=sorted({no_efa[n] for n in names}),
+                **uncovered.evidence,
+            )
+        findings.append(uncovered)
     if not any(_allows_all_to_internet(g.get("IpPermissionsEgress", [])) for g in present):
         if len(ids) == 1:
             what = f"Security group {ids[0]} has no"
@@ -204,4 +228,38 @@ def efa_security_groups(data: ClusterData) -> Iterable[Finding]:
         return [managed_vpc_finding(CHECK_ID, "A", "EFA security-group rules")]
     # DescribeSecurityGroups fails as a whole on one unknown id; judge the ones that exist.
     found, _missing = data.existing_security_groups(data.cluster_security_group_ids())
-    return judge_security_groups(found, effective_security_groups(data.cluster()))
+    sets = effective_security_groups(data.cluster())
+    findings = judge_security_groups(found, sets)
+    if not any(f.status is Status.FAIL and "missing_self_rules" in f.evidence for f in findings):
+        return findings
+    # Only now ask which types support EFA: a CPU controller or login group needs no rules.
+    no_efa = groups_without_efa(data)
+    return judge_security_groups(found, sets, no_efa) if no_efa else findings
+
+
+def groups_without_efa(data: ClusterData) -> dict[str, str]:
+    """Instance group name -> instance type, for groups none of whose types supports EFA
+    (DescribeInstanceTypes NetworkInfo.EfaSupported false); {} when the types cannot be
+    read, so that missing self rules still FAIL."""
+    # Imported here: importing a check module at the top would register it out of order.
+    from tools.checks.capacity import group_instance_types
+
+    groups = {
+        str(g.get("InstanceGroupName")): [ec2_type(t) for t in group_instance_types(g)]
+        for g in data.instance_groups()
+        if isinstance(g, dict) and g.get("InstanceGroupName")
+    }
+    try:
+        described = data.instance_types([t for types in groups.values() for t in types])
+    except AwsAccessError:
+        return {}
+    efa = {
+        str(t.get("InstanceType")): (t.get("NetworkInfo") or {}).get("EfaSupported")
+        for t in described
+        if isinstance(t, dict)
+    }
+    return {
+        name: ", ".join(types)
+        for name, types in groups.items()
+        if types and all(efa.get(t) is False for t in types)
+    }
