@@ -151,12 +151,12 @@ def _judge_set(
         uncovered = _uncovered(present, who, base)
         if uncovered.status is Status.FAIL and names and all(n in no_efa for n in names):
             types = ", ".join(sorted({no_efa[n] for n in names}))
-            ids = ", ".join(uncovered.resources)
+            shown = ", ".join(uncovered.resources)
             uncovered = info(
                 CHECK_ID,
                 "A",
                 f"{who}EFA not supported on {types}; self rules not required (security "
-                f"group{'s' if len(uncovered.resources) != 1 else ''} {ids} "
+                f"group{'s' if len(uncovered.resources) != 1 else ''} {shown} "
                 "without all-traffic rules referencing itself)",
                 resources=uncovered.resources,
                 efa_supported=False,
