@@ -208,8 +208,8 @@ def _probe_eks_iam(data: ClusterData) -> Iterable[Finding]:
 
 
 def _probe_logs(data: ClusterData) -> Iterable[Finding]:
-    streams = data.log_streams("LifecycleConfig/")
-    events = data.log_events(HMA_PREFIX, "HealthMonitoringAgentDetectionEvent")
+    streams = data.log_stream_count("LifecycleConfig/").items
+    events = data.recent_log_events(HMA_PREFIX, "HealthMonitoringAgentDetectionEvent").items
     messages = [str(e.get("message")) for e in events]
     yield info(
         "probe-logs",

@@ -136,9 +136,9 @@ def test_checks_json_lists_the_registry() -> None:
 
 
 def _log_window_probe(data: ClusterData) -> Iterable[Finding]:
-    events = data.log_events(
+    events = data.recent_log_events(
         "SagemakerHealthMonitoringAgent/", "HealthMonitoringAgentDetectionEvent"
-    )
+    ).items
     yield info("probe-log-window", "F.3", f"{len(events)} detections in the last week")
 
 

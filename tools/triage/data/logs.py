@@ -30,27 +30,6 @@ class LogReads(SageMakerReads):
 
         return self._once(("log-group",), fetch)
 
-    def log_streams(self, prefix: str) -> list[dict[str, Any]]:
-        def fetch() -> list[dict[str, Any]]:
-            with self._lock:  # a complete `log_stream_count` listing is the same answer
-                for key, value in self._memo.items():
-                    listed = isinstance(value, PagedResult) and not value.truncated
-                    if listed and key[:2] == ("log-stream-count", prefix):
-                        return list(value.items)
-            return self.access.paginate(
-                "logs",
-                "DescribeLogStreams",
-                "logStreams",
-                page_size=50,
-                cap=1000,
-                token_key="nextToken",
-                size_key="limit",
-                logGroupName=self.log_group_name,
-                logStreamNamePrefix=prefix,
-            ).items
-
-        return self._once(("log-streams", prefix), fetch)
-
     def log_stream_count(self, prefix: str, max_pages: int = 2) -> PagedResult:
         """The first log streams under `prefix`, at most `max_pages` pages of 50: enough to
         say how many there are, or "at least N" when `truncated`."""
@@ -124,29 +103,3 @@ class LogReads(SageMakerReads):
             return PagedResult(items=items, truncated=truncated, stopped_by=stopped_by)
 
         return self._once(("recent-log-events", stream_prefix, filter_pattern, cap), fetch)
-
-    def log_events(
-        self, stream_prefix: str, filter_pattern: str, cap: int = 200
-    ) -> list[dict[str, Any]]:
-        """Matching events of the last week; the window ends at `now` (the recording time)."""
-        start = int((self.now - LOG_WINDOW).timestamp() * 1000)
-        end = int(self.now.timestamp() * 1000)
-        return self._once(
-            ("log-events", stream_prefix, filter_pattern),
-            lambda: (
-                self.access.paginate(
-                    "logs",
-                    "FilterLogEvents",
-                    "events",
-                    page_size=min(cap, 100),
-                    cap=cap,
-                    token_key="nextToken",
-                    size_key="limit",
-                    logGroupName=self.log_group_name,
-                    logStreamNamePrefix=stream_prefix,
-                    filterPattern=filter_pattern,
-                    startTime=start,
-                    endTime=end,
-                ).items
-            ),
-        )
