@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
 from tools.findings import Finding, info
+
+if TYPE_CHECKING:
+    from tools.triage.data import ClusterData
 
 
 def stream_parts(stream: str) -> tuple[str, str]:
@@ -49,4 +55,40 @@ def stream_coverage(
         f"{at_least}{len(mine)} {label} log streams" + (f" for {node}" if node else ""),
         streams=len(mine),
         streams_truncated=truncated,
+    )
+
+
+@dataclass(frozen=True)
+class StreamScan:
+    """What a log check reads: the matching events, the streams, and the node statuses
+    that tell current failures from history."""
+
+    events: list[dict[str, Any]]
+    streams: list[str]
+    streams_truncated: bool
+    node: str | None
+    truncated: bool
+    stopped_by: str
+    statuses: dict[str, str] | None
+
+
+def scan_streams(data: ClusterData, prefix: str, pattern: str, cap: int) -> StreamScan:
+    """Read `<prefix><group>/<node>` streams (all of them without --node), newest first."""
+    # Imported here so that importing a log check never registers the node checks early
+    # (registration order is the report order, set by tools.checks.CHECK_MODULES).
+    from tools.checks.nodes import current_node_statuses, instance_group_of
+
+    node = data.target.node
+    group = instance_group_of(data, node) if node else None
+    stream_prefix = node_stream_prefix(prefix, group, node)
+    listed = data.log_stream_count(stream_prefix)
+    scan = data.recent_log_events(stream_prefix, pattern, cap=cap)
+    return StreamScan(
+        events=scan.items,
+        streams=[str(s.get("logStreamName", "")) for s in listed.items],
+        streams_truncated=listed.truncated,
+        node=node,
+        truncated=scan.truncated,
+        stopped_by=scan.stopped_by,
+        statuses=current_node_statuses(data),
     )

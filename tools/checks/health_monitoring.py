@@ -21,9 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tools.checks._logs import no_log_group, node_stream_prefix, stream_coverage, stream_parts
+from tools.checks._logs import no_log_group, scan_streams, stream_coverage, stream_parts
 from tools.checks._text import clip, quoted
-from tools.checks.nodes import current_node_statuses, instance_group_of
 from tools.findings import Finding, Priority, info, passed, warn
 from tools.registry import check
 from tools.triage.data import LOG_PAGE_BUDGET, LOG_WINDOW, ClusterData
@@ -249,18 +248,13 @@ def health_monitoring_agent(data: ClusterData) -> Iterable[Finding]:
     """HMA detections (HealthMonitoringAgentDetectionEvent) of the last week, per instance."""
     if not data.log_group_exists():
         return judge_hma([], log_group_exists=False)
-    node = data.target.node
-    group = instance_group_of(data, node) if node else None
-    prefix = node_stream_prefix(HMA_PREFIX, group, node)
-    listed = data.log_stream_count(prefix)
-    scan = data.recent_log_events(prefix, DETECTION, cap=HMA_CAP)
-    statuses = current_node_statuses(data)
+    scan = scan_streams(data, HMA_PREFIX, DETECTION, cap=HMA_CAP)
     return judge_hma(
-        scan.items,
-        streams=[str(s.get("logStreamName", "")) for s in listed.items],
-        streams_truncated=listed.truncated,
-        node=node,
+        scan.events,
+        streams=scan.streams,
+        streams_truncated=scan.streams_truncated,
+        node=scan.node,
         truncated=scan.truncated,
         stopped_by=scan.stopped_by,
-        current=set(statuses) if statuses is not None else None,
+        current=set(scan.statuses) if scan.statuses is not None else None,
     )

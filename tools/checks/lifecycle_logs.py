@@ -17,9 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tools.checks._logs import no_log_group, node_stream_prefix, stream_coverage, stream_parts
+from tools.checks._logs import no_log_group, scan_streams, stream_coverage, stream_parts
 from tools.checks._text import clip, quoted
-from tools.checks.nodes import current_node_statuses, instance_group_of
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import LOG_PAGE_BUDGET, ClusterData
@@ -351,18 +350,13 @@ def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
     """Known lifecycle failure patterns in the LifecycleConfig CloudWatch streams."""
     if not data.log_group_exists():
         return judge_lifecycle_logs([], log_group_exists=False)
-    node = data.target.node
-    group = instance_group_of(data, node) if node else None
-    prefix = node_stream_prefix(STREAM_PREFIX, group, node)
-    listed = data.log_stream_count(prefix)
-    scan = data.recent_log_events(prefix, LOG_FILTER, cap=LOG_CAP)
-    statuses = current_node_statuses(data)
+    scan = scan_streams(data, STREAM_PREFIX, LOG_FILTER, cap=LOG_CAP)
     return judge_lifecycle_logs(
-        scan.items,
-        streams=[str(s.get("logStreamName", "")) for s in listed.items],
-        streams_truncated=listed.truncated,
-        node=node,
+        scan.events,
+        streams=scan.streams,
+        streams_truncated=scan.streams_truncated,
+        node=scan.node,
         truncated=scan.truncated,
-        statuses=statuses,
+        statuses=scan.statuses,
         stopped_by=scan.stopped_by,
     )
