@@ -9,7 +9,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _moto_cluster import (
+
+from tools.aws.allowlist import READ_ONLY_OPERATIONS
+from tools.aws.session import AwsAccess
+from tools.recorded.recorder import Recorder
+from tools.triage.session import open_access, triage_cluster
+
+from ._moto_cluster import (
     ACCOUNT,
     CLUSTER,
     LIFECYCLE_STREAMS,
@@ -19,34 +25,9 @@ from _moto_cluster import (
     MotoCluster,
     build_cluster,
     by_check,
-    register_probes,
     skip_reasons,
     watch,
-    without_retries,
 )
-
-from tools.aws.allowlist import READ_ONLY_OPERATIONS
-from tools.aws.session import AwsAccess
-from tools.recorded.recorder import Recorder
-from tools.triage.session import open_access, triage_cluster
-
-
-@pytest.fixture
-def cluster(moto_server: str, moto_client: MotoClient) -> MotoCluster:
-    return build_cluster(moto_client, moto_server)
-
-
-@pytest.fixture
-def probes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Register the probe checks for this test only."""
-    return register_probes(monkeypatch)
-
-
-@pytest.fixture
-def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """open_access() without retries: moto's 500s come back at once."""
-    without_retries(monkeypatch)
-
 
 # -- (a) a live triage sends only allow-listed reads ----------------------------------------
 

@@ -8,7 +8,12 @@ import time
 from pathlib import Path
 
 import pytest
-from _moto_cluster import (
+
+from tools.recorded.model import dump_recorded, load_recorded
+from tools.recorded.recorder import MASKED_ACCOUNT, REDACTED, Recorder
+from tools.triage.session import open_access, recording_time, triage_cluster
+
+from ._moto_cluster import (
     ACCOUNT,
     CLUSTER,
     HMA_PREFIX,
@@ -17,32 +22,7 @@ from _moto_cluster import (
     SECRET_VALUE,
     MotoClient,
     MotoCluster,
-    build_cluster,
-    register_probes,
-    without_retries,
 )
-
-from tools.recorded.model import dump_recorded, load_recorded
-from tools.recorded.recorder import MASKED_ACCOUNT, REDACTED, Recorder
-from tools.triage.session import open_access, recording_time, triage_cluster
-
-
-@pytest.fixture
-def cluster(moto_server: str, moto_client: MotoClient) -> MotoCluster:
-    return build_cluster(moto_client, moto_server)
-
-
-@pytest.fixture
-def probes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Register the probe checks for this test only."""
-    return register_probes(monkeypatch)
-
-
-@pytest.fixture
-def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """open_access() without retries: moto's 500s come back at once."""
-    without_retries(monkeypatch)
-
 
 # -- (d) redaction ------------------------------------------------------------------------
 

@@ -10,21 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _moto_cluster import (
-    ACCOUNT,
-    CLUSTER,
-    LIFECYCLE_STREAMS,
-    NODES,
-    REGION,
-    MotoClient,
-    MotoCluster,
-    build_cluster,
-    by_check,
-    register_probes,
-    skip_reasons,
-    watch,
-    without_retries,
-)
 
 from tools.aws.errors import AwsAccessError, NotRecorded
 from tools.aws.session import AwsAccess
@@ -35,23 +20,18 @@ from tools.triage.data import ClusterData
 from tools.triage.session import open_access, recording_time, triage_cluster
 from tools.triage.target import TriageTarget
 
-
-@pytest.fixture
-def cluster(moto_server: str, moto_client: MotoClient) -> MotoCluster:
-    return build_cluster(moto_client, moto_server)
-
-
-@pytest.fixture
-def probes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Register the probe checks for this test only."""
-    return register_probes(monkeypatch)
-
-
-@pytest.fixture
-def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """open_access() without retries: moto's 500s come back at once."""
-    without_retries(monkeypatch)
-
+from ._moto_cluster import (
+    ACCOUNT,
+    CLUSTER,
+    LIFECYCLE_STREAMS,
+    NODES,
+    REGION,
+    MotoClient,
+    MotoCluster,
+    by_check,
+    skip_reasons,
+    watch,
+)
 
 # -- (b) record → file → replay gives the same report ---------------------------------------
 

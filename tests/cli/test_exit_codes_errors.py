@@ -10,32 +10,19 @@ import json
 from pathlib import Path
 
 import pytest
-from _cli_support import (
+
+from tools.recorded.model import RecordedCluster, dump_recorded
+
+from ._cli_support import (
     ACCOUNT,
     CLUSTER_ID,
     REGION,
     MotoClient,
     assert_clean_exit,
     create_cluster,
-    live_cluster,
     recording,
     run,
-    write_recording,
 )
-
-from tools.recorded.model import RecordedCluster, dump_recorded
-
-
-@pytest.fixture
-def recorded(tmp_path: Path) -> Path:
-    return write_recording(tmp_path)
-
-
-@pytest.fixture
-def live(moto_server: str, moto_client: MotoClient, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A cluster `hp` in moto, reachable through AWS_ENDPOINT_URL; returns its SG id."""
-    return live_cluster(moto_server, moto_client, monkeypatch)
-
 
 # -- exit 1 ------------------------------------------------------------------------------
 

@@ -11,16 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from _cli_support import write_recording
-
 ANSI = re.compile(r"\x1b\[")
 SCRIPT = Path(sys.executable).with_name("hyperpod-debug")
-
-
-@pytest.fixture
-def recorded(tmp_path: Path) -> Path:
-    return write_recording(tmp_path)
 
 
 # -- through the installed script ----------------------------------------------------------

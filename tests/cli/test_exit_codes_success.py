@@ -12,34 +12,21 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from _cli_support import (
-    ACCOUNT,
-    CLUSTER_ID,
-    REGION,
-    SG,
-    MotoClient,
-    assert_clean_exit,
-    live_cluster,
-    run,
-    write_recording,
-)
 
 from tools.findings import Finding, info
 from tools.recorded.model import load_recorded
 from tools.sections import SECTIONS
 from tools.triage.data import ClusterData
 
-
-@pytest.fixture
-def recorded(tmp_path: Path) -> Path:
-    return write_recording(tmp_path)
-
-
-@pytest.fixture
-def live(moto_server: str, moto_client: MotoClient, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A cluster `hp` in moto, reachable through AWS_ENDPOINT_URL; returns its SG id."""
-    return live_cluster(moto_server, moto_client, monkeypatch)
-
+from ._cli_support import (
+    ACCOUNT,
+    CLUSTER_ID,
+    REGION,
+    SG,
+    MotoClient,
+    assert_clean_exit,
+    run,
+)
 
 # -- exit 0 ------------------------------------------------------------------------------
 
