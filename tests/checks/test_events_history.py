@@ -3,7 +3,8 @@ those about replaced instances (INFO) and recovered instance groups (WARN P2).""
 
 from __future__ import annotations
 
-from tools.checks.events import event_state, group_recovered, judge_events
+from tools.checks._event_history import event_state, group_recovered
+from tools.checks.events import judge_events
 from tools.findings import Priority, Status
 
 from ._events import NOW, event, problems

@@ -27,6 +27,7 @@ from typing import Any
 
 from tools.aws.errors import AwsAccessError
 from tools.checks._event_families import FAMILIES, UNMAPPED, Family
+from tools.checks._event_history import GONE, RECOVERED, STATES, event_state
 from tools.checks._text import clip, quoted
 from tools.checks.nodes import current_node_statuses
 from tools.findings import Finding, Priority, fail, info, passed, warn
@@ -135,49 +136,6 @@ def needs_detail(events: list[dict[str, Any]], limit: int = MAX_DESCRIBED) -> li
     ]
     unexplained.sort(key=lambda e: str(e.get("EventTime") or ""), reverse=True)
     return [str(e["EventId"]) for e in unexplained[:limit]]
-
-
-# What an event says about the cluster now (see the module docstring).
-CURRENT, RECOVERED, GONE = "current", "recovered", "gone"
-_STATES = (CURRENT, RECOVERED, GONE)
-RUNNING = "Running"
-
-
-def group_recovered(group: dict[str, Any] | None) -> bool:
-    """InService with at least its target count of nodes."""
-    if not isinstance(group, dict) or group.get("Status") != "InService":
-        return False
-    current, target = group.get("CurrentCount"), group.get("TargetCount")
-    return isinstance(current, int) and isinstance(target, int) and current >= target
-
-
-def event_state(
-    event: dict[str, Any],
-    nodes: dict[str, str] | None,
-    groups: dict[str, dict[str, Any]] | None,
-    cluster_status: str | None = None,
-) -> str:
-    """CURRENT, RECOVERED or GONE; `nodes` (instance id -> status) is None when the current
-    node list is unknown, `groups` (name -> DescribeCluster instance group) likewise.
-
-    An instance the cluster does not have is history (GONE) only once its instance group
-    is whole again: a failed launch never joins, so while the group is below target or not
-    InService the failure is still going on. A cluster-level event (no instance, no group)
-    is RECOVERED when the cluster is InService.
-    """
-    instance = event.get("InstanceId")
-    name = str(event.get("InstanceGroupName") or "")
-    group = (groups or {}).get(name)
-    if instance and nodes is not None:
-        status = nodes.get(str(instance))
-        if status is None:
-            ongoing = groups is not None and name in groups and not group_recovered(group)
-            return CURRENT if ongoing else GONE
-        if status != RUNNING:
-            return CURRENT  # the instance is still there and still not Running
-    if not instance and not name:
-        return RECOVERED if cluster_status == "InService" else CURRENT
-    return RECOVERED if group_recovered(group) else CURRENT
 
 
 @dataclass
@@ -300,7 +258,7 @@ def judge_events(
 def _group_order(item: tuple[tuple[str, str, str], _Group]) -> tuple[int, int, int]:
     (key, level, state), _ = item
     keys = [f.key for f in FAMILIES] + [UNMAPPED.key]
-    return (_STATES.index(state), 0 if level == "Error" else 1, keys.index(key))
+    return (STATES.index(state), 0 if level == "Error" else 1, keys.index(key))
 
 
 def _finding(group: _Group) -> Finding:

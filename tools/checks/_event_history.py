@@ -1,0 +1,52 @@
+"""Whether a cluster event is still true now: the history rules of the events check.
+
+An event is history once the cluster has moved on: its instance is gone and its instance
+group is whole again, or (for a cluster-level event) the cluster is InService. Kept apart
+from the pattern families and the finding wording in `events.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# What an event says about the cluster now.
+CURRENT, RECOVERED, GONE = "current", "recovered", "gone"
+STATES = (CURRENT, RECOVERED, GONE)  # most to least pressing
+RUNNING = "Running"
+
+
+def group_recovered(group: dict[str, Any] | None) -> bool:
+    """InService with at least its target count of nodes."""
+    if not isinstance(group, dict) or group.get("Status") != "InService":
+        return False
+    current, target = group.get("CurrentCount"), group.get("TargetCount")
+    return isinstance(current, int) and isinstance(target, int) and current >= target
+
+
+def event_state(
+    event: dict[str, Any],
+    nodes: dict[str, str] | None,
+    groups: dict[str, dict[str, Any]] | None,
+    cluster_status: str | None = None,
+) -> str:
+    """CURRENT, RECOVERED or GONE; `nodes` (instance id -> status) is None when the current
+    node list is unknown, `groups` (name -> DescribeCluster instance group) likewise.
+
+    An instance the cluster does not have is history (GONE) only once its instance group
+    is whole again: a failed launch never joins, so while the group is below target or not
+    InService the failure is still going on. A cluster-level event (no instance, no group)
+    is RECOVERED when the cluster is InService.
+    """
+    instance = event.get("InstanceId")
+    name = str(event.get("InstanceGroupName") or "")
+    group = (groups or {}).get(name)
+    if instance and nodes is not None:
+        status = nodes.get(str(instance))
+        if status is None:
+            ongoing = groups is not None and name in groups and not group_recovered(group)
+            return CURRENT if ongoing else GONE
+        if status != RUNNING:
+            return CURRENT  # the instance is still there and still not Running
+    if not instance and not name:
+        return RECOVERED if cluster_status == "InService" else CURRENT
+    return RECOVERED if group_recovered(group) else CURRENT
