@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from evals.clusters import base
+from evals.clusters.edits import FAILED_NODE
 from evals.clusters.scenario import Scenario, unchanged
-from evals.clusters.scenarios_cluster import (
-    CLUSTER,
-    FAILED_NODE,
-    hma_xid_detection,
-    threads_per_core_p5,
-)
+from evals.clusters.scenarios_cluster import CLUSTER, hma_xid_detection, threads_per_core_p5
+from evals.clusters.scenarios_lifecycle import LIFECYCLE
 from evals.clusters.scenarios_network import NETWORK
 from evals.clusters.world import World
 
@@ -52,4 +49,4 @@ DEMO = Scenario(
     },
 )
 
-SCENARIOS: list[Scenario] = [*HEALTHY, *NETWORK, *CLUSTER, DEMO]
+SCENARIOS: list[Scenario] = [*HEALTHY, *NETWORK, *CLUSTER, *LIFECYCLE, DEMO]
