@@ -64,6 +64,37 @@ class Unavailable(BaseModel):
     reason: str
 
 
+class ProbeRecord(BaseModel):
+    """The raw stdout of one catalogued probe (see tools/probes/catalog.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stdout: str = ""
+    exit_code: int | None = Field(default=0, description="None when the probe never finished.")
+    truncated: bool = False
+
+
+class KubernetesObjects(BaseModel):
+    """Kubernetes objects exactly as `kubectl get -o json` prints their items."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nodes: list[dict[str, Any]] = Field(default_factory=list, description="v1 Node items.")
+    pods: list[dict[str, Any]] = Field(default_factory=list, description="v1 Pod items.")
+    daemonsets: list[dict[str, Any]] = Field(
+        default_factory=list, description="apps/v1 DaemonSet items (kube-system)."
+    )
+    deployments: list[dict[str, Any]] = Field(
+        default_factory=list, description="apps/v1 Deployment items (kube-system)."
+    )
+    events: list[dict[str, Any]] = Field(default_factory=list, description="v1 Event items.")
+    logs: dict[str, str] = Field(
+        default_factory=dict,
+        description='Container log tails keyed "namespace/pod/container" '
+        '(add "#previous" for the previous, crashed container).',
+    )
+
+
 class ExpectedFinding(BaseModel):
     """A finding a bundled scenario must (or must not) produce; used by tests and evals."""
 
@@ -113,12 +144,28 @@ class RecordedCluster(BaseModel):
     cluster: str = Field(description="Cluster name or ARN the triage was recorded with.")
     region: str
     aws: list[RecordedCall] = Field(default_factory=list)
-    kubernetes: dict[str, Any] = Field(
-        default_factory=dict, description="Kubernetes objects in the API's own JSON (node issue)."
+    kubernetes: KubernetesObjects | None = Field(
+        default=None, description="Kubernetes objects in the API's own JSON (EKS clusters)."
     )
-    probes: dict[str, Any] = Field(
-        default_factory=dict, description="Raw stdout of named read-only node probes (node issue)."
+    probes: dict[str, dict[str, ProbeRecord | str]] = Field(
+        default_factory=dict,
+        description='Node probe outputs: instance id (or "local") -> probe name -> raw stdout '
+        "(a string) or a record with exit code.",
     )
+
+    @field_validator("probes")
+    @classmethod
+    def _catalogued_probes(
+        cls, value: dict[str, dict[str, ProbeRecord | str]]
+    ) -> dict[str, dict[str, ProbeRecord | str]]:
+        from tools.probes.catalog import CATALOGUE
+
+        for node, outputs in value.items():
+            unknown = sorted(set(outputs) - set(CATALOGUE))
+            if unknown:
+                raise ValueError(f"{node}: not catalogued probes: {', '.join(unknown)}")
+        return value
+
     unavailable: list[Unavailable] = Field(default_factory=list)
     expect: Expectations | None = Field(
         default=None, description="For bundled scenarios: the findings triage must produce."

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from tools.aws.errors import AwsAccessError, CredentialsMissing
 from tools.findings import Finding, Skipped, Status
 from tools.registry import CheckOutput, CheckSpec, all_checks
+from tools.sources import SourceUnavailable
 from tools.triage.data import ClusterData
 from tools.triage.report import ClusterIdentity, TriageReport
 
@@ -25,7 +26,7 @@ def run_check(spec: CheckSpec, data: ClusterData) -> CheckOutput:
         findings = list(spec.run(data))
     except CredentialsMissing:
         raise
-    except AwsAccessError as exc:
+    except (AwsAccessError, SourceUnavailable) as exc:
         return CheckOutput(
             check=spec.id, skipped=[Skipped(check=spec.id, reason=exc.reason, hint=exc.hint)]
         )

@@ -15,6 +15,7 @@ from tools.triage.data.eks import EksReads
 from tools.triage.data.iam import IamReads
 from tools.triage.data.logs import LOG_PAGE_BUDGET, LOG_WINDOW, LOG_WINDOWS, LogReads
 from tools.triage.data.network import NetworkReads, ec2_type
+from tools.triage.data.nodes import NodeReads, NodeSources
 from tools.triage.data.sagemaker import (
     EKS_CLUSTER_ARN,
     EVENT_CAP,
@@ -37,10 +38,11 @@ __all__ = [
     "NODE_PAGE",
     "ClusterData",
     "ClusterNotFound",
+    "NodeSources",
     "cluster_id_from_arn",
     "ec2_type",
 ]
 
 
-class ClusterData(NetworkReads, EksReads, IamReads, LogReads, SageMakerReads):
+class ClusterData(NodeReads, NetworkReads, EksReads, IamReads, LogReads, SageMakerReads):
     """Every read of one triage: `ClusterData(access, target, now=...)`."""

@@ -5,22 +5,34 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tools.aws.errors import AwsAccessError
 from tools.aws.session import AwsAccess
+from tools.sources import SourceUnavailable
 from tools.triage.target import TriageTarget
 
+if TYPE_CHECKING:
+    from tools.triage.data.nodes import NodeSources
+
 T = TypeVar("T")
+_REMEMBERED = (AwsAccessError, SourceUnavailable)
 
 
 class Memo:
     """The shared base of the `ClusterData` reads: access, target, `now` and the memo."""
 
     def __init__(
-        self, access: AwsAccess, target: TriageTarget, now: datetime | None = None
+        self,
+        access: AwsAccess,
+        target: TriageTarget,
+        now: datetime | None = None,
+        sources: NodeSources | None = None,
     ) -> None:
+        from tools.triage.data.nodes import NodeSources
+
         self.access = access
+        self.sources = sources or NodeSources()
         self.target = target
         self.now = now or datetime.now(UTC)
         self._memo: dict[tuple[Any, ...], Any] = {}
@@ -30,13 +42,13 @@ class Memo:
         with self._lock:
             if key in self._memo:
                 value = self._memo[key]
-                if isinstance(value, AwsAccessError):
+                if isinstance(value, _REMEMBERED):
                     raise value
                 result: T = value
                 return result
         try:
             value = fetch()
-        except AwsAccessError as exc:
+        except _REMEMBERED as exc:
             with self._lock:
                 self._memo[key] = exc
             raise

@@ -1,0 +1,193 @@
+"""The fixed catalogue of named, read-only node probes: the only commands that reach a node.
+
+Nothing else is ever sent to a node. A probe is a name and one fixed POSIX-shell command
+that only reads (files under /proc and /sys, tool queries that print state); none of them
+takes an argument, so no text from a user, a log or a model can reach a node's shell.
+`tools.probes.framing` joins the probes chosen for a node into one session command and the
+AWS access guard refuses a StartSession whose command is not exactly such a bundle.
+
+Each probe prints its raw stdout (stderr folded in, so "command not found" is visible);
+the parsers in `tools.parsers` read it and the node checks judge the parsed values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class NodeKind(StrEnum):
+    """Which nodes a probe applies to."""
+
+    ANY = "any"  # every node
+    NVIDIA = "nvidia"  # instance types with NVIDIA GPUs
+    NEURON = "neuron"  # Trainium / Inferentia
+    EFA = "efa"  # EFA-capable instance types
+    EKS = "eks"  # worker nodes of an EKS-orchestrated cluster
+    SLURM = "slurm"  # every node of a Slurm cluster
+    SLURM_CONTROLLER = "slurm-controller"  # the Slurm controller (head) node, or locally
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    name: str
+    command: str
+    description: str
+    kind: NodeKind = NodeKind.ANY
+    timeout_s: int = 60  # per probe, inside the node's overall budget
+
+
+# The same grep pattern for kernel signatures in the current and the previous boot.
+_KERNEL_SIGNATURES = (
+    "xid|nvrm|oom-kill|out of memory|killed process|panic|lockup|hung_task|"
+    "blocked for more than|nmi|watchdog|mce|machine check|i/o error|efa"
+)
+
+_PROBES: tuple[ProbeSpec, ...] = (
+    ProbeSpec(
+        "disk_usage",
+        "df -P / /opt/sagemaker /opt/dlami/nvme /dev/shm",
+        "Block usage of the root volume, secondary EBS, instance store and /dev/shm (§ I.1).",
+    ),
+    ProbeSpec(
+        "disk_inodes",
+        "df -P -i / /opt/sagemaker /opt/dlami/nvme /dev/shm",
+        "Inode usage of the same file systems (§ I.1).",
+    ),
+    ProbeSpec("meminfo", "cat /proc/meminfo", "Memory and hugepages (§ I.2)."),
+    ProbeSpec("uptime", "cat /proc/uptime", "Seconds since boot (reboot detection)."),
+    ProbeSpec("cpu", "lscpu", "vCPU count and threads per core (§ J)."),
+    ProbeSpec("kernel_release", "uname -r", "Running kernel (§ E, § N)."),
+    ProbeSpec(
+        "kernel_log",
+        f"dmesg -T 2>/dev/null | grep -iE '{_KERNEL_SIGNATURES}' | tail -n 400",
+        "Kernel messages of this boot that match GPU, OOM, lockup and panic signatures "
+        "(§ G.2, § I.2, § N).",
+    ),
+    ProbeSpec(
+        "kernel_log_previous_boot",
+        f"journalctl -k -b -1 --no-pager -o short-iso 2>&1 | grep -iE "
+        f"'{_KERNEL_SIGNATURES}|no persistent journal|specifying boot id' | tail -n 400",
+        "The same signatures in the previous boot's kernel journal (§ N; repeated Xid after "
+        "a reboot).",
+    ),
+    ProbeSpec(
+        "time_sync",
+        "timedatectl show -p NTPSynchronized -p NTP 2>&1; chronyc tracking 2>&1",
+        "Clock synchronisation state (§ I.4).",
+    ),
+    ProbeSpec(
+        "services",
+        "systemctl show -p Id -p LoadState -p ActiveState -p SubState amazon-ssm-agent "
+        "snap.amazon-ssm-agent.amazon-ssm-agent containerd kubelet slurmd slurmctld munge",
+        "State of the SSM agent, container runtime, kubelet and Slurm daemons (§ K, § M, § H).",
+    ),
+    ProbeSpec(
+        "gpu_list",
+        "nvidia-smi -L",
+        "GPUs visible to the driver (§ G).",
+        NodeKind.NVIDIA,
+    ),
+    ProbeSpec(
+        "gpu_query",
+        "nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version,temperature.gpu,"
+        "ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,"
+        "clocks_throttle_reasons.hw_slowdown,clocks_throttle_reasons.hw_thermal_slowdown,"
+        "clocks_throttle_reasons.sw_thermal_slowdown --format=csv,noheader,nounits",
+        "Per-GPU ECC counters, temperature and throttle reasons (§ G.3, § G.4).",
+        NodeKind.NVIDIA,
+    ),
+    ProbeSpec(
+        "gpu_row_remap",
+        "nvidia-smi -q -d ROW_REMAPPER",
+        "Row-remapping state and bank histogram per GPU, with driver and CUDA versions "
+        "(§ G.1.a, § E).",
+        NodeKind.NVIDIA,
+    ),
+    ProbeSpec(
+        "dcgm_health",
+        "dcgmi health -c -j",
+        "DCGM health watches, as JSON (§ G.1.b).",
+        NodeKind.NVIDIA,
+    ),
+    ProbeSpec(
+        "nvidia_driver",
+        "cat /proc/driver/nvidia/version",
+        "Loaded NVIDIA kernel driver version (§ E).",
+        NodeKind.NVIDIA,
+    ),
+    ProbeSpec(
+        "nccl_libraries",
+        "ls -1 /opt/nccl/build/lib /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu "
+        "2>/dev/null | grep -E '^libnccl\\.so\\.[0-9]'",
+        "NCCL shared libraries installed on the host (§ E).",
+        NodeKind.NVIDIA,
+    ),
+    ProbeSpec(
+        "neuron_devices",
+        "neuron-ls --json-output",
+        "Neuron devices visible on Trainium / Inferentia (§ G.5).",
+        NodeKind.NEURON,
+    ),
+    ProbeSpec("efa_module", "lsmod", "Loaded kernel modules (the efa driver) (§ A).", NodeKind.EFA),
+    ProbeSpec(
+        "efa_devices",
+        "ls -1 /dev/infiniband",
+        "EFA verbs devices (uverbsN) (§ A).",
+        NodeKind.EFA,
+    ),
+    ProbeSpec(
+        "efa_provider",
+        "PATH=$PATH:/opt/amazon/efa/bin fi_info -p efa -t FI_EP_RDM",
+        "libfabric's view of the EFA provider (§ A).",
+        NodeKind.EFA,
+    ),
+    ProbeSpec(
+        "efa_packages",
+        "cat /opt/amazon/efa_installed_packages",
+        "EFA installer version and its packages, aws-ofi-nccl included (§ E).",
+        NodeKind.EFA,
+    ),
+    ProbeSpec(
+        "slurm_nodes",
+        "sinfo --Node --noheader --format='%N|%T|%H|%E'",
+        "Slurm node states with reason and its time (§ H.1).",
+        NodeKind.SLURM_CONTROLLER,
+    ),
+    ProbeSpec(
+        "slurm_stuck_jobs",
+        "squeue --noheader --states=CG,CF --format='%i|%T|%M|%N|%j'",
+        "Jobs in COMPLETING or CONFIGURING (§ H.2).",
+        NodeKind.SLURM_CONTROLLER,
+    ),
+    ProbeSpec(
+        "slurm_controller",
+        "scontrol ping",
+        "Whether slurmctld answers (§ H).",
+        NodeKind.SLURM_CONTROLLER,
+    ),
+    ProbeSpec(
+        "slurm_resource_config",
+        "cat /opt/ml/config/resource_config.json",
+        "HyperPod's instance list: Slurm node name / IP to instance id (§ H.3).",
+        NodeKind.SLURM_CONTROLLER,
+    ),
+)
+
+CATALOGUE: dict[str, ProbeSpec] = {probe.name: probe for probe in _PROBES}
+
+# The per-node budget of the seed: one session per node, at most this long.
+NODE_TIMEOUT_S = 180
+
+
+def probe(name: str) -> ProbeSpec:
+    try:
+        return CATALOGUE[name]
+    except KeyError:
+        raise KeyError(f"{name!r} is not a catalogued probe") from None
+
+
+def probes_for(kinds: set[NodeKind]) -> list[str]:
+    """The probe names that apply to a node of these kinds, in catalogue order."""
+    wanted = {*kinds, NodeKind.ANY}
+    return [p.name for p in _PROBES if p.kind in wanted]

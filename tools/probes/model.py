@@ -1,0 +1,41 @@
+"""Typed results of node probes."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ProbeOutput(BaseModel):
+    """The raw stdout of one catalogued probe on one node (stderr folded in)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    stdout: str = ""
+    exit_code: int | None = Field(
+        default=0, description="The probe's exit status; None when it never finished."
+    )
+    truncated: bool = Field(
+        default=False, description="The session ended (timeout, drop) before the probe did."
+    )
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.truncated
+
+
+class NodeProbes(BaseModel):
+    """Every probe output of one node, or why the node could not be reached."""
+
+    model_config = ConfigDict(frozen=True)
+
+    instance_id: str
+    group: str = ""
+    instance_type: str = ""
+    outputs: dict[str, ProbeOutput] = Field(default_factory=dict)
+    unreachable: str | None = Field(
+        default=None, description="Why no session could be opened (TargetNotConnected, ...)."
+    )
+    elapsed_s: float = 0.0
+
+    def output(self, name: str) -> ProbeOutput | None:
+        return self.outputs.get(name)

@@ -1,0 +1,214 @@
+"""Node-level reads: which nodes to probe, their probe outputs, and instance-type facts.
+
+Probing is the expensive part of a triage (one SSM session per node), so it happens once,
+for a deliberate set of nodes: with `--node`, that node; otherwise the failing nodes first
+(HyperPod status, EKS health labels / NotReady, Slurm DOWN / DRAIN / FAIL), capped, then
+one healthy accelerator node so a GPU / Neuron host is always looked at (never only the
+controller). On Slurm the controller (or this machine, when it has sinfo) answers the
+Slurm probes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.aws.errors import AwsAccessError
+from tools.probes.catalog import CATALOGUE, NodeKind, probes_for
+from tools.probes.instance_facts import (
+    InstanceFacts,
+    accelerator_family,
+    ec2_name,
+    fallback,
+    from_describe,
+)
+from tools.probes.model import NodeProbes
+from tools.probes.runner import ProbePlan, ProbeRunner
+from tools.probes.transport import ProbeTarget
+from tools.sources import ProbesUnavailable, SourceUnavailable
+from tools.triage.data.network import NetworkReads
+
+MAX_FAILING_NODES = 16
+HEALTHY_STATUSES = frozenset({"Running", "SystemUpdating", "DeepHealthCheckInProgress"})
+_CONTROLLER_GROUP = re.compile(r"controller|head", re.IGNORECASE)
+LOCAL = "local"
+
+
+def _not_configured() -> Any:
+    raise ProbesUnavailable("node probes are not configured for this run", hint="")
+
+
+@dataclass
+class NodeSources:
+    """Factories for the node-level sources; each raises SourceUnavailable when the source
+    cannot be used (the runner then skips the checks that need it)."""
+
+    kube: Callable[[], Any] = field(default=_not_configured)
+    probes: Callable[[], ProbeRunner] = field(default=_not_configured)
+    # Runs the Slurm controller probes on this machine (it has sinfo), or None.
+    slurm_local: Callable[[], ProbeRunner | None] = field(default=lambda: None)
+    max_failing_nodes: int = MAX_FAILING_NODES
+
+
+class NodeReads(NetworkReads):
+    sources: NodeSources
+
+    # -- instance-type facts --------------------------------------------------------------
+
+    def instance_facts(self, instance_type: str) -> InstanceFacts:
+        name = ec2_name(instance_type)
+
+        def fetch() -> InstanceFacts:
+            try:
+                entries = self.instance_types([name])
+            except AwsAccessError:
+                return fallback(name)
+            for entry in entries:
+                if entry.get("InstanceType") == name:
+                    return from_describe(entry)
+            return fallback(name)
+
+        return self._once(("instance-facts", name), fetch)
+
+    def node_kinds(self, instance_type: str, group: str) -> set[NodeKind]:
+        facts = self.instance_facts(instance_type)
+        kinds: set[NodeKind] = set()
+        accelerator = facts.accelerator or accelerator_family(instance_type)
+        if accelerator == "nvidia":
+            kinds.add(NodeKind.NVIDIA)
+        elif accelerator == "neuron":
+            kinds.add(NodeKind.NEURON)
+        if facts.efa_interfaces:
+            kinds.add(NodeKind.EFA)
+        if self.orchestrator == "eks":
+            kinds.add(NodeKind.EKS)
+        else:
+            kinds.add(NodeKind.SLURM)
+        return kinds
+
+    def node_probe_names(self, instance_type: str, group: str) -> tuple[str, ...]:
+        kinds = self.node_kinds(instance_type, group)
+        return tuple(
+            name
+            for name in probes_for(kinds)
+            if CATALOGUE[name].kind is not NodeKind.SLURM_CONTROLLER
+        )
+
+    # -- which nodes ------------------------------------------------------------------------
+
+    def slurm_controller_node(self) -> dict[str, Any] | None:
+        """The first node of the controller group (named like 'controller' or 'head')."""
+        if self.orchestrator != "slurm":
+            return None
+        for node in self.nodes().items:
+            if _CONTROLLER_GROUP.search(str(node.get("InstanceGroupName", ""))):
+                return node
+        return None
+
+    def failing_instance_ids(self) -> list[str]:
+        """Nodes that look unhealthy from the control plane, Kubernetes and Slurm, in that
+        order (sources that are unavailable add nothing)."""
+        failing: list[str] = []
+        for node in self.nodes().items:
+            status = str((node.get("InstanceStatus") or {}).get("Status", ""))
+            if status not in HEALTHY_STATUSES:
+                failing.append(str(node.get("InstanceId")))
+        for extra in self._unhealthy_from_orchestrator():
+            if extra not in failing:
+                failing.append(extra)
+        return failing
+
+    def _unhealthy_from_orchestrator(self) -> list[str]:
+        finder = getattr(self, "orchestrator_unhealthy_instance_ids", None)
+        if finder is None:
+            return []
+        try:
+            return list(finder())
+        except (SourceUnavailable, AwsAccessError):
+            return []
+
+    def probe_plans(self) -> list[ProbePlan]:
+        nodes = {str(n.get("InstanceId")): n for n in self.nodes().items}
+        controller = self.slurm_controller_node()
+        controller_id = str(controller.get("InstanceId")) if controller else None
+        if self.target.node:
+            chosen = [self.target.node] if self.target.node in nodes else []
+        else:
+            chosen = [i for i in self.failing_instance_ids() if i in nodes][
+                : self.sources.max_failing_nodes
+            ]
+            if not any(self._is_accelerator(nodes[i]) for i in chosen):
+                for instance_id, node in nodes.items():
+                    status = str((node.get("InstanceStatus") or {}).get("Status", ""))
+                    if (
+                        instance_id != controller_id
+                        and status == "Running"
+                        and self._is_accelerator(node)
+                    ):
+                        chosen.append(instance_id)
+                        break
+        plans: list[ProbePlan] = []
+        for instance_id in chosen:
+            node = nodes[instance_id]
+            group = str(node.get("InstanceGroupName", ""))
+            instance_type = str(node.get("InstanceType", ""))
+            plans.append(
+                ProbePlan(
+                    target=ProbeTarget(self.cluster_id, group, instance_id, instance_type),
+                    probes=self.node_probe_names(instance_type, group),
+                )
+            )
+        return plans
+
+    def _is_accelerator(self, node: dict[str, Any]) -> bool:
+        instance_type = str(node.get("InstanceType", ""))
+        facts = self.instance_facts(instance_type)
+        return (facts.accelerator or accelerator_family(instance_type)) is not None
+
+    # -- probe results ----------------------------------------------------------------------
+
+    def node_probes(self) -> dict[str, NodeProbes]:
+        """Every planned node's probe outputs (one session per node, run once per triage)."""
+
+        def fetch() -> dict[str, NodeProbes]:
+            runner = self.sources.probes()
+            return runner.run(self.probe_plans())
+
+        return self._once(("node-probes",), fetch)
+
+    def reachable_nodes(self) -> list[NodeProbes]:
+        return [n for n in self.node_probes().values() if n.unreachable is None]
+
+    def slurm_probes(self) -> NodeProbes:
+        """The Slurm controller probes: run here when this machine has sinfo, else on the
+        controller node over SSM."""
+
+        def fetch() -> NodeProbes:
+            names = tuple(
+                p
+                for p in probes_for({NodeKind.SLURM_CONTROLLER})
+                if CATALOGUE[p].kind is NodeKind.SLURM_CONTROLLER
+            )
+            local = self.sources.slurm_local()
+            if local is not None:
+                target = ProbeTarget(self.cluster_id, LOCAL, LOCAL)
+                return local.probe_node(ProbePlan(target, names))
+            controller = self.slurm_controller_node()
+            if controller is None:
+                raise ProbesUnavailable(
+                    "no Slurm controller group found (an instance group named like "
+                    "'controller' or 'head') and sinfo is not installed here",
+                    hint="Run hyperpod-debug on the Slurm controller, or use --node.",
+                )
+            runner = self.sources.probes()
+            target = ProbeTarget(
+                self.cluster_id,
+                str(controller.get("InstanceGroupName", "")),
+                str(controller.get("InstanceId", "")),
+                str(controller.get("InstanceType", "")),
+            )
+            return runner.probe_node(ProbePlan(target, names))
+
+        return self._once(("slurm-probes",), fetch)
