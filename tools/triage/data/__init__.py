@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from tools.triage.data.eks import EksReads
 from tools.triage.data.iam import IamReads
+from tools.triage.data.kube import KubeReads
 from tools.triage.data.logs import LOG_PAGE_BUDGET, LOG_WINDOW, LOG_WINDOWS, LogReads
 from tools.triage.data.network import NetworkReads, ec2_type
 from tools.triage.data.nodes import NodeReads, NodeSources
@@ -26,6 +27,7 @@ from tools.triage.data.sagemaker import (
     SageMakerReads,
     cluster_id_from_arn,
 )
+from tools.triage.data.slurm import SlurmReads
 
 __all__ = [
     "EKS_CLUSTER_ARN",
@@ -44,5 +46,7 @@ __all__ = [
 ]
 
 
-class ClusterData(NodeReads, NetworkReads, EksReads, IamReads, LogReads, SageMakerReads):
+class ClusterData(
+    KubeReads, SlurmReads, NodeReads, NetworkReads, EksReads, IamReads, LogReads, SageMakerReads
+):
     """Every read of one triage: `ClusterData(access, target, now=...)`."""

@@ -121,7 +121,12 @@ class NodeReads(NetworkReads):
         return failing
 
     def _unhealthy_from_orchestrator(self) -> list[str]:
-        finder = getattr(self, "orchestrator_unhealthy_instance_ids", None)
+        name = (
+            "kube_unhealthy_instance_ids"
+            if self.orchestrator == "eks"
+            else "slurm_unhealthy_instance_ids"
+        )
+        finder: Callable[[], list[str]] | None = getattr(self, name, None)
         if finder is None:
             return []
         try:

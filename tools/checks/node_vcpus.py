@@ -1,0 +1,1 @@
+"""(being written: issue 3 node-level triage)"""
