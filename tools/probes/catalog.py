@@ -55,7 +55,9 @@ _PROBES: tuple[ProbeSpec, ...] = (
         "Inode usage of the same file systems (§ I.1).",
     ),
     ProbeSpec("meminfo", "cat /proc/meminfo", "Memory and hugepages (§ I.2)."),
-    ProbeSpec("uptime", "cat /proc/uptime", "Seconds since boot (reboot detection)."),
+    ProbeSpec(
+        "uptime", "cat /proc/uptime", "Seconds since boot: shows a recent reboot (§ N, § F.4)."
+    ),
     ProbeSpec("cpu", "lscpu", "vCPU count and threads per core (§ J)."),
     ProbeSpec("kernel_release", "uname -r", "Running kernel (§ E, § N)."),
     ProbeSpec(

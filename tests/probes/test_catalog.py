@@ -1,0 +1,52 @@
+"""The probe catalogue: every command reads only, and nothing outside it can be framed."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.commands.classifier import classify
+from tools.probes.catalog import CATALOGUE, NodeKind, probe, probes_for
+from tools.probes.framing import build_bundle, bundle_probes
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_every_probe_command_classifies_read_only(name: str) -> None:
+    verdict = classify(CATALOGUE[name].command)
+    assert verdict.kind == "read_only", (name, verdict.reason)
+
+
+def test_a_bundle_of_every_probe_classifies_read_only() -> None:
+    verdict = classify(build_bundle(list(CATALOGUE), "0123456789abcdef"))
+    assert verdict.kind == "read_only", verdict.reason
+
+
+def test_probe_names_are_identifiers_and_descriptions_cite_a_section() -> None:
+    for name, spec in CATALOGUE.items():
+        assert name == spec.name
+        assert name.isidentifier()
+        assert name == name.lower()
+        assert "§" in spec.description, name
+        assert 0 < spec.timeout_s <= 120
+
+
+def test_unknown_probe_is_refused() -> None:
+    with pytest.raises(KeyError, match="not a catalogued probe"):
+        probe("cat /etc/shadow")
+
+
+def test_probes_for_kinds() -> None:
+    cpu_only = probes_for({NodeKind.EKS})
+    assert "disk_usage" in cpu_only
+    assert "kubelet" not in cpu_only
+    assert "gpu_list" not in cpu_only
+    gpu = probes_for({NodeKind.NVIDIA, NodeKind.EFA})
+    assert {"gpu_list", "gpu_row_remap", "efa_devices"} <= set(gpu)
+    assert "neuron_devices" not in gpu
+    assert probes_for({NodeKind.NEURON})[-1] == "neuron_devices"
+    controller = probes_for({NodeKind.SLURM_CONTROLLER})
+    assert {"slurm_nodes", "slurm_stuck_jobs", "slurm_controller"} <= set(controller)
+
+
+def test_bundle_round_trips_its_probe_names() -> None:
+    names = ["disk_usage", "gpu_list", "slurm_controller"]
+    assert bundle_probes(build_bundle(names, "00ff00ff00ff00ff")) == names
