@@ -18,6 +18,7 @@ import pytest
 from tools.aws.allowlist import (
     IAM_PREFIX,
     READ_ONLY_OPERATIONS,
+    SESSION_OPERATIONS,
     iam_action,
     iam_policy_document,
     is_allowed,
@@ -335,10 +336,15 @@ def test_every_operation_outside_the_allow_list_is_refused(service: str) -> None
 
 
 def test_every_allow_listed_operation_is_a_read_that_botocore_knows() -> None:
+    """Reads only, except the two session operations, which have a parameter guard
+    (tests/aws/test_ssm_guard.py)."""
+    assert {("ssm", "StartSession"), ("ssm", "TerminateSession")} == SESSION_OPERATIONS
+    assert SESSION_OPERATIONS <= READ_ONLY_OPERATIONS
     for service, operation in sorted(READ_ONLY_OPERATIONS):
         assert service in IAM_PREFIX, service
         assert operation in _every_operation(service), f"{service}:{operation} is not an API"
-        assert operation.startswith(READ_PREFIXES), f"{service}:{operation} is not a read"
+        if (service, operation) not in SESSION_OPERATIONS:
+            assert operation.startswith(READ_PREFIXES), f"{service}:{operation} is not a read"
 
 
 def test_allow_list_has_no_credential_or_secret_reads() -> None:
@@ -354,8 +360,9 @@ def test_allow_list_has_no_credential_or_secret_reads() -> None:
         ("iam", "CreateAccessKey"),
     }
     assert READ_ONLY_OPERATIONS.isdisjoint(sensitive)
-    # A session can run any command on a node: not until the probe catalogue guards it.
-    assert not {op for service, op in READ_ONLY_OPERATIONS if service == "ssm"}
+    # A session can run any command on a node: only the two guarded session operations.
+    ssm = {(service, op) for service, op in READ_ONLY_OPERATIONS if service == "ssm"}
+    assert ssm == SESSION_OPERATIONS
 
 
 def test_iam_policy_document_matches_the_allow_list() -> None:
@@ -364,15 +371,18 @@ def test_iam_policy_document_matches_the_allow_list() -> None:
     assert policy["Version"] == "2012-10-17"
     statements = policy["Statement"]
     assert isinstance(statements, list)
-    assert len(statements) == 1
-    statement = statements[0]
-    assert statement["Effect"] == "Allow"
-    assert statement["Resource"] == "*"
-    actions = statement["Action"]
+    reads, sessions, terminate = statements
+    assert reads["Effect"] == "Allow"
+    assert reads["Resource"] == "*"
+    actions = reads["Action"]
     assert actions == sorted(actions)
     assert len(actions) == len(set(actions))
     assert not any("*" in action for action in actions)
-    expected = {iam_action(s, o) for s, o in READ_ONLY_OPERATIONS if s != "sts"}
+    expected = {
+        iam_action(s, o)
+        for s, o in READ_ONLY_OPERATIONS
+        if s != "sts" and (s, o) not in SESSION_OPERATIONS
+    }
     assert set(actions) == expected
     for action in actions:
         prefix, operation = action.split(":")
@@ -380,21 +390,13 @@ def test_iam_policy_document_matches_the_allow_list() -> None:
         assert operation.startswith(READ_PREFIXES)
     assert "servicequotas:GetServiceQuota" in actions
     assert "sagemaker:DescribeCluster" in actions
-    assert not any(action.startswith("sts:") for action in actions)
-
-
-@pytest.mark.parametrize(
-    "params",
-    [
-        {"Target": "sagemaker-cluster:a1b2c3d4e5f6_gpu-i-0123456789abcdef0"},
-        {
-            "Target": "sagemaker-cluster:a1b2c3d4e5f6_gpu-i-0123456789abcdef0",
-            "DocumentName": "AWS-StartNonInteractiveCommand",
-            "Parameters": {"command": ["sudo rm -rf /fsx"]},
-        },
-    ],
-)
-def test_ssm_sessions_are_refused_whatever_the_parameters(params: dict[str, object]) -> None:
-    access = AwsAccess("us-west-2")
-    with pytest.raises(MutatingOperationRefused, match="not in the read-only allow-list"):
-        access.call("ssm", "StartSession", **params)
+    assert not any(action.startswith(("sts:", "ssm:")) for action in actions)
+    # The session grant names the one non-interactive document and turns the document
+    # check on, so a session without a document (an interactive shell) is not granted.
+    assert sessions["Action"] == ["ssm:StartSession"]
+    assert "*" not in sessions["Resource"]
+    documents = [r for r in sessions["Resource"] if ":document/" in r]
+    assert documents == ["arn:aws:ssm:*::document/AWS-StartNonInteractiveCommand"]
+    assert sessions["Condition"] == {"BoolIfExists": {"ssm:SessionDocumentAccessCheck": "true"}}
+    assert terminate["Action"] == ["ssm:TerminateSession"]
+    assert terminate["Resource"] != "*"

@@ -1,9 +1,12 @@
 """The read-only allow-list: the only AWS operations hyperpod-debug may send.
 
 Keyed by the boto3 client name and the API operation name. Everything here is a read
-(Describe/List/Get/Filter). ssm:StartSession is deliberately absent: a session can run any
-command on a node, so it may only come with the node-level probes, behind a guard that
-checks the command against their fixed catalogue.
+(Describe/List/Get/Filter) except the two SSM session operations of the node probes. A
+session can run any command on a node, so those two pass only with exact parameters
+(`tools.aws.ssm_guard`): StartSession with the AWS-StartNonInteractiveCommand document, a
+HyperPod node target and a command that is byte for byte a bundle of catalogued read-only
+probes; TerminateSession with a session id alone. ssm:SendCommand stays out (it does not
+work on HyperPod targets, and it would run arbitrary documents).
 """
 
 from __future__ import annotations
@@ -37,7 +40,15 @@ READ_ONLY_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("iam", "GetPolicy"),
         ("iam", "GetPolicyVersion"),
         ("service-quotas", "GetServiceQuota"),
+        # Node probes only, behind the parameter guard in tools/aws/ssm_guard.py.
+        ("ssm", "StartSession"),
+        ("ssm", "TerminateSession"),
     }
+)
+
+# Allowed operations that are not reads: each has a parameter guard in ssm_guard.py.
+SESSION_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
+    {("ssm", "StartSession"), ("ssm", "TerminateSession")}
 )
 
 # boto3 client name -> IAM action prefix, for messages and the generated IAM policy.
@@ -62,15 +73,35 @@ def is_allowed(service: str, operation: str) -> bool:
 
 
 def iam_policy_document() -> dict[str, object]:
-    """The least-privilege IAM policy for triage (sts:GetCallerIdentity needs no grant)."""
+    """The least-privilege IAM policy for triage (sts:GetCallerIdentity needs no grant).
+
+    The reads go to every resource; the node-probe session is granted on HyperPod clusters
+    and on the one non-interactive session document only, with the session-document check
+    on, so these credentials cannot open an interactive shell (see docs/iam-policy.md)."""
     actions = sorted(
         iam_action(service, operation)
         for service, operation in READ_ONLY_OPERATIONS
-        if service != "sts"
+        if service != "sts" and (service, operation) not in SESSION_OPERATIONS
     )
     return {
         "Version": "2012-10-17",
         "Statement": [
-            {"Sid": "HyperPodDebugReadOnly", "Effect": "Allow", "Action": actions, "Resource": "*"}
+            {"Sid": "HyperPodDebugReadOnly", "Effect": "Allow", "Action": actions, "Resource": "*"},
+            {
+                "Sid": "HyperPodDebugNodeProbeSessions",
+                "Effect": "Allow",
+                "Action": ["ssm:StartSession"],
+                "Resource": [
+                    "arn:aws:sagemaker:*:*:cluster/*",
+                    "arn:aws:ssm:*::document/AWS-StartNonInteractiveCommand",
+                ],
+                "Condition": {"BoolIfExists": {"ssm:SessionDocumentAccessCheck": "true"}},
+            },
+            {
+                "Sid": "HyperPodDebugEndProbeSessions",
+                "Effect": "Allow",
+                "Action": ["ssm:TerminateSession"],
+                "Resource": "arn:aws:ssm:*:*:session/*",
+            },
         ],
     }

@@ -28,6 +28,7 @@ from tools.aws.errors import (
     ResourceNotFound,
     Throttled,
 )
+from tools.aws.ssm_guard import refusal
 from tools.recorded.model import Paging
 
 if TYPE_CHECKING:
@@ -163,6 +164,10 @@ class AwsAccess:
         service = model.service_model.service_name
         if not is_allowed(service, model.name):
             raise MutatingOperationRefused(service, model.name)
+        # Some allowed operations (an SSM session) are safe only with exact parameters.
+        reason = refusal(service, model.name, params)
+        if reason is not None:
+            raise MutatingOperationRefused(service, model.name, reason)
         context[_CONTEXT_PARAMS] = dict(params)
 
     def _serve_recorded(self, model: Any, context: dict[str, Any], **_: Any) -> Any:

@@ -1,0 +1,1 @@
+"""Node probes: the read-only catalogue, session framing, transports and the runner."""
