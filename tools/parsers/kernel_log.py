@@ -1,0 +1,192 @@
+"""Kernel log lines (`dmesg -T`, `dmesg`, `journalctl -k -o short-iso`) classified by signature.
+
+The probes already keep only lines that match the signatures worth judging; this module
+strips each line's timestamp and names what the line reports: an OOM kill, a panic, a
+soft or hard lockup, a hung task, an NMI, a machine check, an I/O error, an NVIDIA driver
+(NVRM) error. Xid lines are recognised as such and nothing more: tools/parsers/xid.py reads
+them. Benign lines the same grep lets through (watchdog and NMI-watchdog start-up, "NVRM:
+loading ...", "mce: ... Thermal monitoring enabled") are OTHER, never a fault.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class KernelEventKind(StrEnum):
+    OOM_KILL = "oom-kill"  # a process the OOM killer ended
+    OOM = "oom"  # OOM killer context lines (invoked, constraint, reaper)
+    PANIC = "panic"
+    HARD_LOCKUP = "hard-lockup"
+    SOFT_LOCKUP = "soft-lockup"
+    HUNG_TASK = "hung-task"
+    WATCHDOG = "watchdog"  # other stalls the watchdogs report (workqueue lockup)
+    NMI = "nmi"
+    MCE = "mce"
+    IO_ERROR = "io-error"
+    NVRM = "nvrm"  # NVIDIA driver errors other than Xid
+    XID = "xid"  # left to tools/parsers/xid.py
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class KernelEvent:
+    kind: KernelEventKind
+    message: str  # the line without its timestamp (and host / "kernel:" for journal lines)
+    timestamp: str | None = None  # as printed, when the line had one
+    process: str | None = None  # the killed, locked-up or blocked task
+    pid: int | None = None
+    cpu: int | None = None
+    seconds: int | None = None  # stuck / blocked duration
+
+
+@dataclass(frozen=True)
+class KernelLog:
+    events: tuple[KernelEvent, ...] = ()
+    # journalctl said there is no earlier boot to read (no persistent journal, no boot -1).
+    previous_boot_unavailable: bool = False
+
+    def of_kind(self, *kinds: KernelEventKind) -> tuple[KernelEvent, ...]:
+        return tuple(e for e in self.events if e.kind in kinds)
+
+
+_DMESG_T = re.compile(r"^\[(?P<ts>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d \d{4})\]\s?")
+_DMESG_RAW = re.compile(r"^\[\s*(?P<ts>\d{1,12}\.\d{1,9})\]\s?")
+_JOURNAL = re.compile(
+    r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?)"
+    r"\s+\S+\s+[^\s:\[]+(?:\[\d{1,10}\])?:\s?"
+)
+_JOURNAL_NOTE = re.compile(
+    r"no persistent journal|specifying boot id|no such boot id|"
+    r"data from the specified boot .* is not available|^-- no entries --$",
+    re.IGNORECASE,
+)
+
+_XID = re.compile(r"(?<![A-Za-z])xid(?![A-Za-z])", re.IGNORECASE)
+_KILLED = re.compile(r"killed process (?P<pid>\d{1,10}) \((?P<name>[^)]{0,64})\)", re.IGNORECASE)
+_OOM_CONTEXT = re.compile(
+    r"invoked oom-killer|oom-kill:|out of memory|oom_reaper|oom killer", re.IGNORECASE
+)
+_PANIC = re.compile(r"kernel panic|panic - not syncing|\bpanic occurred\b", re.IGNORECASE)
+_HARD_LOCKUP = re.compile(r"hard lockup", re.IGNORECASE)
+_SOFT_LOCKUP = re.compile(
+    r"soft lockup - CPU#(?P<cpu>\d{1,6}) stuck for (?P<seconds>\d{1,9})s!"
+    r"(?: \[(?P<name>[^\]:]{0,64}):(?P<pid>\d{1,10})\])?",
+    re.IGNORECASE,
+)
+_SOFT_LOCKUP_ANY = re.compile(r"soft lockup", re.IGNORECASE)
+_HUNG = re.compile(
+    r"task (?P<name>\S{1,64}?):(?P<pid>\d{1,10}) blocked for more than (?P<seconds>\d{1,9}) "
+    r"seconds",
+    re.IGNORECASE,
+)
+_HUNG_ANY = re.compile(r"blocked for more than \d{1,9} seconds|hung_task: blocked", re.IGNORECASE)
+_WATCHDOG = re.compile(r"workqueue lockup|watchdog: BUG:|watchdog timeout", re.IGNORECASE)
+_NMI = re.compile(
+    r"NMI received for unknown reason|uhhuh\. nmi|dazed and confused|"
+    r"NMI: (?:PCI )?(?:system error|IOCK error|SERR)",
+    re.IGNORECASE,
+)
+_MCE = re.compile(r"\[hardware error\]|machine check (?:event|error|exception)", re.IGNORECASE)
+_IO_ERROR = re.compile(r"i/o error", re.IGNORECASE)
+_NVRM = re.compile(r"\bNVRM\b", re.IGNORECASE)
+_NVRM_ERROR = re.compile(
+    r"crash|assert|failed|failure|error|fallen off|timeout|timed out|rminitadapter|"
+    r"not responding|lost|unable",
+    re.IGNORECASE,
+)
+_CPU = re.compile(r"\bcpu#?\s?(?P<cpu>\d{1,6})\b", re.IGNORECASE)
+
+
+def strip_timestamp(line: str) -> tuple[str | None, str]:
+    """(timestamp or None, the rest of the line) for dmesg -T, raw dmesg and journal lines."""
+    for pattern in (_DMESG_T, _DMESG_RAW, _JOURNAL):
+        match = pattern.match(line)
+        if match is not None:
+            return match["ts"], line[match.end() :]
+    return None, line
+
+
+def _int(text: str | None) -> int | None:
+    return int(text) if text else None
+
+
+def _cpu(message: str) -> int | None:
+    match = _CPU.search(message)
+    return int(match["cpu"]) if match else None
+
+
+def classify(message: str, timestamp: str | None = None) -> KernelEvent:
+    """The kind of one timestamp-free kernel message. Order matters: a panic caused by a
+    hard lockup is a panic; an Xid line is an Xid even when it mentions other words."""
+    kind = KernelEventKind
+    if _XID.search(message) and _NVRM.search(message):
+        return KernelEvent(kind.XID, message, timestamp)
+    if _PANIC.search(message):
+        return KernelEvent(kind.PANIC, message, timestamp)
+    killed = _KILLED.search(message)
+    if killed is not None:
+        return KernelEvent(
+            kind.OOM_KILL, message, timestamp, process=killed["name"], pid=int(killed["pid"])
+        )
+    if _OOM_CONTEXT.search(message):
+        return KernelEvent(kind.OOM, message, timestamp)
+    if _HARD_LOCKUP.search(message):
+        return KernelEvent(kind.HARD_LOCKUP, message, timestamp, cpu=_cpu(message))
+    soft = _SOFT_LOCKUP.search(message)
+    if soft is not None:
+        return KernelEvent(
+            kind.SOFT_LOCKUP,
+            message,
+            timestamp,
+            process=soft["name"] or None,
+            pid=_int(soft["pid"]),
+            cpu=int(soft["cpu"]),
+            seconds=int(soft["seconds"]),
+        )
+    if _SOFT_LOCKUP_ANY.search(message):
+        return KernelEvent(kind.SOFT_LOCKUP, message, timestamp, cpu=_cpu(message))
+    hung = _HUNG.search(message)
+    if hung is not None:
+        return KernelEvent(
+            kind.HUNG_TASK,
+            message,
+            timestamp,
+            process=hung["name"],
+            pid=int(hung["pid"]),
+            seconds=int(hung["seconds"]),
+        )
+    if _HUNG_ANY.search(message):
+        return KernelEvent(kind.HUNG_TASK, message, timestamp)
+    if _WATCHDOG.search(message):
+        return KernelEvent(kind.WATCHDOG, message, timestamp, cpu=_cpu(message))
+    if _NMI.search(message):
+        return KernelEvent(kind.NMI, message, timestamp, cpu=_cpu(message))
+    if _MCE.search(message):
+        return KernelEvent(kind.MCE, message, timestamp, cpu=_cpu(message))
+    if _IO_ERROR.search(message):
+        return KernelEvent(kind.IO_ERROR, message, timestamp)
+    if _NVRM.search(message) and _NVRM_ERROR.search(message):
+        return KernelEvent(kind.NVRM, message, timestamp)
+    if _XID.search(message):
+        return KernelEvent(kind.XID, message, timestamp)
+    return KernelEvent(kind.OTHER, message, timestamp)
+
+
+def parse_kernel_log(text: str) -> KernelLog:
+    """Every non-empty line, classified. Journal notes about a missing previous boot set
+    `previous_boot_unavailable` instead of producing events. Never raises."""
+    events: list[KernelEvent] = []
+    unavailable = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("-- Boot ") or line.startswith("-- Logs begin"):
+            continue
+        if _JOURNAL_NOTE.search(line):
+            unavailable = True
+            continue
+        timestamp, message = strip_timestamp(line)
+        events.append(classify(message.strip(), timestamp))
+    return KernelLog(tuple(events), unavailable)
