@@ -1,0 +1,89 @@
+"""`neuron-ls --json-output` → the Neuron devices a Trainium / Inferentia node can see.
+
+The tool prints a JSON list with one object per device (``neuron_device``, ``bdf``,
+``nc_count``, ``memory_size``, ``connected_to``, ``neuron_processes``, ...). Some builds
+wrap the list as ``{"neuron_devices": [...]}``; both are read. Neuron 2.34 drops
+``--json-output`` for ``--output-format json``: on such a node the probe prints a usage
+error, which parses as `error` (not judgeable), never as zero devices.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class NeuronDevice:
+    index: int | None
+    bdf: str | None
+    core_count: int | None
+    memory_bytes: int | None
+    connected_to: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class NeuronListing:
+    devices: tuple[NeuronDevice, ...] = ()
+    parsed: bool = False  # the JSON list was found (an empty list is a real zero)
+    error: str | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.devices)
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def _device(entry: Any) -> NeuronDevice | None:
+    if not isinstance(entry, dict):
+        return None
+    connected = entry.get("connected_to")
+    links = (
+        tuple(i for i in (_int(v) for v in connected if not isinstance(v, bool)) if i is not None)
+        if isinstance(connected, list)
+        else ()
+    )
+    bdf = entry.get("bdf")
+    return NeuronDevice(
+        index=_int(entry.get("neuron_device")),
+        bdf=bdf if isinstance(bdf, str) else None,
+        core_count=_int(entry.get("nc_count")),
+        memory_bytes=_int(entry.get("memory_size")),
+        connected_to=links,
+    )
+
+
+def _document(text: str) -> Any:
+    decoder = json.JSONDecoder()
+    # Only a bracket that opens a line can start the document: trying every bracket of a
+    # hostile text would be quadratic.
+    for match in re.finditer(r"^[ \t]*([\[{])", text, re.MULTILINE):
+        index = match.start(1)
+        try:
+            value, _ = decoder.raw_decode(text, index)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, list) or (isinstance(value, dict) and "neuron_devices" in value):
+            return value
+    return None
+
+
+def parse_neuron_ls(text: str) -> NeuronListing:
+    document = _document(text)
+    entries = document.get("neuron_devices") if isinstance(document, dict) else document
+    if not isinstance(entries, list):
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        return NeuronListing(error=first[:300] or "no output")
+    devices = tuple(d for d in (_device(e) for e in entries) if d is not None)
+    return NeuronListing(devices=devices, parsed=True)

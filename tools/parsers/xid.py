@@ -1,0 +1,125 @@
+"""NVRM Xid lines from `dmesg -T` and `journalctl -k -o short-iso` → typed Xid events.
+
+A driver line looks like
+``NVRM: Xid (PCI:0000:53:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.``
+with a `[Tue Oct  8 03:22:07 2024]` prefix from `dmesg -T`, a `[12345.678901]` prefix from
+plain dmesg, or `2024-10-08T03:22:07+0000 host kernel:` from journalctl's short-iso format.
+Classification (application / hardware / follow-on / unknown) comes from
+`tools.explain.xid`, the project's single Xid table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tools.explain.xid import XidKind, classify_xid
+
+_NVRM_XID = re.compile(
+    r"NVRM:\s*Xid\s*\(\s*PCI:([0-9A-Fa-f:.]{4,24})\s*\)\s*:\s*(\d{1,4})(?!\d)\s*,?\s*(.*)$",
+    re.IGNORECASE,
+)
+_PID = re.compile(r"^pid\s*=\s*('?<?[\w-]*>?'?)\s*,?\s*", re.IGNORECASE)
+_NAME = re.compile(r"^name\s*=\s*('?<?[^,\s]*>?'?)\s*,?\s*", re.IGNORECASE)
+_DMESG_T = re.compile(r"^\[\s*([A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d \d{4})\s*\]")
+_DMESG_RAW = re.compile(r"^\[\s*(\d+\.\d+)\s*\]")
+_ISO = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\s")
+
+
+@dataclass(frozen=True)
+class XidEvent:
+    xid: int
+    pci: str  # as the driver prints it, e.g. "0000:53:00"
+    pid: str | None
+    process: str | None
+    text: str  # the driver's description after pid / name
+    timestamp: str | None
+    kind: XidKind
+    meaning: str
+    line: str
+
+
+def _timestamp(line: str) -> str | None:
+    for pattern in (_DMESG_T, _ISO, _DMESG_RAW):
+        match = pattern.match(line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def _strip_quotes(value: str) -> str | None:
+    cleaned = value.strip().strip("'\"")
+    return None if cleaned in ("", "<unknown>") else cleaned
+
+
+def parse_xid_line(line: str) -> XidEvent | None:
+    match = _NVRM_XID.search(line)
+    if match is None:
+        return None
+    number = int(match.group(2))
+    rest = match.group(3).strip()
+    pid = process = None
+    pid_match = _PID.match(rest)
+    if pid_match:
+        pid = _strip_quotes(pid_match.group(1))
+        rest = rest[pid_match.end() :]
+    name_match = _NAME.match(rest)
+    if name_match:
+        process = _strip_quotes(name_match.group(1))
+        rest = rest[name_match.end() :]
+    info = classify_xid(number)
+    return XidEvent(
+        xid=number,
+        pci=match.group(1).lower(),
+        pid=pid,
+        process=process,
+        text=rest.strip(),
+        timestamp=_timestamp(line.strip()),
+        kind=info.kind,
+        meaning=info.meaning,
+        line=line.strip(),
+    )
+
+
+def parse_xids(text: str) -> tuple[XidEvent, ...]:
+    """Every NVRM Xid event in a kernel log, in order."""
+    events: list[XidEvent] = []
+    for raw in text.splitlines():
+        event = parse_xid_line(raw)
+        if event is not None:
+            events.append(event)
+    return tuple(events)
+
+
+def of_kind(events: Iterable[XidEvent], kind: XidKind) -> tuple[XidEvent, ...]:
+    return tuple(e for e in events if e.kind == kind)
+
+
+def numbers(events: Iterable[XidEvent]) -> list[int]:
+    """The distinct Xid numbers, sorted."""
+    return sorted({e.xid for e in events})
+
+
+def gpus(events: Iterable[XidEvent]) -> list[str]:
+    """The distinct PCI addresses, in order of first appearance."""
+    seen: list[str] = []
+    for event in events:
+        if event.pci not in seen:
+            seen.append(event.pci)
+    return seen
+
+
+def no_previous_boot(text: str) -> bool:
+    """journalctl could not show the previous boot (no persistent journal, no such boot)."""
+    lowered = text.lower()
+    return any(
+        marker in lowered
+        for marker in (
+            "no persistent journal",
+            "specifying boot id",
+            "no journal boot entry",
+            "failed to look up boot",
+            "data from the specified boot",
+        )
+    )
