@@ -1,0 +1,32 @@
+"""Shared fixtures: a small recorded cluster, and an environment with no kubeconfig."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evals.clusters.node_samples import kubernetes as samples
+from tools.recorded.model import KubernetesObjects
+
+GPU = [(f"i-0{n:016x}", "gpu-workers", "ml.p5.48xlarge", "us-west-2c") for n in range(1, 5)]
+CPU = [(f"i-0{n:016x}", "cpu-workers", "ml.m5.2xlarge", "us-west-2c") for n in range(5, 7)]
+
+
+@pytest.fixture
+def objects() -> KubernetesObjects:
+    built = samples.healthy_objects(GPU + CPU)
+    samples.aws_node_crashloop(built, GPU[2][0])
+    samples.sandbox_failure(built, GPU[2][0])
+    samples.image_pull_backoff(built, CPU[0][0])
+    return built
+
+
+@pytest.fixture(autouse=True)
+def no_kubeconfig(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """HOME without ~/.kube and no KUBECONFIG: nothing of the developer's leaks in."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    return home

@@ -1,0 +1,299 @@
+"""`KubeAccess`: the only way the triage talks to Kubernetes. GET, known paths, raw JSON.
+
+Read-only by construction: every request passes `guard`, which refuses any method but GET
+and any path outside the few list and log endpoints the checks need (fail closed: an
+unknown path is refused, not attempted). Lists page with `limit` / `continue` and each
+item is slimmed as its page arrives (tools/kube/slim.py), so a large cluster never holds
+its full JSON, and no typed client models are built (the client's pydantic models reject
+objects that miss fields and cost far more than the dicts).
+
+Live access goes through the official client's `ApiClient` (its kubeconfig credentials,
+TLS and token refresh); replay answers the same requests from recorded objects through
+tools/kube/responder.py, so both paths share the paging, slimming and error handling.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tools.checks._text import clip
+from tools.kube.slim import Kind, slim
+from tools.recorded.model import KubernetesObjects
+from tools.sources import KubernetesUnavailable
+
+PAGE_SIZE = 500
+# Loop safety only: a server that keeps answering with continue tokens must not spin
+# forever (2,000 pages of 500 is a million objects).
+MAX_PAGES = 2_000
+LOG_TAIL = 200
+LOG_LIMIT_BYTES = 64 * 1024
+TIMEOUT = (10, 60)  # seconds: connect, read
+
+Query = list[tuple[str, str]]
+# (method, path, query) -> (HTTP status, body)
+Transport = Callable[[str, str, Query], tuple[int, bytes]]
+OnList = Callable[[str, list[dict[str, Any]]], None]
+OnLog = Callable[[str, str], None]
+Keep = Callable[[dict[str, Any]], bool]
+
+_NAME = r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?"
+_NS = rf"(/namespaces/{_NAME})?"
+READ_PATHS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p)
+    for p in (
+        r"/api/v1/nodes",
+        rf"/api/v1{_NS}/pods",
+        rf"/api/v1{_NS}/events",
+        rf"/apis/apps/v1{_NS}/daemonsets",
+        rf"/apis/apps/v1{_NS}/deployments",
+        rf"/api/v1/namespaces/{_NAME}/pods/{_NAME}/log",
+    )
+)
+
+
+class KubeRequestRefused(Exception):
+    """A request outside the read-only surface: a programming error, never a skip."""
+
+
+def guard(method: str, path: str) -> None:
+    """Refuse anything but a GET of a known list or log path."""
+    if method != "GET":
+        raise KubeRequestRefused(f"refused {method} {path}: Kubernetes access is GET-only")
+    if not any(p.fullmatch(path) for p in READ_PATHS):
+        raise KubeRequestRefused(f"refused GET {path}: not a list or log path triage reads")
+
+
+def _status_message(body: bytes) -> str:
+    """The `message` of a Kubernetes Status body, or the start of whatever came back."""
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return clip(body[:300].decode("utf-8", "replace"), 160)
+    if isinstance(parsed, dict) and parsed.get("message"):
+        return clip(parsed["message"], 160)
+    return ""
+
+
+class KubeAccess:
+    """GET-only lists and log tails, as raw (slimmed) JSON dicts."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        server: str | None = None,
+        context: str | None = None,
+        on_list: OnList | None = None,
+        on_log: OnLog | None = None,
+        page_size: int = PAGE_SIZE,
+    ) -> None:
+        self._transport = transport
+        self.server = server
+        self.context = context
+        self._on_list = on_list
+        self._on_log = on_log
+        self._page_size = page_size
+
+    # -- constructors -------------------------------------------------------------------
+
+    @classmethod
+    def from_kubeconfig(
+        cls,
+        path: Path | None,
+        context: str | None,
+        *,
+        on_list: OnList | None = None,
+        on_log: OnLog | None = None,
+    ) -> KubeAccess:
+        """Live access with the kubeconfig's credentials (raises KubernetesUnavailable)."""
+        from tools.kube.config import load_kubeconfig
+        from tools.kube.live import LiveTransport
+
+        loaded = load_kubeconfig(path, context)
+        return cls(
+            LiveTransport(loaded.configuration, loaded.server, TIMEOUT),
+            server=loaded.server,
+            context=loaded.context,
+            on_list=on_list,
+            on_log=on_log,
+        )
+
+    @classmethod
+    def from_objects(
+        cls,
+        objects: KubernetesObjects,
+        *,
+        on_list: OnList | None = None,
+        on_log: OnLog | None = None,
+        page_size: int = PAGE_SIZE,
+    ) -> KubeAccess:
+        """Replay: the same requests answered from recorded objects, in process."""
+        from tools.kube.responder import respond
+
+        def transport(method: str, path: str, query: Query) -> tuple[int, bytes]:
+            guard(method, path)
+            status, body, _ = respond(objects, path, query)
+            return status, body
+
+        return cls(transport, on_list=on_list, on_log=on_log, page_size=page_size)
+
+    # -- requests -----------------------------------------------------------------------
+
+    def _get(self, path: str, query: Query) -> tuple[int, bytes]:
+        guard("GET", path)
+        return self._transport("GET", path, query)
+
+    def _where(self) -> str:
+        if self.server:
+            context = f" (context {self.context})" if self.context else ""
+            return f"the Kubernetes API server {self.server}{context}"
+        return "the recorded Kubernetes API"
+
+    def _raise_for(self, status: int, body: bytes, what: str) -> None:
+        message = _status_message(body)
+        detail = f": {message}" if message else ""
+        if status == 401:
+            raise KubernetesUnavailable(
+                f"unauthenticated: {self._where()} answered 401 to {what}{detail} "
+                "(expired credentials, or no EKS access entry for this IAM principal)"
+            )
+        if status == 403:
+            raise KubernetesUnavailable(
+                f"forbidden: {self._where()} refused to {what}{detail} "
+                "(the identity lacks read access to it)"
+            )
+        raise KubernetesUnavailable(f"{self._where()} answered HTTP {status} to {what}{detail}")
+
+    def _list(
+        self,
+        kind: Kind,
+        path: str,
+        query: Query,
+        keep: Keep | None = None,
+    ) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        token: str | None = None
+        restarted = False
+        what = f"list {kind}" + (f" ({', '.join(f'{k}={v}' for k, v in query)})" if query else "")
+        pages = 0
+        while True:
+            paging = [("limit", str(self._page_size))] + ([("continue", token)] if token else [])
+            status, body = self._get(path, query + paging)
+            if status == 410 and token and not restarted:
+                # The continue token expired (paging took longer than the API keeps a
+                # snapshot): start over once rather than judge a partial list.
+                items, token, restarted, pages = [], None, True, 0
+                continue
+            if status == 404:
+                items = []
+                break
+            if status != 200:
+                self._raise_for(status, body, what)
+            page = self._parse(body, what)
+            del body
+            for item in page.get("items") or []:
+                if isinstance(item, dict):
+                    slimmed = slim(kind, item)
+                    if keep is None or keep(slimmed):
+                        items.append(slimmed)
+            metadata = page.get("metadata") if isinstance(page.get("metadata"), dict) else {}
+            next_token = (metadata or {}).get("continue") or None
+            pages += 1
+            if not next_token:
+                break
+            if next_token == token or pages >= MAX_PAGES:
+                raise KubernetesUnavailable(
+                    f"{self._where()} kept paging {what} after {pages} pages: stopped"
+                )
+            token = str(next_token)
+        if self._on_list is not None:
+            self._on_list(kind, items)
+        return items
+
+    def _parse(self, body: bytes, what: str) -> dict[str, Any]:
+        try:
+            page = json.loads(body)
+        except ValueError:
+            raise KubernetesUnavailable(
+                f"{self._where()} answered {what} with something that is not JSON"
+            ) from None
+        if not isinstance(page, dict):
+            raise KubernetesUnavailable(f"{self._where()} answered {what} with no list")
+        return page
+
+    # -- the reads ----------------------------------------------------------------------
+
+    def list_nodes(self, label_selector: str | None = None) -> list[dict[str, Any]]:
+        return self._list("nodes", "/api/v1/nodes", _query(labelSelector=label_selector))
+
+    def list_pods(
+        self,
+        namespace: str | None = None,
+        field_selector: str | None = None,
+        *,
+        label_selector: str | None = None,
+        keep: Keep | None = None,
+    ) -> list[dict[str, Any]]:
+        """Pods, optionally only those `keep` accepts (applied per page, after slimming,
+        so a cluster's healthy pods are never all held at once)."""
+        return self._list(
+            "pods",
+            _scoped("/api/v1", namespace, "pods"),
+            _query(fieldSelector=field_selector, labelSelector=label_selector),
+            keep,
+        )
+
+    def list_daemonsets(self, namespace: str) -> list[dict[str, Any]]:
+        return self._list("daemonsets", _scoped("/apis/apps/v1", namespace, "daemonsets"), [])
+
+    def list_deployments(self, namespace: str) -> list[dict[str, Any]]:
+        return self._list("deployments", _scoped("/apis/apps/v1", namespace, "deployments"), [])
+
+    def list_events(
+        self, namespace: str | None = None, field_selector: str | None = None
+    ) -> list[dict[str, Any]]:
+        return self._list(
+            "events", _scoped("/api/v1", namespace, "events"), _query(fieldSelector=field_selector)
+        )
+
+    def pod_log(
+        self,
+        namespace: str,
+        pod: str,
+        container: str,
+        tail_lines: int = LOG_TAIL,
+        previous: bool = False,
+    ) -> str:
+        """The last lines of a container's log ("" when the pod or container has none)."""
+        path = f"/api/v1/namespaces/{namespace}/pods/{pod}/log"
+        query = _query(
+            container=container,
+            tailLines=str(tail_lines),
+            limitBytes=str(LOG_LIMIT_BYTES),
+            previous="true" if previous else None,
+        )
+        status, body = self._get(path, query)
+        # 404: no such pod; 400: no such container, or no previous (crashed) instance.
+        if status in (400, 404):
+            text = ""
+        elif status != 200:
+            self._raise_for(status, body, f"read the log of {namespace}/{pod}/{container}")
+            text = ""
+        else:
+            text = body.decode("utf-8", "replace")
+        if self._on_log is not None:
+            key = f"{namespace}/{pod}/{container}" + ("#previous" if previous else "")
+            self._on_log(key, text)
+        return text
+
+
+def _scoped(prefix: str, namespace: str | None, resource: str) -> str:
+    return f"{prefix}/namespaces/{namespace}/{resource}" if namespace else f"{prefix}/{resource}"
+
+
+def _query(**params: str | None) -> Query:
+    return [(k, v) for k, v in params.items() if v is not None]

@@ -1,0 +1,168 @@
+"""Reading fields of (slim or full) Kubernetes objects: names, labels, the node ↔
+instance mapping, conditions, container states. Pure functions over dicts."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+PREFIX = "sagemaker.amazonaws.com/"
+HEALTH_LABEL = PREFIX + "node-health-status"
+DEEP_HEALTH_LABEL = PREFIX + "deep-health-check-status"
+GROUP_LABEL = PREFIX + "instance-group-name"
+# Both spellings occur (see references § F.2): read both.
+FAULT_TYPE_LABELS = (PREFIX + "fault-type", PREFIX + "fault-types")
+FAULT_REASON_LABELS = (PREFIX + "fault-reason", PREFIX + "fault-reasons")
+FAULT_DETAILS = PREFIX + "fault-details"
+SCHEDULABLE = "Schedulable"
+
+INSTANCE_ID = re.compile(r"i-[0-9a-f]{8}(?:[0-9a-f]{9})?")
+
+
+def metadata(item: dict[str, Any]) -> dict[str, Any]:
+    value = item.get("metadata")
+    return value if isinstance(value, dict) else {}
+
+
+def name(item: dict[str, Any]) -> str:
+    return str(metadata(item).get("name") or "")
+
+
+def namespace(item: dict[str, Any]) -> str:
+    return str(metadata(item).get("namespace") or "")
+
+
+def labels(item: dict[str, Any]) -> dict[str, str]:
+    value = metadata(item).get("labels")
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def annotation_map(item: dict[str, Any]) -> dict[str, str]:
+    value = metadata(item).get("annotations")
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _section(item: dict[str, Any], key: str) -> dict[str, Any]:
+    value = item.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def spec(item: dict[str, Any]) -> dict[str, Any]:
+    return _section(item, "spec")
+
+
+def status(item: dict[str, Any]) -> dict[str, Any]:
+    return _section(item, "status")
+
+
+# -- nodes ------------------------------------------------------------------------------
+
+
+def instance_id_of(node: dict[str, Any]) -> str | None:
+    """The EC2 instance behind a node: spec.providerID (aws:///<az>/i-...), else a node
+    name like hyperpod-i-..., else any label whose value is an instance id."""
+    provider = str(spec(node).get("providerID") or "")
+    if provider.startswith("aws://"):
+        last = provider.rstrip("/").rsplit("/", 1)[-1]
+        if INSTANCE_ID.fullmatch(last):
+            return last
+    found = INSTANCE_ID.search(name(node))
+    if found and name(node).endswith(found.group()):
+        return found.group()
+    for value in labels(node).values():
+        if INSTANCE_ID.fullmatch(value):
+            return value
+    return None
+
+
+def condition(item: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    for entry in status(item).get("conditions") or []:
+        if isinstance(entry, dict) and entry.get("type") == kind:
+            return entry
+    return None
+
+
+def ready_status(node: dict[str, Any]) -> str:
+    """ "True", "False" or "Unknown" (a node that reports no Ready condition is Unknown)."""
+    entry = condition(node, "Ready")
+    return str(entry.get("status") or "Unknown") if entry else "Unknown"
+
+
+def first_label(node: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    node_labels = labels(node)
+    for key in keys:
+        if node_labels.get(key):
+            return node_labels[key]
+    return None
+
+
+def node_unhealthy(node: dict[str, Any]) -> bool:
+    """NotReady, or HyperPod labels it anything but Schedulable, or deep checks failed."""
+    node_labels = labels(node)
+    health = node_labels.get(HEALTH_LABEL)
+    return (
+        ready_status(node) != "True"
+        or (health is not None and health != SCHEDULABLE)
+        or node_labels.get(DEEP_HEALTH_LABEL) == "Failed"
+    )
+
+
+def fault_details(node: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+    """The fault-details annotation as a list of dicts, and why it could not be read
+    (None when absent or parsed). The annotation is written by HyperPod but read as
+    untrusted text: anything that is not a JSON list of objects is reported, not used."""
+    raw = annotation_map(node).get(FAULT_DETAILS)
+    if raw is None or not raw.strip():
+        return [], None
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        return [], "not valid JSON"
+    if isinstance(parsed, dict):
+        parsed = [parsed]
+    if not isinstance(parsed, list):
+        return [], "not a JSON list"
+    entries = [e for e in parsed if isinstance(e, dict)]
+    if len(entries) != len(parsed):
+        return entries, "some entries are not JSON objects"
+    return entries, None
+
+
+# -- pods -------------------------------------------------------------------------------
+
+
+def container_statuses(pod: dict[str, Any]) -> list[dict[str, Any]]:
+    pod_status = status(pod)
+    out: list[dict[str, Any]] = []
+    for key in ("initContainerStatuses", "containerStatuses"):
+        for entry in pod_status.get(key) or []:
+            if isinstance(entry, dict):
+                out.append(entry)
+    return out
+
+
+def state(container: dict[str, Any], which: str, phase: str) -> dict[str, Any]:
+    """`which` = "state" or "lastState"; `phase` = "waiting", "running" or "terminated"."""
+    holder = container.get(which)
+    value = holder.get(phase) if isinstance(holder, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def pod_needs_attention(pod: dict[str, Any]) -> bool:
+    """A cheap superset of what the pod checks judge, to keep while paging: a pod that is
+    not Running / Succeeded, or with a container not ready, waiting, restarted or killed."""
+    phase = status(pod).get("phase")
+    if phase not in ("Running", "Succeeded"):
+        return True
+    if phase == "Succeeded":
+        return False
+    for container in container_statuses(pod):
+        if (
+            container.get("ready") is False
+            or state(container, "state", "waiting")
+            or state(container, "lastState", "terminated")
+            or int(container.get("restartCount") or 0) > 0
+        ):
+            return True
+    return False
