@@ -1,1 +1,76 @@
-"""(being written: issue 3 node-level triage)"""
+"""§ G: every GPU of the instance type is visible to the driver (`nvidia-smi -L`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.findings import Finding, Priority, fail, info, passed
+from tools.parsers.nvidia_smi import GpuList, parse_gpu_list
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_ID = "gpu-count"
+SECTION = "G"
+
+
+def judge_gpu_count(
+    instance_id: str, instance_type: str, expected: int, listing: GpuList
+) -> Finding:
+    """FAIL P0 when fewer GPUs are visible than the type carries."""
+    visible = listing.count
+    unreachable = listing.unreachable_bus_ids
+    where = f"{instance_id} ({instance_type})"
+    evidence = {
+        "instance_type": instance_type,
+        "expected": expected,
+        "visible": visible,
+        "unreachable_bus_ids": list(unreachable),
+        "errors": list(listing.errors),
+    }
+    if visible < expected:
+        cause = f"; the driver cannot reach {', '.join(unreachable)}" if unreachable else ""
+        if not unreachable and listing.errors:
+            cause = f"; nvidia-smi: {listing.errors[0]}"
+        return fail(
+            CHECK_ID,
+            Priority.P0,
+            SECTION,
+            f"{where}: {visible} of {expected} GPUs visible{cause} — reboot the node, "
+            "replace it if a GPU is still missing",
+            resources=[instance_id],
+            **evidence,
+        )
+    if visible > expected:
+        return info(
+            CHECK_ID,
+            SECTION,
+            f"{where}: {visible} GPUs visible, more than the {expected} the type lists "
+            "(MIG or an instance-type table out of date)",
+            resources=[instance_id],
+            **evidence,
+        )
+    return passed(
+        CHECK_ID,
+        SECTION,
+        f"{where}: {visible} of {expected} GPUs visible",
+        resources=[instance_id],
+        **evidence,
+    )
+
+
+@check(CHECK_ID, section=SECTION, title="Visible GPU count")
+def gpu_count(data: ClusterData) -> Iterable[Finding]:
+    """GPUs visible to nvidia-smi against the instance type's count (e.g. 7 of 8 on p5)."""
+    nodes = judged_nodes(data, lambda facts: facts.gpus)
+    if not nodes:
+        return [none_probed(CHECK_ID, SECTION, "NVIDIA GPUs")]
+    findings: list[Finding] = []
+    for node, expected in nodes:
+        probe = read(node, "gpu_list")
+        listing = parse_gpu_list(probe.text or "")
+        if probe.text is None or not listing.recognised:
+            findings.append(could_not_read(CHECK_ID, SECTION, node, "the GPU list", probe))
+            continue
+        findings.append(judge_gpu_count(node.instance_id, node.instance_type, expected, listing))
+    return findings

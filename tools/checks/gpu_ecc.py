@@ -1,1 +1,93 @@
-"""(being written: issue 3 node-level triage)"""
+"""§ G.3: uncorrectable ECC errors per GPU (volatile since the driver loaded, aggregate for
+the GPU's life), from `nvidia-smi --query-gpu`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.findings import Finding, Priority, fail, info, passed
+from tools.parsers.nvidia_smi import GpuRow, parse_gpu_query
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_ID = "gpu-ecc"
+SECTION = "G.3"
+
+
+def _counts(row: GpuRow) -> str:
+    volatile = row.ecc_uncorrected_volatile
+    aggregate = row.ecc_uncorrected_aggregate
+    shown = [
+        f"{volatile if volatile is not None else 'n/a'} volatile",
+        f"{aggregate if aggregate is not None else 'n/a'} aggregate",
+    ]
+    return f"{row.label}: {', '.join(shown)}"
+
+
+def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) -> Finding:
+    """FAIL P0 when any GPU reports an uncorrectable ECC error, volatile or aggregate."""
+    where = f"{instance_id} ({instance_type})" if instance_type else instance_id
+    per_gpu = {
+        row.label: {
+            "volatile": row.ecc_uncorrected_volatile,
+            "aggregate": row.ecc_uncorrected_aggregate,
+        }
+        for row in rows
+    }
+    bad = [
+        row
+        for row in rows
+        if (row.ecc_uncorrected_volatile or 0) > 0 or (row.ecc_uncorrected_aggregate or 0) > 0
+    ]
+    if bad:
+        since_boot = any((row.ecc_uncorrected_volatile or 0) > 0 for row in bad)
+        when = "" if since_boot else " (aggregate only: none since the driver last loaded)"
+        return fail(
+            CHECK_ID,
+            Priority.P0,
+            SECTION,
+            f"{where}: uncorrectable ECC errors{when} on {'; '.join(_counts(r) for r in bad)} "
+            "— isolate the node, reboot it to reset the GPUs and re-check row remapping; "
+            "replace it if a remap failed, stays pending or the errors return",
+            resources=[instance_id],
+            gpus=[row.label for row in bad],
+            counters=per_gpu,
+        )
+    known = [
+        row
+        for row in rows
+        if row.ecc_uncorrected_volatile is not None or row.ecc_uncorrected_aggregate is not None
+    ]
+    if not known:
+        return info(
+            CHECK_ID,
+            SECTION,
+            f"{where}: no GPU reports ECC counters (ECC off or not supported)",
+            resources=[instance_id],
+            counters=per_gpu,
+        )
+    return passed(
+        CHECK_ID,
+        SECTION,
+        f"{where}: no uncorrectable ECC errors on {len(known)} GPUs",
+        resources=[instance_id],
+        counters=per_gpu,
+    )
+
+
+@check(CHECK_ID, section=SECTION, title="GPU ECC errors")
+def gpu_ecc(data: ClusterData) -> Iterable[Finding]:
+    """Volatile or aggregate uncorrectable ECC errors on any GPU."""
+    nodes = judged_nodes(data, lambda facts: facts.gpus)
+    if not nodes:
+        return [none_probed(CHECK_ID, SECTION, "NVIDIA GPUs")]
+    findings: list[Finding] = []
+    for node, _ in nodes:
+        probe = read(node, "gpu_query")
+        query = parse_gpu_query(probe.text or "")
+        if not query.recognised:
+            findings.append(could_not_read(CHECK_ID, SECTION, node, "GPU ECC counters", probe))
+            continue
+        findings.append(judge_ecc(node.instance_id, node.instance_type, query.rows))
+    return findings

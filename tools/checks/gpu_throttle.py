@@ -1,1 +1,78 @@
-"""(being written: issue 3 node-level triage)"""
+"""§ G.4: GPUs whose clocks are held down by hardware slowdown or thermal protection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.findings import Finding, Priority, fail, info, passed
+from tools.parsers.nvidia_smi import GpuRow, parse_gpu_query
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_ID = "gpu-throttle"
+SECTION = "G.4"
+
+
+def _temperature(row: GpuRow) -> str:
+    return f"{row.temperature_c} °C" if row.temperature_c is not None else "temperature n/a"
+
+
+def judge_throttle(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) -> Finding:
+    """FAIL P1 when HW slowdown, HW thermal or SW thermal slowdown is active on a GPU."""
+    where = f"{instance_id} ({instance_type})" if instance_type else instance_id
+    throttled = [row for row in rows if row.active_throttles]
+    temperatures = {row.label: row.temperature_c for row in rows}
+    if throttled:
+        listed = "; ".join(
+            f"{row.label} at {_temperature(row)}: {', '.join(row.active_throttles)}"
+            for row in throttled
+        )
+        return fail(
+            CHECK_ID,
+            Priority.P1,
+            SECTION,
+            f"{where}: clocks held down on {listed} — the slowest GPU paces the whole job; "
+            "compare with the node's other GPUs, reboot, replace the node if hardware "
+            "slowdown persists",
+            resources=[instance_id],
+            gpus={row.label: list(row.active_throttles) for row in throttled},
+            temperatures=temperatures,
+        )
+    reported = [row for row in rows if row.hw_slowdown is not None]
+    if not reported:
+        return info(
+            CHECK_ID,
+            SECTION,
+            f"{where}: no GPU reports its throttle reasons",
+            resources=[instance_id],
+            temperatures=temperatures,
+        )
+    hottest = max(
+        (row.temperature_c for row in rows if row.temperature_c is not None), default=None
+    )
+    peak = f" (hottest {hottest} °C)" if hottest is not None else ""
+    return passed(
+        CHECK_ID,
+        SECTION,
+        f"{where}: no hardware or thermal slowdown on {len(reported)} GPUs{peak}",
+        resources=[instance_id],
+        temperatures=temperatures,
+    )
+
+
+@check(CHECK_ID, section=SECTION, title="GPU thermal and hardware throttling")
+def gpu_throttle(data: ClusterData) -> Iterable[Finding]:
+    """HW slowdown, HW thermal slowdown or SW thermal slowdown active, per GPU."""
+    nodes = judged_nodes(data, lambda facts: facts.gpus)
+    if not nodes:
+        return [none_probed(CHECK_ID, SECTION, "NVIDIA GPUs")]
+    findings: list[Finding] = []
+    for node, _ in nodes:
+        probe = read(node, "gpu_query")
+        query = parse_gpu_query(probe.text or "")
+        if not query.recognised:
+            findings.append(could_not_read(CHECK_ID, SECTION, node, "GPU throttle reasons", probe))
+            continue
+        findings.append(judge_throttle(node.instance_id, node.instance_type, query.rows))
+    return findings

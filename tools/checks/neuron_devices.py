@@ -1,1 +1,72 @@
-"""(being written: issue 3 node-level triage)"""
+"""§ G.5: every Neuron device of a Trainium / Inferentia type is visible (`neuron-ls`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.findings import Finding, Priority, fail, info, passed
+from tools.parsers.neuron import NeuronListing, parse_neuron_ls
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_ID = "neuron-devices"
+SECTION = "G.5"
+
+
+def judge_neuron_devices(
+    instance_id: str, instance_type: str, expected: int, listing: NeuronListing
+) -> Finding:
+    """FAIL P0 when neuron-ls lists fewer devices than the type carries."""
+    where = f"{instance_id} ({instance_type})" if instance_type else instance_id
+    visible = listing.count
+    evidence = {
+        "instance_type": instance_type,
+        "expected": expected,
+        "visible": visible,
+        "devices": [d.index for d in listing.devices],
+    }
+    if visible < expected:
+        return fail(
+            CHECK_ID,
+            Priority.P0,
+            SECTION,
+            f"{where}: {visible} of {expected} Neuron devices visible to neuron-ls — reboot "
+            "the node, replace it if devices are still missing",
+            resources=[instance_id],
+            **evidence,
+        )
+    if visible > expected:
+        return info(
+            CHECK_ID,
+            SECTION,
+            f"{where}: {visible} Neuron devices visible, more than the {expected} the type lists",
+            resources=[instance_id],
+            **evidence,
+        )
+    return passed(
+        CHECK_ID,
+        SECTION,
+        f"{where}: {visible} of {expected} Neuron devices visible",
+        resources=[instance_id],
+        **evidence,
+    )
+
+
+@check(CHECK_ID, section=SECTION, title="Neuron device count")
+def neuron_devices(data: ClusterData) -> Iterable[Finding]:
+    """Neuron devices from neuron-ls against the type's count on trn / inf nodes."""
+    nodes = judged_nodes(data, lambda facts: facts.neuron_devices)
+    if not nodes:
+        return [none_probed(CHECK_ID, SECTION, "Neuron devices")]
+    findings: list[Finding] = []
+    for node, expected in nodes:
+        probe = read(node, "neuron_devices")
+        listing = parse_neuron_ls(probe.text or "")
+        if not listing.parsed:
+            findings.append(could_not_read(CHECK_ID, SECTION, node, "the Neuron devices", probe))
+            continue
+        findings.append(
+            judge_neuron_devices(node.instance_id, node.instance_type, expected, listing)
+        )
+    return findings

@@ -1,0 +1,92 @@
+"""Shared plumbing of the GPU, Neuron, EFA and version checks.
+
+Which probed nodes a check judges (only those whose instance type has the hardware), how a
+probe's output is read, and the INFO a check gives when it could not read that output: a
+probe that did not run, was cut off or printed something unrecognisable is not evidence of
+a fault, so it is never a FAIL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tools.findings import Finding, info
+from tools.probes.instance_facts import InstanceFacts
+from tools.probes.model import NodeProbes
+from tools.triage.data import ClusterData
+
+_EXCERPT = 300
+
+
+@dataclass(frozen=True)
+class ProbeText:
+    """One probe's output on one node, or why there is none."""
+
+    name: str
+    text: str | None
+    exit_code: int | None = None
+    truncated: bool = False
+
+    @property
+    def why(self) -> str:
+        if self.text is None:
+            return "the probe did not run"
+        if self.truncated:
+            return "the session ended before the probe finished"
+        first = first_line(self.text)
+        if not first:
+            return "the probe printed nothing"
+        status = f"exit {self.exit_code}, " if self.exit_code not in (0, None) else ""
+        return f"{status}output: {first}"
+
+
+def first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")[:_EXCERPT]
+
+
+def read(node: NodeProbes, name: str) -> ProbeText:
+    output = node.output(name)
+    if output is None:
+        return ProbeText(name, None)
+    return ProbeText(name, output.stdout, output.exit_code, output.truncated)
+
+
+def label(node: NodeProbes) -> str:
+    return f"{node.instance_id} ({node.instance_type})" if node.instance_type else node.instance_id
+
+
+def could_not_read(
+    check: str, section: str, node: NodeProbes, what: str, probe: ProbeText
+) -> Finding:
+    return info(
+        check,
+        section,
+        f"Could not read {what} on {label(node)}: {probe.why}",
+        resources=[node.instance_id],
+        probe=probe.name,
+        exit_code=probe.exit_code,
+        truncated=probe.truncated,
+        output=(probe.text or "")[:_EXCERPT],
+    )
+
+
+def judged_nodes(
+    data: ClusterData, expected: Callable[[InstanceFacts], int]
+) -> list[tuple[NodeProbes, int]]:
+    """Reachable probed nodes whose type should have the hardware, with the expected count.
+
+    A node without a reported instance type is left out: nothing says what it should have.
+    """
+    judged: list[tuple[NodeProbes, int]] = []
+    for node in data.reachable_nodes():
+        if not node.instance_type:
+            continue
+        count = expected(data.instance_facts(node.instance_type))
+        if count > 0:
+            judged.append((node, count))
+    return judged
+
+
+def none_probed(check: str, section: str, what: str) -> Finding:
+    return info(check, section, f"No probed node has {what}: nothing to judge")
