@@ -1,1 +1,143 @@
-"""(being written: issue 3 node-level triage)"""
+"""§ I.2: OOM kills in the kernel log, low available memory, and EFA huge pages.
+
+An OOM kill in the current boot is a FAIL P1: a process of the job (or the node's own
+agents) was ended. One in the previous boot is history, reported as INFO, since the reboot
+has cleared the memory that caused it. On EFA nodes the FI_EFA_USE_HUGE_PAGE=0 hint goes
+with OOM kills and with exhausted huge pages, because fork() of a process holding
+huge-page-backed EFA buffers fails with ENOMEM even when `free` shows room.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tools.checks._node_reads import healthy_summary, read_kernel_log, read_probe, unreadable
+from tools.findings import Finding, Priority, fail, info, warn
+from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog
+from tools.parsers.meminfo import MemInfo, parse_meminfo
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_ID = "node-memory"
+LOW_AVAILABLE_PCT = 5.0
+NAMED_KILLS = 5  # victims named in a message; the evidence keeps all of them
+EFA_HINT = (
+    "on EFA nodes, forks that fail with ENOMEM are avoided with FI_EFA_USE_HUGE_PAGE=0 in "
+    "the job environment"
+)
+
+
+def oom_victims(log: KernelLog) -> list[KernelEvent]:
+    """Each process the OOM killer ended, once (older kernels print the kill twice)."""
+    seen: dict[tuple[int | None, str | None], KernelEvent] = {}
+    for event in log.of_kind(KernelEventKind.OOM_KILL):
+        seen.setdefault((event.pid, event.process), event)
+    return list(seen.values())
+
+
+def _victim_list(victims: list[KernelEvent]) -> str:
+    named = [f"{v.process or '?'} (pid {v.pid})" for v in victims[:NAMED_KILLS]]
+    more = len(victims) - len(named)
+    return ", ".join(named) + (f" and {more} more" if more > 0 else "")
+
+
+def _victim_evidence(victims: list[KernelEvent]) -> list[dict[str, object]]:
+    return [{"process": v.process, "pid": v.pid, "time": v.timestamp} for v in victims]
+
+
+def judge_memory(
+    node: str,
+    meminfo: MemInfo | None,
+    current: KernelLog | None,
+    previous: KernelLog | None,
+    efa: bool,
+) -> list[Finding]:
+    """Problems of one node (`node` is its instance id); None inputs were not readable."""
+    findings: list[Finding] = []
+    exhausted = meminfo is not None and meminfo.hugepages_exhausted
+    victims = oom_victims(current) if current is not None else []
+    if victims:
+        hint = f"; {EFA_HINT}" if efa else ""
+        findings.append(
+            fail(
+                CHECK_ID,
+                Priority.P1,
+                "I.2",
+                f"The OOM killer ended {len(victims)} process(es) on {node} in this boot: "
+                f"{_victim_list(victims)}{hint}",
+                resources=[node],
+                boot="current",
+                kills=len(victims),
+                victims=_victim_evidence(victims),
+                lines=[v.message for v in victims[:NAMED_KILLS]],
+            )
+        )
+    earlier = oom_victims(previous) if previous is not None else []
+    if earlier:
+        findings.append(
+            info(
+                CHECK_ID,
+                "I.2",
+                f"The OOM killer ended {len(earlier)} process(es) on {node} in the previous "
+                f"boot: {_victim_list(earlier)}",
+                resources=[node],
+                boot="previous",
+                kills=len(earlier),
+                victims=_victim_evidence(earlier),
+            )
+        )
+    pct = meminfo.available_pct if meminfo is not None else None
+    if meminfo is not None and pct is not None and pct < LOW_AVAILABLE_PCT:
+        findings.append(
+            warn(
+                CHECK_ID,
+                Priority.P1,
+                "I.2",
+                f"Only {pct:.1f} % of memory is available on {node} "
+                f"({meminfo.mem_available_kib} of {meminfo.mem_total_kib} KiB, below "
+                f"{LOW_AVAILABLE_PCT:g} %)",
+                resources=[node],
+                mem_total_kib=meminfo.mem_total_kib,
+                mem_available_kib=meminfo.mem_available_kib,
+                available_pct=round(pct, 2),
+            )
+        )
+    if efa and exhausted and meminfo is not None and not victims:
+        findings.append(
+            warn(
+                CHECK_ID,
+                Priority.P2,
+                "I.2",
+                f"All {meminfo.hugepages_total} huge pages of {node} are in use; {EFA_HINT}",
+                resources=[node],
+                hugepages_total=meminfo.hugepages_total,
+                hugepages_free=meminfo.hugepages_free,
+                hugepage_size_kib=meminfo.hugepage_size_kib,
+            )
+        )
+    return findings
+
+
+@check(CHECK_ID, section="I.2", title="Memory and OOM kills")
+def node_memory(data: ClusterData) -> Iterable[Finding]:
+    """OOM kills in the kernel log, MemAvailable below 5 %, EFA huge pages exhausted."""
+    findings: list[Finding] = []
+    healthy: list[str] = []
+    for node in data.reachable_nodes():
+        read = read_probe(node, "meminfo")
+        meminfo: MemInfo | None = parse_meminfo(read.text)
+        if meminfo is not None and meminfo.mem_total_kib is None:
+            findings.append(unreadable(CHECK_ID, "I.2", "memory", node, read.problem, "meminfo"))
+            meminfo = None
+        current = read_kernel_log(node, "kernel_log", CHECK_ID, "I.2", findings)
+        # The previous boot's log is history: node-kernel reports when it cannot be read.
+        previous = read_kernel_log(node, "kernel_log_previous_boot", CHECK_ID, "I.2", None)
+        facts = data.instance_facts(node.instance_type) if node.instance_type else None
+        efa = bool(facts and facts.efa_interfaces)
+        problems = judge_memory(node.instance_id, meminfo, current, previous, efa)
+        findings += problems
+        if meminfo is not None and current is not None and not problems:
+            healthy.append(node.instance_id)
+    return findings + healthy_summary(
+        CHECK_ID, "I.2", "No OOM kill and enough available memory", healthy
+    )

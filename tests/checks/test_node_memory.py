@@ -1,0 +1,118 @@
+"""§ I.2 node-memory: OOM kills, low available memory, EFA huge pages and the hint."""
+
+from __future__ import annotations
+
+from evals.clusters.node_samples import system
+from tools.checks.node_memory import CHECK_ID, judge_memory, node_memory, oom_victims
+from tools.findings import Priority, Status
+from tools.parsers.kernel_log import parse_kernel_log
+from tools.parsers.meminfo import parse_meminfo
+from tools.probes.model import ProbeOutput
+
+from ._node_data import CPU_NODE, GPU_NODE, assert_well_formed, cpu_node, node, node_data, statuses
+
+HEALTHY = parse_meminfo(system.meminfo())
+
+
+def oom_log(*victims: tuple[str, int]) -> str:
+    lines: list[str] = []
+    for name, pid in victims:
+        lines += [system.oom_invoked_line(name, pid), system.oom_kill_line(name, pid)]
+    return system.kernel_log(lines)
+
+
+def test_oom_kills_fail_p1_naming_the_victims_and_count() -> None:
+    log = parse_kernel_log(oom_log(("python", 101), ("pt_data_worker", 102)))
+    [finding] = judge_memory("i-1", HEALTHY, log, None, efa=False)
+    assert (finding.status, finding.priority, finding.section) == (Status.FAIL, Priority.P1, "I.2")
+    assert finding.check == CHECK_ID
+    assert "2 process(es)" in finding.message
+    assert "python (pid 101), pt_data_worker (pid 102)" in finding.message
+    assert "FI_EFA_USE_HUGE_PAGE" not in finding.message
+    assert finding.evidence["kills"] == 2
+    assert finding.evidence["boot"] == "current"
+    assert_well_formed([finding])
+
+
+def test_kill_printed_twice_by_older_kernels_counts_once() -> None:
+    text = system.kernel_log(
+        [
+            "Out of memory: Kill process 7 (java) score 900 or sacrifice child",
+            "Killed process 7 (java) total-vm:10kB, anon-rss:5kB, file-rss:0kB",
+            "Killed process 7 (java) total-vm:10kB, anon-rss:5kB, file-rss:0kB",
+        ]
+    )
+    assert len(oom_victims(parse_kernel_log(text))) == 1
+
+
+def test_many_victims_are_summarised() -> None:
+    log = parse_kernel_log(oom_log(*[(f"worker{i}", i) for i in range(8)]))
+    [finding] = judge_memory("i-1", HEALTHY, log, None, efa=False)
+    assert "and 3 more" in finding.message
+    assert len(finding.evidence["victims"]) == 8
+
+
+def test_efa_node_gets_the_huge_page_hint_with_oom() -> None:
+    log = parse_kernel_log(oom_log(("python", 1)))
+    [finding] = judge_memory("i-1", HEALTHY, log, None, efa=True)
+    assert "FI_EFA_USE_HUGE_PAGE=0" in finding.message
+
+
+def test_exhausted_huge_pages_on_efa_warn_p2_with_the_hint() -> None:
+    info = parse_meminfo(system.meminfo(hugepages_total=5128, hugepages_free=0))
+    [finding] = judge_memory("i-1", info, parse_kernel_log(""), None, efa=True)
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+    assert "5128 huge pages" in finding.message
+    assert "FI_EFA_USE_HUGE_PAGE=0" in finding.message
+    assert judge_memory("i-1", info, parse_kernel_log(""), None, efa=False) == []
+    free = parse_meminfo(system.meminfo(hugepages_total=5128, hugepages_free=12))
+    assert judge_memory("i-1", free, parse_kernel_log(""), None, efa=True) == []
+
+
+def test_low_available_memory_warns_p1() -> None:
+    low = parse_meminfo(system.meminfo(total_kib=1_000_000, available_kib=40_000))
+    [finding] = judge_memory("i-1", low, None, None, efa=False)
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P1)
+    assert "4.0 %" in finding.message
+    enough = parse_meminfo(system.meminfo(total_kib=1_000_000, available_kib=50_000))
+    assert judge_memory("i-1", enough, None, None, efa=False) == []
+
+
+def test_previous_boot_kills_are_history() -> None:
+    previous = parse_kernel_log(
+        system.kernel_log_previous_boot([system.oom_kill_line("python", 9)])
+    )
+    [finding] = judge_memory("i-1", HEALTHY, parse_kernel_log(""), previous, efa=False)
+    assert finding.status is Status.INFO
+    assert "previous boot" in finding.message
+    assert finding.evidence["boot"] == "previous"
+
+
+def test_registered_check() -> None:
+    data = node_data(
+        node(GPU_NODE, kernel_log=oom_log(("python", 4242))),
+        cpu_node(meminfo=system.meminfo(total_kib=32_000_000, available_kib=320_000)),
+    )
+    findings = list(node_memory(data))
+    assert [(f.status, f.resources) for f in findings] == [
+        (Status.FAIL, [GPU_NODE]),
+        (Status.WARN, [CPU_NODE]),
+    ]
+    # The p5 has EFA (DescribeInstanceTypes): the hint is there; the m5 has none.
+    assert "FI_EFA_USE_HUGE_PAGE=0" in findings[0].message
+    assert_well_formed(findings)
+
+
+def test_registered_check_healthy_and_unreadable() -> None:
+    data = node_data(
+        node(GPU_NODE),
+        cpu_node(
+            meminfo=ProbeOutput(stdout="", exit_code=None, truncated=True),
+            kernel_log=ProbeOutput(stdout="", exit_code=2),
+        ),
+    )
+    findings = list(node_memory(data))
+    assert statuses(findings) == [Status.INFO, Status.INFO, Status.PASS]
+    assert "Could not read memory on" in findings[0].message
+    assert "Could not read the kernel log on" in findings[1].message
+    assert findings[2].resources == [GPU_NODE]
