@@ -1,1 +1,171 @@
-"""(being written: issue 3 node-level triage)"""
+"""§ K, § M, § H: the node's daemons: SSM agent, containerd and kubelet, slurmd / munge.
+
+Which units must run depends on the orchestrator and the node's role: containerd and
+kubelet on EKS workers (§ M); munge everywhere on Slurm, slurmd on Slurm workers and
+slurmctld on the controller (§ H); an SSM agent everywhere (§ K; deb / rpm or snap unit).
+A required unit that is not installed or not active is a FAIL: P0 for the Slurm
+controller's daemons (nothing schedules without them), P1 for a worker's (that node is
+lost to the cluster). containerd on Slurm is optional (container jobs need it): installed
+but not running is a WARN P2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tools.checks._node_reads import healthy_summary, partly_read, read_probe, unreadable
+from tools.findings import Finding, Priority, fail, info, warn
+from tools.parsers.systemd import Units, UnitState, parse_units
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_ID = "node-services"
+SSM_UNITS = ("amazon-ssm-agent", "snap.amazon-ssm-agent.amazon-ssm-agent")
+
+
+@dataclass(frozen=True)
+class Required:
+    unit: str
+    section: str
+    priority: Priority
+    role: str  # what the unit does, for the message
+
+
+def required_units(orchestrator: str, controller: bool) -> list[Required]:
+    if orchestrator == "eks":
+        return [
+            Required("containerd", "M", Priority.P1, "container runtime"),
+            Required("kubelet", "M", Priority.P1, "Kubernetes node agent"),
+        ]
+    if controller:
+        return [
+            Required("slurmctld", "H", Priority.P0, "Slurm controller"),
+            Required("munge", "H", Priority.P0, "Slurm authentication"),
+        ]
+    return [
+        Required("slurmd", "H", Priority.P1, "Slurm node daemon"),
+        Required("munge", "H", Priority.P1, "Slurm authentication"),
+    ]
+
+
+def _not_running(node: str, unit: UnitState, need: Required) -> Finding:
+    what = f"is {unit.state}" if unit.installed else "is not installed"
+    return fail(
+        CHECK_ID,
+        need.priority,
+        need.section,
+        f"{need.unit} ({need.role}) {what} on {node}",
+        resources=[node],
+        unit=unit.id,
+        load_state=unit.load_state,
+        active_state=unit.active_state,
+        sub_state=unit.sub_state,
+    )
+
+
+def judge_services(
+    node: str, units: Units, orchestrator: str, controller: bool = False
+) -> tuple[list[Finding], list[str]]:
+    """(problems, units the output did not cover) for one node (`node`: its instance id)."""
+    findings: list[Finding] = []
+    unknown: list[str] = []
+    findings += _judge_ssm(node, units, unknown)
+    for need in required_units(orchestrator, controller):
+        unit = units.get(need.unit)
+        if unit is None:
+            unknown.append(need.unit)
+        elif not (unit.installed and unit.active):
+            findings.append(_not_running(node, unit, need))
+    if orchestrator != "eks":
+        containerd = units.get("containerd")
+        if containerd is not None and containerd.installed and not containerd.active:
+            findings.append(
+                warn(
+                    CHECK_ID,
+                    Priority.P2,
+                    "M",
+                    f"containerd is {containerd.state} on {node}: container jobs (Docker, "
+                    "Enroot / Pyxis) cannot start there",
+                    resources=[node],
+                    unit=containerd.id,
+                    active_state=containerd.active_state,
+                    sub_state=containerd.sub_state,
+                )
+            )
+    return findings, unknown
+
+
+def _judge_ssm(node: str, units: Units, unknown: list[str]) -> list[Finding]:
+    agents = [u for name in SSM_UNITS if (u := units.get(name)) is not None]
+    if not agents:
+        unknown.append("amazon-ssm-agent")
+        return []
+    if any(u.installed and u.active for u in agents):
+        return []
+    installed = [u for u in agents if u.installed]
+    if not installed:
+        return [
+            info(
+                CHECK_ID,
+                "K",
+                f"No SSM agent unit ({', '.join(SSM_UNITS)}) is installed on {node}, although "
+                "the node answered over SSM: the agent runs under another name",
+                resources=[node],
+            )
+        ]
+    agent = installed[0]
+    return [
+        fail(
+            CHECK_ID,
+            Priority.P1,
+            "K",
+            f"SSM agent {agent.name} is {agent.state} on {node}: the node drops out of "
+            "Session Manager once the current session ends",
+            resources=[node],
+            unit=agent.id,
+            active_state=agent.active_state,
+            sub_state=agent.sub_state,
+        )
+    ]
+
+
+@check(CHECK_ID, section="K", title="Node services")
+def node_services(data: ClusterData) -> Iterable[Finding]:
+    """SSM agent, containerd and kubelet (EKS), slurmd / slurmctld and munge (Slurm)."""
+    findings: list[Finding] = []
+    healthy: list[str] = []
+    orchestrator = data.orchestrator
+    controller = data.slurm_controller_node() if orchestrator == "slurm" else None
+    controller_id = str(controller.get("InstanceId")) if controller else None
+    for node in data.reachable_nodes():
+        read = read_probe(node, "services")
+        units = parse_units(read.text)
+        if not units.units:
+            problem = units.unavailable or read.problem
+            findings.append(
+                unreadable(CHECK_ID, "K", "the service states", node, problem, "services")
+            )
+            continue
+        if read.truncated:
+            findings.append(partly_read(CHECK_ID, "K", "the service states", node, "services"))
+        problems, unknown = judge_services(
+            node.instance_id, units, orchestrator, node.instance_id == controller_id
+        )
+        findings += problems
+        if unknown:
+            findings.append(
+                unreadable(
+                    CHECK_ID,
+                    "K",
+                    f"the state of {', '.join(unknown)}",
+                    node,
+                    read.problem or "systemctl printed no block for it",
+                    "services",
+                )
+            )
+        if not problems and not unknown:
+            healthy.append(node.instance_id)
+    return findings + healthy_summary(
+        CHECK_ID, "K", "Required services running", healthy, orchestrator=orchestrator
+    )

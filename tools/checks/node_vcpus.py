@@ -1,1 +1,117 @@
-"""(being written: issue 3 node-level triage)"""
+"""§ J: the vCPUs a node shows (lscpu) against its instance type's.
+
+Fewer CPUs than the type has is a FAIL P1: jobs sized for the full count oversubscribe
+the node, and Slurm may drain it for a CPU mismatch. The usual cause is an instance
+group created with ThreadsPerCore=1 (96 of 192 on a p5.48xlarge), so the message names
+the group's setting; with ThreadsPerCore=2 the missing CPUs are offline for another
+reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tools.checks._node_reads import healthy_summary, read_probe, unreadable
+from tools.checks.threads_per_core import type_threads
+from tools.findings import Finding, Priority, fail, info
+from tools.parsers.lscpu import CpuInfo, parse_lscpu
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK_ID = "node-vcpus"
+
+
+def judge_vcpus(
+    node: str,
+    instance_type: str,
+    cpu: CpuInfo,
+    expected: int | None,
+    group: str = "",
+    threads_per_core: Any = None,
+) -> list[Finding]:
+    """One node's lscpu against the type's vCPU count; `threads_per_core` is the group's
+    setting as DescribeCluster reports it (None when unknown)."""
+    evidence: dict[str, Any] = {
+        "instance_type": instance_type,
+        "cpus": cpu.cpus,
+        "expected_vcpus": expected,
+        "threads_per_core_lscpu": cpu.threads_per_core,
+        "group": group,
+        "group_threads_per_core": threads_per_core,
+    }
+    if expected is None:
+        return [
+            info(
+                CHECK_ID,
+                "J",
+                f"vCPU count of {instance_type or 'an unknown type'} is not known: "
+                f"{node} shows {cpu.cpus} CPU(s), not judged",
+                resources=[node],
+                **evidence,
+            )
+        ]
+    if cpu.cpus is None or cpu.cpus >= expected:
+        return []
+    where = f"instance group {group}" if group else "its instance group"
+    if threads_per_core == 1:
+        cause = (
+            f"{where} runs with ThreadsPerCore=1 (multithreading off); ThreadsPerCore=2 "
+            "gives the node all of its vCPUs"
+        )
+    elif threads_per_core is None:
+        cause = f"ThreadsPerCore of {where} is not known; compare lscpu Thread(s) per core"
+    else:
+        cause = (
+            f"{where} runs with ThreadsPerCore={threads_per_core}, so CPUs are offline for "
+            "another reason"
+        )
+    return [
+        fail(
+            CHECK_ID,
+            Priority.P1,
+            "J",
+            f"{node} ({instance_type}) shows {cpu.cpus} of {expected} vCPUs: {cause}",
+            resources=[node],
+            **evidence,
+        )
+    ]
+
+
+def group_threads(groups: list[dict[str, Any]], group: str, instance_type: str) -> Any:
+    """ThreadsPerCore of `group` for `instance_type` (per type in a flexible group)."""
+    for candidate in groups:
+        if candidate.get("InstanceGroupName") != group:
+            continue
+        for hyperpod_type, threads in type_threads(candidate):
+            if hyperpod_type == instance_type:
+                return threads
+        return candidate.get("ThreadsPerCore")
+    return None
+
+
+@check(CHECK_ID, section="J", title="vCPUs visible on the node")
+def node_vcpus(data: ClusterData) -> Iterable[Finding]:
+    """lscpu CPU(s) below the instance type's vCPUs (ThreadsPerCore=1, offline CPUs)."""
+    findings: list[Finding] = []
+    healthy: list[str] = []
+    groups = data.instance_groups()
+    for node in data.reachable_nodes():
+        read = read_probe(node, "cpu")
+        cpu = parse_lscpu(read.text)
+        if cpu.cpus is None:
+            findings.append(unreadable(CHECK_ID, "J", "the CPU count", node, read.problem, "cpu"))
+            continue
+        facts = data.instance_facts(node.instance_type) if node.instance_type else None
+        problems = judge_vcpus(
+            node.instance_id,
+            node.instance_type,
+            cpu,
+            facts.vcpus if facts else None,
+            node.group,
+            group_threads(groups, node.group, node.instance_type),
+        )
+        findings += problems
+        if not problems:
+            healthy.append(node.instance_id)
+    return findings + healthy_summary(CHECK_ID, "J", "All vCPUs of the type visible", healthy)
