@@ -65,7 +65,7 @@ def _priority(problems: Iterable[str]) -> Priority:
 
 def judge_controller(read: SlurmRead[PingResult], host: str) -> list[Finding]:
     """slurmctld answering `scontrol ping`; a failed ping is itself the signal."""
-    if read.missing or read.problem.startswith("not installed"):
+    if read.missing or read.tool_missing:
         return [could_not_read(CHECK_ID, "H", read, host, "the controller state (scontrol ping)")]
     ping = read.value or PingResult(())
     evidence: dict[str, Any] = {

@@ -56,6 +56,7 @@ class SlurmRead(Generic[T]):
     value: T | None
     problem: str = ""  # why `value` is None or partial ("" when the output was fine)
     output: ProbeOutput | None = None
+    tool_missing: bool = False  # the shell could not find the probe's command
 
     @property
     def missing(self) -> bool:
@@ -87,7 +88,8 @@ def read_probe(probes: NodeProbes, name: str, parse: Callable[[str], T]) -> Slur
     if output is None:
         return SlurmRead(name, None, "the probe did not run", None)
     if tool_missing(output.stdout):
-        return SlurmRead(name, None, f"not installed here: {_first_line(output.stdout)}", output)
+        problem = f"not installed here: {_first_line(output.stdout)}"
+        return SlurmRead(name, None, problem, output, tool_missing=True)
     if output.truncated:
         return SlurmRead(name, parse(output.stdout), "the probe did not finish", output)
     if output.exit_code != 0:
