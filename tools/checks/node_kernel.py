@@ -53,7 +53,8 @@ def _detail(event: KernelEvent) -> str:
     if event.cpu is not None:
         parts.append(f"CPU#{event.cpu}")
     if event.process is not None:
-        parts.append(f"{event.process}:{event.pid}" if event.pid is not None else event.process)
+        name = clip(event.process, 40)  # text from the node's log
+        parts.append(f"{name}:{event.pid}" if event.pid is not None else name)
     if event.seconds is not None:
         parts.append(f"{event.seconds} s")
     return " ".join(parts)

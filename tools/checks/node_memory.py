@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._node_reads import healthy_summary, read_kernel_log, read_probe, unreadable
+from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info, warn
 from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog
 from tools.parsers.meminfo import MemInfo, parse_meminfo
@@ -36,7 +37,8 @@ def oom_victims(log: KernelLog) -> list[KernelEvent]:
 
 
 def _victim_list(victims: list[KernelEvent]) -> str:
-    named = [f"{v.process or '?'} (pid {v.pid})" for v in victims[:NAMED_KILLS]]
+    # Process names come from the node's log: clipped like any quoted cluster text.
+    named = [f"{clip(v.process or '?', 40)} (pid {v.pid})" for v in victims[:NAMED_KILLS]]
     more = len(victims) - len(named)
     return ", ".join(named) + (f" and {more} more" if more > 0 else "")
 
@@ -69,7 +71,7 @@ def judge_memory(
                 boot="current",
                 kills=len(victims),
                 victims=_victim_evidence(victims),
-                lines=[v.message for v in victims[:NAMED_KILLS]],
+                lines=[clip(v.message) for v in victims[:NAMED_KILLS]],
             )
         )
     earlier = oom_victims(previous) if previous is not None else []
