@@ -28,10 +28,20 @@ def test_volatile_uncorrectable_ecc_fails_p0() -> None:
     assert finding.evidence["gpus"] == ["GPU 2 (0000:75:00.0)"]
 
 
-def test_aggregate_only_still_fails_and_says_so() -> None:
+def test_aggregate_only_warns_and_points_at_row_remapping() -> None:
     finding = judge_ecc("i-1", P5, rows(samples.gpu_query(ecc_aggregate={4: 1})))
+    assert finding.status is Status.WARN
+    assert finding.priority is Priority.P1
+    assert "history only" in finding.message
+    assert "§ G.1.a" in finding.message
+
+
+def test_volatile_errors_fail_even_with_aggregate_only_gpus_beside_them() -> None:
+    finding = judge_ecc(
+        "i-1", P5, rows(samples.gpu_query(ecc_volatile={1: 1}, ecc_aggregate={1: 1, 4: 3}))
+    )
     assert finding.status is Status.FAIL
-    assert "aggregate only" in finding.message
+    assert finding.priority is Priority.P0
 
 
 def test_clean_counters_pass_and_absent_counters_are_info() -> None:

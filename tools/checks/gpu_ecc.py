@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
-from tools.findings import Finding, Priority, fail, info, passed
+from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.parsers.nvidia_smi import GpuRow, parse_gpu_query
 from tools.registry import check
 from tools.triage.data import ClusterData
@@ -26,7 +26,10 @@ def _counts(row: GpuRow) -> str:
 
 
 def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) -> Finding:
-    """FAIL P0 when any GPU reports an uncorrectable ECC error, volatile or aggregate."""
+    """FAIL P0 when a GPU reports uncorrectable ECC errors since the driver loaded
+    (volatile); WARN P1 when only the lifetime (aggregate) counter has them: that counter
+    never resets, so a GPU whose bad rows were remapped cleanly keeps it forever, and the
+    row-remap state (§ G.1.a) says whether the memory is still at fault."""
     where = f"{instance_id} ({instance_type})" if instance_type else instance_id
     per_gpu = {
         row.label: {
@@ -40,14 +43,27 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
         for row in rows
         if (row.ecc_uncorrected_volatile or 0) > 0 or (row.ecc_uncorrected_aggregate or 0) > 0
     ]
+    since_boot = [row for row in bad if (row.ecc_uncorrected_volatile or 0) > 0]
+    if bad and not since_boot:
+        return warn(
+            CHECK_ID,
+            Priority.P1,
+            SECTION,
+            f"{where}: uncorrectable ECC errors in the GPUs' history only (aggregate, none "
+            f"since the driver last loaded) on {'; '.join(_counts(r) for r in bad)} — check "
+            "row remapping (§ G.1.a): remapped cleanly means the memory was repaired; pending "
+            "or failed means reboot or replace",
+            resources=[instance_id],
+            gpus=[row.label for row in bad],
+            counters=per_gpu,
+        )
     if bad:
-        since_boot = any((row.ecc_uncorrected_volatile or 0) > 0 for row in bad)
-        when = "" if since_boot else " (aggregate only: none since the driver last loaded)"
         return fail(
             CHECK_ID,
             Priority.P0,
             SECTION,
-            f"{where}: uncorrectable ECC errors{when} on {'; '.join(_counts(r) for r in bad)} "
+            f"{where}: uncorrectable ECC errors since the driver loaded on "
+            f"{'; '.join(_counts(r) for r in bad)} "
             "— isolate the node, reboot it to reset the GPUs and re-check row remapping; "
             "replace it if a remap failed, stays pending or the errors return",
             resources=[instance_id],
@@ -78,7 +94,8 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
 
 @check(CHECK_ID, section=SECTION, title="GPU ECC errors")
 def gpu_ecc(data: ClusterData) -> Iterable[Finding]:
-    """Volatile or aggregate uncorrectable ECC errors on any GPU."""
+    """Uncorrectable ECC errors since the driver loaded (FAIL) or only in a GPU's lifetime
+    counter (WARN)."""
     nodes = judged_nodes(data, lambda facts: facts.gpus)
     if not nodes:
         return [none_probed(CHECK_ID, SECTION, "NVIDIA GPUs")]
