@@ -107,3 +107,19 @@ def test_registered_check_unreadable_logs_are_info() -> None:
     assert statuses(findings) == [Status.INFO, Status.INFO]
     assert "Could not read the kernel log" in findings[0].message
     assert "previous boot" in findings[1].message
+
+
+def test_a_refused_dmesg_is_unreadable_not_clean() -> None:
+    refused = "dmesg: read kernel buffer failed: Operation not permitted\n"
+    log = parse_kernel_log(refused)
+    assert log.refused is not None
+    assert log.events == ()
+    data = node_data(node(GPU_NODE, kernel_log=refused))
+    findings = list(node_kernel(data))
+    assert Status.PASS not in statuses(findings)
+    assert any("Operation not permitted" in f.message for f in findings)
+
+
+def test_a_kernel_message_mentioning_permissions_is_still_a_kernel_message() -> None:
+    line = "[Fri Nov 20 11:30:00 2026] audit: operation not permitted for pid 12"
+    assert parse_kernel_log(line + "\n").refused is None

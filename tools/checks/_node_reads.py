@@ -119,4 +119,9 @@ def read_kernel_log(
         return None
     if read.truncated and notes is not None:
         notes.append(partly_read(check_id, section_id, what, node, probe))
-    return parse_kernel_log(read.text)
+    log = parse_kernel_log(read.text)
+    if log.refused is not None:
+        if notes is not None:
+            notes.append(unreadable(check_id, section_id, what, node, log.refused, probe))
+        return None
+    return log

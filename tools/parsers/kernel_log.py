@@ -47,11 +47,21 @@ class KernelLog:
     events: tuple[KernelEvent, ...] = ()
     # journalctl said there is no earlier boot to read (no persistent journal, no boot -1).
     previous_boot_unavailable: bool = False
+    # dmesg or journalctl refused to read the log (dmesg_restrict, no journal permission):
+    # the log is unknown, not clean.
+    refused: str | None = None
 
     def of_kind(self, *kinds: KernelEventKind) -> tuple[KernelEvent, ...]:
         return tuple(e for e in self.events if e.kind in kinds)
 
 
+# What dmesg / journalctl print when they may not read the log (a line of their own, not a
+# kernel message: those carry a timestamp).
+_REFUSED = re.compile(
+    r"^(?:dmesg: )?read kernel buffer failed|^dmesg: .*operation not permitted|"
+    r"insufficient permissions",
+    re.IGNORECASE,
+)
 _DMESG_T = re.compile(r"^\[(?P<ts>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d \d{4})\]\s?")
 _DMESG_RAW = re.compile(r"^\[\s*(?P<ts>\d{1,12}\.\d{1,9})\]\s?")
 _JOURNAL = re.compile(
@@ -180,6 +190,7 @@ def parse_kernel_log(text: str) -> KernelLog:
     `previous_boot_unavailable` instead of producing events. Never raises."""
     events: list[KernelEvent] = []
     unavailable = False
+    refused: str | None = None
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("-- Boot ") or line.startswith("-- Logs begin"):
@@ -187,6 +198,9 @@ def parse_kernel_log(text: str) -> KernelLog:
         if _JOURNAL_NOTE.search(line):
             unavailable = True
             continue
+        if _REFUSED.search(line) and not _DMESG_T.match(line):
+            refused = refused or line[:200]
+            continue
         timestamp, message = strip_timestamp(line)
         events.append(classify(message.strip(), timestamp))
-    return KernelLog(tuple(events), unavailable)
+    return KernelLog(tuple(events), unavailable, refused)

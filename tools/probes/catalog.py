@@ -37,10 +37,13 @@ class ProbeSpec:
     timeout_s: int = 60  # per probe, inside the node's overall budget
 
 
-# The same grep pattern for kernel signatures in the current and the previous boot.
+# The same grep pattern for kernel signatures in the current and the previous boot. The
+# last alternatives keep the tools' own refusals (dmesg_restrict, an unreadable journal) so
+# a log we could not read is reported as such, never mistaken for a clean one.
 _KERNEL_SIGNATURES = (
     "xid|nvrm|oom-kill|out of memory|killed process|panic|lockup|hung_task|"
-    "blocked for more than|nmi|watchdog|mce|machine check|i/o error|efa"
+    "blocked for more than|nmi|watchdog|mce|machine check|i/o error|efa|"
+    "read kernel buffer failed|operation not permitted|insufficient permissions"
 )
 
 _PROBES: tuple[ProbeSpec, ...] = (
@@ -62,7 +65,7 @@ _PROBES: tuple[ProbeSpec, ...] = (
     ProbeSpec("kernel_release", "uname -r", "Running kernel (§ E, § N)."),
     ProbeSpec(
         "kernel_log",
-        f"dmesg -T 2>/dev/null | grep -iE '{_KERNEL_SIGNATURES}' | tail -n 400",
+        f"dmesg -T 2>&1 | grep -iE '{_KERNEL_SIGNATURES}' | tail -n 400",
         "Kernel messages of this boot that match GPU, OOM, lockup and panic signatures "
         "(§ G.2, § I.2, § N).",
     ),
