@@ -1,1 +1,149 @@
-"""(being written: issue 3 node-level triage)"""
+"""EKS node name ↔ instance id ↔ instance group, and HyperPod nodes that never joined.
+
+Section F.2: it is where the reference explains how HyperPod EKS nodes are named and how
+to read a node's labels, which is what a person needs to connect a Kubernetes node with
+an instance. A Running instance without a Kubernetes node cannot run pods; why it did not
+join (lifecycle script, EKS access entry, networking) is told by the other checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tools.aws.errors import AwsAccessError
+from tools.checks._kube import SAMPLES, examples
+from tools.checks.nodes import GROUP_ABOVE
+from tools.findings import Finding, Priority, info, passed, warn
+from tools.kube import objects as k8s
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK = "k8s-node-mapping"
+TABLE_ROWS = 50  # rows of the mapping kept as evidence on a large cluster
+
+
+def mapping_rows(kube_nodes: list[dict[str, Any]], groups: dict[str, str]) -> list[dict[str, Any]]:
+    rows = []
+    for node in kube_nodes:
+        instance = k8s.instance_id_of(node)
+        group = k8s.labels(node).get(k8s.GROUP_LABEL) or (
+            groups.get(instance) if instance else None
+        )
+        rows.append({"node": k8s.name(node), "instance_id": instance, "group": group})
+    return sorted(rows, key=lambda r: (str(r["group"]), str(r["instance_id"]), r["node"]))
+
+
+def judge_mapping(
+    kube_nodes: list[dict[str, Any]],
+    hyperpod_nodes: list[dict[str, Any]] | None,
+    focus: str | None = None,
+) -> list[Finding]:
+    """INFO rows (or one summary on a large cluster); WARN P1 for Running HyperPod
+    instances without a Kubernetes node; INFO for Kubernetes nodes of unknown instances."""
+    groups = {
+        str(n.get("InstanceId")): str(n.get("InstanceGroupName") or "")
+        for n in hyperpod_nodes or []
+    }
+    rows = mapping_rows(kube_nodes, groups)
+    if focus is not None:
+        rows = [r for r in rows if r["instance_id"] == focus]
+    findings: list[Finding] = []
+    if len(rows) <= GROUP_ABOVE:
+        for row in rows:
+            findings.append(
+                info(
+                    CHECK,
+                    "F.2",
+                    f"Kubernetes node {row['node']} ↔ {row['instance_id'] or 'unknown instance'}"
+                    f" ↔ {row['group'] or 'unknown group'}",
+                    resources=[row["instance_id"]] if row["instance_id"] else [],
+                    **row,
+                )
+            )
+    else:
+        unmapped = [r["node"] for r in rows if not r["instance_id"]]
+        findings.append(
+            info(
+                CHECK,
+                "F.2",
+                f"{len(rows):,} Kubernetes nodes; {len(rows) - len(unmapped):,} map to an "
+                f"instance id (providerID, hyperpod-<id> name or label)"
+                + (f"; {len(unmapped):,} do not, e.g. {examples(unmapped)}" if unmapped else ""),
+                count=len(rows),
+                unmapped=len(unmapped),
+                rows=rows[:TABLE_ROWS],
+            )
+        )
+    if hyperpod_nodes is None:
+        return findings
+    joined = {r["instance_id"] for r in mapping_rows(kube_nodes, groups) if r["instance_id"]}
+    missing = sorted(
+        str(n.get("InstanceId"))
+        for n in hyperpod_nodes
+        if (n.get("InstanceStatus") or {}).get("Status") == "Running"
+        and n.get("InstanceId") not in joined
+        and (focus is None or n.get("InstanceId") == focus)
+    )
+    if missing and len(missing) <= GROUP_ABOVE:
+        for instance in missing:
+            findings.append(
+                warn(
+                    CHECK,
+                    Priority.P1,
+                    "F.2",
+                    f"Instance {instance} ({groups.get(instance) or '?'}) is Running in HyperPod "
+                    "but has no Kubernetes node: it never joined the EKS cluster, so no pod can "
+                    "run on it (lifecycle logs § D, EKS access § B.5)",
+                    resources=[instance],
+                    instance_id=instance,
+                    group=groups.get(instance),
+                )
+            )
+    elif missing:
+        findings.append(
+            warn(
+                CHECK,
+                Priority.P1,
+                "F.2",
+                f"{len(missing):,} Running HyperPod instances have no Kubernetes node, e.g. "
+                f"{examples(missing)}: they never joined the EKS cluster (lifecycle logs § D, "
+                "EKS access § B.5)",
+                resources=missing[:SAMPLES],
+                count=len(missing),
+                sample_instances=missing[:SAMPLES],
+            )
+        )
+    strangers = sorted(
+        r["node"]
+        for r in rows
+        if r["instance_id"] and r["instance_id"] not in groups and r["group"]
+    )
+    if strangers:
+        findings.append(
+            info(
+                CHECK,
+                "F.2",
+                f"{len(strangers):,} Kubernetes node(s) with a HyperPod instance group label "
+                f"belong to no current instance of this cluster (left over after a "
+                f"replacement?), e.g. {examples(strangers)}",
+                nodes=strangers[:SAMPLES],
+            )
+        )
+    if not missing and hyperpod_nodes and focus is None:
+        findings.append(
+            passed(CHECK, "F.2", "Every Running HyperPod instance has a Kubernetes node")
+        )
+    return findings
+
+
+@check(CHECK, section="F.2", title="EKS node ↔ instance mapping", orchestrators=("eks",))
+def k8s_node_mapping(data: ClusterData) -> Iterable[Finding]:
+    """Which Kubernetes node is which instance (and group); instances that never joined."""
+    kube_nodes = data.kube_nodes()
+    try:
+        listed = data.nodes()
+        hyperpod: list[dict[str, Any]] | None = None if listed.truncated else list(listed.items)
+    except AwsAccessError:
+        hyperpod = None  # the cluster-nodes check reports the unreadable list
+    return judge_mapping(kube_nodes, hyperpod, data.target.node)

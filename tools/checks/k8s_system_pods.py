@@ -1,1 +1,268 @@
-"""(being written: issue 3 node-level triage)"""
+"""§ O: the pod network's system workloads: aws-node (VPC CNI), kube-proxy and CoreDNS."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from tools.checks._kube import SAMPLES
+from tools.checks._text import clip, quoted
+from tools.findings import Finding, Priority, fail, passed, warn
+from tools.kube import objects as k8s
+from tools.registry import check
+from tools.triage.data import ClusterData
+
+CHECK = "k8s-cni"
+EXCERPT = 160
+
+# aws-node log lines and what they mean; the first matching pattern of each kind wins.
+_LOG_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"127\.0\.0\.1:50051.*(refused|failed|unavailable)|:50051.*within", re.I),
+        "ipamd never came up: nothing listens on 127.0.0.1:50051, so the CNI plugin cannot "
+        "get pod addresses",
+    ),
+    (
+        re.compile(r"UnauthorizedOperation|AccessDenied|not authorized", re.I),
+        "the EC2 API refused ipamd: check the CNI's IAM permissions (AmazonEKS_CNI_Policy)",
+    ),
+    (
+        re.compile(r"InsufficientFreeAddresses|no available IP|failed to allocate", re.I),
+        "the subnet has no free addresses for pods (§ B.6)",
+    ),
+    (
+        re.compile(
+            r"(ec2|DescribeNetworkInterfaces|DescribeInstances).*(i/o timeout|timed out)", re.I
+        ),
+        "ipamd cannot reach the EC2 API (NAT or an ec2 VPC endpoint, § B.4)",
+    ),
+)
+_ERROR_LINE = re.compile(r'"level":"error"|\berror\b', re.I)
+
+
+def log_hints(text: str) -> tuple[list[str], str | None]:
+    """(hints, one short excerpt) from an aws-node log tail. The log is data: only the
+    hint sentences above and one clipped, redacted line ever reach a report."""
+    hints: list[str] = []
+    excerpt: str | None = None
+    lines = text.splitlines()[-400:]
+    for pattern, hint in _LOG_HINTS:
+        for line in lines:
+            if pattern.search(line):
+                hints.append(hint)
+                excerpt = excerpt or clip(line, EXCERPT)
+                break
+    if excerpt is None:
+        errors = [line for line in lines if _ERROR_LINE.search(line)]
+        if errors:
+            excerpt = clip(errors[-1], EXCERPT)
+    return hints, excerpt
+
+
+def pod_state(pod: dict[str, Any]) -> str:
+    """The most telling state of a pod: a waiting reason, else its phase and readiness."""
+    for container in k8s.container_statuses(pod):
+        reason = k8s.state(container, "state", "waiting").get("reason")
+        if reason:
+            restarts = int(container.get("restartCount") or 0)
+            return f"{reason}" + (f" ({restarts} restarts)" if restarts else "")
+    phase = str(k8s.status(pod).get("phase") or "Unknown")
+    if phase == "Running" and any(c.get("ready") is False for c in k8s.container_statuses(pod)):
+        return "Running but not ready"
+    return phase
+
+
+def _daemonset(daemonsets: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
+    return next((d for d in daemonsets if k8s.name(d) == name), None)
+
+
+def _counts(daemonset: dict[str, Any]) -> tuple[int, int]:
+    status = k8s.status(daemonset)
+    desired = int(status.get("desiredNumberScheduled") or 0)
+    unavailable = int(status.get("numberUnavailable") or 0)
+    return desired, unavailable
+
+
+def _pod_lines(pods: list[dict[str, Any]], nodes: dict[str, str | None]) -> list[dict[str, Any]]:
+    rows = []
+    for pod in pods:
+        host = str(k8s.spec(pod).get("nodeName") or "")
+        rows.append(
+            {
+                "pod": k8s.name(pod),
+                "node": host or None,
+                "instance_id": nodes.get(host),
+                "state": pod_state(pod),
+            }
+        )
+    return sorted(rows, key=lambda r: r["pod"])
+
+
+def judge_daemonset(
+    name: str,
+    daemonset: dict[str, Any] | None,
+    pods: list[dict[str, Any]],
+    nodes: dict[str, str | None],
+    logs: dict[str, str] | None = None,
+) -> list[Finding]:
+    """aws-node or kube-proxy: missing, or pods unavailable (FAIL P0 with their states)."""
+    if daemonset is None:
+        if name == "aws-node":
+            return [
+                fail(
+                    CHECK,
+                    Priority.P0,
+                    "O",
+                    "DaemonSet aws-node is missing from kube-system: without the VPC CNI no "
+                    "pod gets a network",
+                    daemonset=name,
+                )
+            ]
+        # Some clusters replace kube-proxy (e.g. a CNI that handles services itself).
+        return [
+            warn(
+                CHECK,
+                Priority.P2,
+                "O",
+                "DaemonSet kube-proxy is not in kube-system: service routing needs it unless "
+                "another component replaces it",
+                daemonset=name,
+            )
+        ]
+    desired, unavailable = _counts(daemonset)
+    if unavailable <= 0:
+        return [
+            passed(
+                CHECK,
+                "O",
+                f"DaemonSet {name}: {desired} of {desired} pods available",
+                daemonset=name,
+                desired=desired,
+            )
+        ]
+    troubled = [
+        p for p in pods if k8s.labels(p).get("k8s-app") == name and k8s.pod_needs_attention(p)
+    ]
+    rows = _pod_lines(troubled, nodes)
+    text = f"DaemonSet {name}: {unavailable} of {desired} pods unavailable"
+    if rows:
+        shown = "; ".join(
+            f"{r['pod']} on {r['instance_id'] or r['node'] or '?'} is {r['state']}"
+            for r in rows[:3]
+        )
+        text += f" ({shown}{'; …' if len(rows) > 3 else ''})"
+    evidence: dict[str, Any] = {
+        "daemonset": name,
+        "desired": desired,
+        "unavailable": unavailable,
+        "pods": rows[:SAMPLES],
+    }
+    if name == "aws-node":
+        all_hints: list[str] = []
+        excerpt = None
+        for pod_name, text_log in sorted((logs or {}).items()):
+            hints, line = log_hints(text_log)
+            all_hints += [h for h in hints if h not in all_hints]
+            excerpt = excerpt or line
+            if line:
+                evidence.setdefault("log_excerpts", {})[pod_name] = line
+        if all_hints:
+            text += f": {all_hints[0]}"
+            evidence["log_hints"] = all_hints
+        if excerpt:
+            text += f"; log: {quoted(excerpt, 120)}"
+    resources = sorted({r["instance_id"] for r in rows if r["instance_id"]})
+    return [fail(CHECK, Priority.P0, "O", text, resources=resources[:SAMPLES], **evidence)]
+
+
+def _pending_reason(pod: dict[str, Any]) -> str:
+    entry = k8s.condition(pod, "PodScheduled") or {}
+    if entry.get("status") == "False":
+        reason = clip(entry.get("reason") or "not scheduled", 40)
+        message = entry.get("message")
+        return f"Pending, {reason}" + (f" {quoted(message, 160)}" if message else "")
+    return "Pending"
+
+
+def judge_coredns(
+    pods: list[dict[str, Any]], deployments: list[dict[str, Any]], nodes: dict[str, str | None]
+) -> list[Finding]:
+    """CoreDNS pods (k8s-app=kube-dns) not Running and Ready: FAIL P0 when none is ready
+    (cluster DNS is down), P1 when some still serve."""
+    dns = [p for p in pods if k8s.labels(p).get("k8s-app") == "kube-dns"]
+    deployment = next((d for d in deployments if k8s.name(d) == "coredns"), None)
+    if not dns:
+        replicas = int(k8s.spec(deployment).get("replicas") or 0) if deployment else 0
+        what = "no CoreDNS Deployment" if deployment is None else f"{replicas} replicas wanted"
+        return [
+            fail(
+                CHECK,
+                Priority.P0,
+                "O",
+                f"No CoreDNS pod (k8s-app=kube-dns) in kube-system ({what}): pods cannot "
+                "resolve service or external names",
+                replicas=replicas,
+            )
+        ]
+    bad: list[dict[str, Any]] = []
+    for pod in dns:
+        phase = k8s.status(pod).get("phase")
+        ready = (k8s.condition(pod, "Ready") or {}).get("status") == "True"
+        if phase != "Running" or not ready:
+            bad.append(pod)
+    if not bad:
+        return [
+            passed(
+                CHECK,
+                "O",
+                f"CoreDNS: {len(dns)} of {len(dns)} pods Running and Ready",
+                pods=len(dns),
+            )
+        ]
+    described = []
+    for pod in sorted(bad, key=k8s.name):
+        phase = k8s.status(pod).get("phase")
+        described.append(
+            {
+                "pod": k8s.name(pod),
+                "state": _pending_reason(pod) if phase == "Pending" else pod_state(pod),
+                "node": k8s.spec(pod).get("nodeName"),
+            }
+        )
+    serving = len(dns) - len(bad)
+    priority = Priority.P0 if serving == 0 else Priority.P1
+    text = (
+        f"CoreDNS: {len(bad)} of {len(dns)} pods not Running and Ready "
+        f"({described[0]['pod']} is {described[0]['state']})"
+    )
+    text += ": cluster DNS is down" if serving == 0 else f"; {serving} still serving"
+    resources = sorted(
+        {nodes[str(d["node"])] or "" for d in described if d["node"] in nodes} - {""}
+    )
+    return [
+        fail(
+            CHECK,
+            priority,
+            "O",
+            text,
+            resources=resources,
+            pods=described[:SAMPLES],
+            serving=serving,
+        )
+    ]
+
+
+@check(CHECK, section="O", title="CNI, kube-proxy and CoreDNS", orchestrators=("eks",))
+def k8s_cni(data: ClusterData) -> Iterable[Finding]:
+    """aws-node and kube-proxy DaemonSet availability (with aws-node log hints) and
+    CoreDNS pod state, in kube-system."""
+    daemonsets = data.kube_system_daemonsets()
+    pods = data.kube_system_pods()
+    nodes = data.kube_node_instances()
+    findings = judge_daemonset(
+        "aws-node", _daemonset(daemonsets, "aws-node"), pods, nodes, data.aws_node_logs()
+    )
+    findings += judge_daemonset("kube-proxy", _daemonset(daemonsets, "kube-proxy"), pods, nodes)
+    findings += judge_coredns(pods, data.kube_system_deployments(), nodes)
+    return findings

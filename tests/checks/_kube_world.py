@@ -1,0 +1,42 @@
+"""A replayed EKS world with Kubernetes objects for the registered k8s checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from evals.clusters import base
+from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.world import World
+from tools.aws.session import AwsAccess
+from tools.kube.access import KubeAccess
+from tools.recorded.model import KubernetesObjects
+from tools.triage.data import ClusterData, NodeSources
+from tools.triage.target import TriageTarget
+
+
+def specs(world: World) -> list[samples.NodeSpec]:
+    return [
+        (n["InstanceId"], n["InstanceGroupName"], n["InstanceType"], base.AZ) for n in world.nodes
+    ]
+
+
+def world_and_objects() -> tuple[World, KubernetesObjects, list[str]]:
+    world = base.healthy_eks()
+    nodes = specs(world)
+    return world, samples.healthy_objects(nodes), [n[0] for n in nodes]
+
+
+def kube_data(
+    world: World,
+    objects: KubernetesObjects | None = None,
+    node: str | None = None,
+    kube: Callable[[], KubeAccess] | None = None,
+) -> ClusterData:
+    target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region, node=node)
+    source = kube or (lambda: KubeAccess.from_objects(objects or KubernetesObjects()))
+    return ClusterData(
+        AwsAccess(world.region, replay=world),
+        target,
+        now=base.RECORDED_AT,
+        sources=NodeSources(kube=source),
+    )

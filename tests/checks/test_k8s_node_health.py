@@ -1,0 +1,169 @@
+"""§ F.2 rules of tools/checks/k8s_node_health.py over sample nodes, and the registered check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evals.clusters.node_samples import kubernetes as samples
+from tools.checks.k8s_node_health import CHECK, JudgedNode, judge_node_health, k8s_node_health
+from tools.findings import Finding, Priority, Status
+from tools.kube import objects as k8s
+
+from ._kube_world import kube_data, world_and_objects
+
+IDS = [f"i-0{n:016x}" for n in range(1, 31)]
+
+
+def cluster(count: int = 3) -> Any:
+    return samples.healthy_objects(
+        [(i, "gpu-workers", "ml.p5.48xlarge", "us-west-2c") for i in IDS[:count]]
+    )
+
+
+def judged(objects: Any) -> list[JudgedNode]:
+    return [JudgedNode(k8s.name(n), k8s.instance_id_of(n), "gpu-workers", n) for n in objects.nodes]
+
+
+def problems(findings: list[Finding]) -> list[tuple[Status, Priority | None, str]]:
+    return [
+        (f.status, f.priority, f.section)
+        for f in findings
+        if f.status in (Status.FAIL, Status.WARN)
+    ]
+
+
+def test_healthy_nodes_pass() -> None:
+    findings = judge_node_health(judged(cluster()))
+    assert [(f.status, f.check) for f in findings] == [(Status.PASS, CHECK)]
+
+
+@pytest.mark.parametrize(
+    ("label", "priority", "words"),
+    [
+        ("UnschedulablePendingReplacement", Priority.P0, "will replace it"),
+        ("UnschedulablePendingReboot", Priority.P0, "will reboot it"),
+        ("Unschedulable", Priority.P1, "deep health checks"),
+    ],
+)
+def test_health_labels_fail_and_say_what_comes_next(
+    label: str, priority: Priority, words: str
+) -> None:
+    objects = samples.set_node_health(cluster(), IDS[1], label)
+    [finding] = [
+        f for f in judge_node_health(judged(objects), "Automatic") if f.status is Status.FAIL
+    ]
+    assert (finding.priority, finding.section, finding.resources) == (priority, "F.2", [IDS[1]])
+    assert words in finding.message
+    assert IDS[1] in finding.message
+    assert finding.evidence["node_health_status"] == label
+
+
+def test_node_recovery_none_says_act_yourself() -> None:
+    objects = samples.set_node_health(cluster(), IDS[0], "UnschedulablePendingReboot")
+    [finding] = problems_of(judge_node_health(judged(objects), "None"))
+    assert "NodeRecovery is None" in finding.message
+    assert "§ F.4" in finding.message
+
+
+def problems_of(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.status is Status.FAIL]
+
+
+def test_deep_health_failed_points_to_g_then_f() -> None:
+    objects = samples.set_node_health(cluster(), IDS[2], "Schedulable", deep="Failed")
+    [finding] = problems_of(judge_node_health(judged(objects)))
+    assert (finding.priority, finding.section) == (Priority.P0, "F.2")
+    assert "§ G" in finding.message
+
+
+def test_fault_labels_and_details_are_evidence_plural_or_singular() -> None:
+    objects = samples.set_node_health(
+        cluster(),
+        IDS[0],
+        "UnschedulablePendingReplacement",
+        deep="Failed",
+        fault_type="NvidiaGpuError",
+        fault_reason="XidHardwareFailure",
+        fault_details=samples.xid_fault_details(),
+        plural=True,
+    )
+    [finding] = problems_of(judge_node_health(judged(objects)))
+    assert finding.evidence["fault_type"] == "NvidiaGpuError"
+    assert finding.evidence["fault_reason"] == "XidHardwareFailure"
+    assert finding.evidence["fault_details"][0]["reason"] == "XidHardwareFailure"
+    assert "XidHardwareFailure" in finding.message
+    assert "§ G" in finding.message  # deep failure folded into the label finding
+
+
+@pytest.mark.parametrize("garbage", ["{not json", '"a string"', "[1, 2]", "x" * 50_000])
+def test_garbled_fault_details_are_tolerated(garbage: str) -> None:
+    objects = samples.set_node_health(
+        cluster(), IDS[0], "UnschedulablePendingReboot", fault_details=garbage
+    )
+    [finding] = problems_of(judge_node_health(judged(objects)))
+    assert finding.evidence.get("fault_details_problem")
+    assert len(finding.message) < 600
+
+
+def test_not_ready_and_pressure_conditions() -> None:
+    objects = cluster()
+    samples.set_node_not_ready(objects, IDS[0])
+    samples.set_node_not_ready(
+        objects,
+        IDS[1],
+        "False",
+        "KubeletNotReady",
+        "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady "
+        "message:Network plugin returns error: cni plugin not initialized",
+    )
+    samples.set_node_pressure(objects, IDS[2], "DiskPressure")
+    samples.set_node_pressure(objects, IDS[2], "MemoryPressure")
+    found = {
+        (f.resources[0], f.section): f for f in problems_of(judge_node_health(judged(objects)))
+    }
+    assert found[(IDS[0], "N")].priority is Priority.P0
+    assert "NotReady" in found[(IDS[0], "N")].message
+    assert found[(IDS[1], "O")].priority is Priority.P0
+    assert found[(IDS[2], "I.1")].priority is Priority.P1
+    assert found[(IDS[2], "I.2")].priority is Priority.P1
+
+
+def test_healthy_node_with_fault_history_is_info() -> None:
+    objects = samples.set_node_health(cluster(), IDS[0], "Schedulable", fault_type="NvidiaGpuError")
+    findings = judge_node_health(judged(objects))
+    assert [f.status for f in findings] == [Status.INFO, Status.PASS]
+    assert "past fault" in findings[0].message
+
+
+def test_many_nodes_with_one_problem_make_one_finding() -> None:
+    objects = cluster(30)
+    for instance in IDS[:25]:
+        samples.set_node_health(
+            objects, instance, "UnschedulablePendingReplacement", fault_reason="XidHardwareFailure"
+        )
+    findings = problems_of(judge_node_health(judged(objects)))
+    assert len(findings) == 1
+    assert findings[0].evidence["count"] == 25
+    assert len(findings[0].resources) == 10
+    assert "25 nodes of instance group gpu-workers" in findings[0].message
+    assert "XidHardwareFailure (25x)" in findings[0].message
+    assert len(problems_of(judge_node_health(judged(objects), group_above=None))) == 25
+
+
+def test_registered_check_reads_replayed_objects_and_focuses_on_node() -> None:
+    world, objects, ids = world_and_objects()
+    samples.set_node_health(objects, ids[1], "UnschedulablePendingReplacement", deep="Failed")
+    samples.set_node_not_ready(objects, ids[3])
+    findings = list(k8s_node_health(kube_data(world, objects)))
+    assert sorted((f.resources[0], f.priority) for f in problems_of(findings)) == [
+        (ids[1], Priority.P0),
+        (ids[3], Priority.P0),
+    ]
+    assert "Automatic" in problems_of(findings)[0].message
+    focused = list(k8s_node_health(kube_data(world, objects, node=ids[0])))
+    assert [f.status for f in focused] == [Status.PASS]
+    data = kube_data(world, objects)
+    assert data.kube_unhealthy_instance_ids() == [ids[1], ids[3]]
+    assert data.failing_instance_ids()[:2] == [ids[1], ids[3]]
