@@ -4,18 +4,28 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agent.commands.common import EXIT_USAGE, build_target, die, resolve_region
 from agent.commands.triage import (
+    MAX_PROBE_NODES,
+    PROBE_CONCURRENCY,
     ClusterOption,
+    ContextOption,
+    KubeconfigOption,
+    MaxProbeNodesOption,
     NodeOption,
+    NoProbesOption,
+    ProbeConcurrencyOption,
     ProfileOption,
     RegionOption,
     run_or_exit,
 )
+
+if TYPE_CHECKING:
+    from tools.triage.report import TriageReport
 
 
 def record_command(
@@ -28,30 +38,46 @@ def record_command(
     ] = False,
     description: Annotated[str, typer.Option("--description", help="Free-text note.")] = "",
     profile: ProfileOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    no_probes: NoProbesOption = False,
+    probe_concurrency: ProbeConcurrencyOption = PROBE_CONCURRENCY,
+    max_probe_nodes: MaxProbeNodesOption = MAX_PROBE_NODES,
 ) -> None:
-    """Run a read-only triage on a live cluster and save every call it made, secrets redacted."""
+    """Run a read-only triage on a live cluster and save everything it read (AWS calls,
+    Kubernetes objects, node probe outputs), secrets redacted."""
     from tools.recorded.model import dump_recorded
     from tools.recorded.recorder import Recorder
-    from tools.triage.session import open_access, triage_cluster
+    from tools.triage.node_sources import NodeOptions
+    from tools.triage.session import node_sources, open_access, triage_cluster
 
     if not cluster:
         die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
     target = build_target(cluster, resolve_region(region, cluster), node)
     _check_writable(output)  # before a long live triage, not after it
     recorder = Recorder(mask_account=mask_account)
-    report = run_or_exit(
-        lambda: triage_cluster(
-            target, open_access(target, recorder=recorder, profile=profile), now=recorder.now
-        )
+    options = NodeOptions(
+        kubeconfig=kubeconfig,
+        context=context,
+        probes=not no_probes,
+        probe_concurrency=probe_concurrency,
+        max_probe_nodes=max_probe_nodes,
     )
+
+    def run() -> TriageReport:
+        access = open_access(target, recorder=recorder, profile=profile)
+        sources = node_sources(access, options, recorder=recorder, profile=profile)
+        return triage_cluster(target, access, now=recorder.now, sources=sources)
+
+    report = run_or_exit(run)
     recording = recorder.build(
         cluster=target.cluster, region=target.region, description=description
     )
     dump_recorded(recording, output)
     problems = len(report.problems())
     typer.echo(
-        f"Recorded {len(recording.aws)} calls to {output} "
-        f"({problems} problem finding(s), {len(report.skipped)} skipped)."
+        f"Recorded {len(recording.aws)} calls and {len(recording.probes)} probed node(s) "
+        f"to {output} ({problems} problem finding(s), {len(report.skipped)} skipped)."
     )
 
 

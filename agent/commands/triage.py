@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -20,6 +20,9 @@ from agent.commands.common import (
     resolve_region,
     use_colour,
 )
+
+if TYPE_CHECKING:
+    from tools.triage.report import TriageReport
 
 T = TypeVar("T")
 
@@ -40,6 +43,41 @@ NodeOption = Annotated[
     str | None, typer.Option("--node", "-n", help="Focus on one instance id, e.g. i-0abc...")
 ]
 ProfileOption = Annotated[str | None, typer.Option("--profile", help="AWS profile to use.")]
+
+# Node-level sources. The defaults repeat tools.probes.runner.DEFAULT_CONCURRENCY and
+# tools.triage.data.nodes.MAX_FAILING_NODES so that `--help` needs no import of them (a
+# test keeps them equal).
+PROBE_CONCURRENCY = 16
+MAX_PROBE_NODES = 16
+KubeconfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--kubeconfig",
+        help="Kubeconfig for the EKS checks (default: KUBECONFIG, then ~/.kube/config).",
+    ),
+]
+ContextOption = Annotated[
+    str | None, typer.Option("--context", help="Kubeconfig context (default: its current one).")
+]
+NoProbesOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-probes", help="Open no SSM sessions to nodes; the node-level checks are skipped."
+    ),
+]
+ProbeConcurrencyOption = Annotated[
+    int,
+    typer.Option("--probe-concurrency", min=1, max=64, help="Nodes probed at the same time."),
+]
+MaxProbeNodesOption = Annotated[
+    int,
+    typer.Option(
+        "--max-probe-nodes",
+        min=0,
+        help="Without --node: how many failing nodes to probe (one accelerator node is "
+        "always added).",
+    ),
+]
 
 
 class _Progress:
@@ -71,10 +109,16 @@ def triage_command(
     ] = OutputFormat.text,
     no_color: Annotated[bool, typer.Option("--no-color", help="Never colour the output.")] = False,
     profile: ProfileOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    no_probes: NoProbesOption = False,
+    probe_concurrency: ProbeConcurrencyOption = PROBE_CONCURRENCY,
+    max_probe_nodes: MaxProbeNodesOption = MAX_PROBE_NODES,
 ) -> None:
     """Triage a cluster read-only and print every finding with its reference section."""
+    from tools.triage.node_sources import NodeOptions
     from tools.triage.render import render_text
-    from tools.triage.session import open_access, recording_time, triage_cluster
+    from tools.triage.session import node_sources, open_access, recording_time, triage_cluster
 
     recording = load_recording_or_exit(recorded) if recorded else None
     if recording is not None:
@@ -88,16 +132,28 @@ def triage_command(
     if not cluster:
         die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
     target = build_target(cluster, resolve_region(region, cluster), node)
+    options = NodeOptions(
+        kubeconfig=kubeconfig,
+        context=context,
+        probes=not no_probes,
+        probe_concurrency=probe_concurrency,
+        max_probe_nodes=max_probe_nodes,
+    )
     progress = _Progress()
-    try:
-        report = run_or_exit(
-            lambda: triage_cluster(
-                target,
-                open_access(target, recording=recording, profile=profile),
-                now=recording_time(recording) if recording else None,
-                progress=progress,
-            )
+
+    def run() -> TriageReport:
+        access = open_access(target, recording=recording, profile=profile)
+        sources = node_sources(access, options, recording=recording, profile=profile)
+        return triage_cluster(
+            target,
+            access,
+            now=recording_time(recording) if recording else None,
+            progress=progress,
+            sources=sources,
         )
+
+    try:
+        report = run_or_exit(run)
     finally:
         progress.done()
     if output_format is OutputFormat.json:

@@ -11,7 +11,8 @@ FAKE_PLUGIN_MODE picks a behaviour:
   hang        the first probe starts, prints a line, then the plugin never exits
   early-exit  the first probe completes, the second starts, then the plugin exits
   banner-only the banner and an error line, then exit (no probe ever started)
-FAKE_PLUGIN_LOG, when set, receives the argv and the handoff variable as JSON.
+FAKE_PLUGIN_LOG, when set, receives the argv and the handoff variable as JSON;
+FAKE_PLUGIN_EXTRA is appended to every probe's output.
 """
 
 from __future__ import annotations
@@ -67,8 +68,10 @@ def main() -> None:
         return  # the real plugin drops the stream without a terminal
     out = sys.stdout
     out.write(f"\nStarting session with SessionId: {response['SessionId']}\n")
+    extra = os.environ.get("FAKE_PLUGIN_EXTRA", "")
     outputs = {
-        name: ProbeOutput(stdout=f"{name} line 1\n{name} line 2", exit_code=0) for name in names
+        name: ProbeOutput(stdout=f"{name} line 1\n{name} line 2{extra}", exit_code=0)
+        for name in names
     }
     if mode == "banner-only":
         out.write("websocket: connection refused\n")

@@ -9,10 +9,7 @@ are all exercised as they are live.
 from __future__ import annotations
 
 import json
-import os
-import stat
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +22,6 @@ from tools.probes.ssm import SsmSessionTransport, find_plugin
 from tools.probes.transport import NodeUnreachable, ProbeTarget, run_bundle
 from tools.recorded.model import RecordedCall, RecordedError
 
-REPO = Path(__file__).resolve().parents[2]
 REGION = "us-west-2"
 TARGET = ProbeTarget("a1b2c3d4e5f6", "gpu-workers", "i-0123456789abcdef0", "ml.p5.48xlarge")
 PROBES = ("disk_usage", "meminfo", "gpu_list")
@@ -56,22 +52,6 @@ class Ssm:
 
     def operations(self) -> list[str]:
         return [operation for operation, _ in self.calls]
-
-
-@pytest.fixture
-def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The fake plugin as an executable named session-manager-plugin, first on PATH."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    script = bin_dir / "session-manager-plugin"
-    script.write_text(
-        f"#!{sys.executable}\n" + (REPO / "tests" / "probes" / "fake_plugin.py").read_text()
-    )
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    monkeypatch.setenv("FAKE_PLUGIN_REPO", str(REPO))
-    monkeypatch.setenv("FAKE_PLUGIN_LOG", str(tmp_path / "argv.json"))
-    return script
 
 
 def _transport(ssm: Ssm, *, profile: str | None = "dev") -> SsmSessionTransport:

@@ -1,22 +1,36 @@
-"""Capture every AWS call a triage makes, with secrets redacted, into a RecordedCluster."""
+"""Capture what a triage reads, with secrets redacted, into a RecordedCluster.
+
+Every AWS call (except the SSM session calls of the node probes: their answers carry
+session tokens and replay never makes them), the Kubernetes lists and log tails, each
+probed node's outputs, and what could not be read at all.
+"""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from tools.aws.allowlist import iam_action
+from tools.aws.allowlist import SESSION_OPERATIONS, iam_action
 from tools.aws.errors import ACCESS_DENIED_CODES
 from tools.recorded.model import (
     PAGING_PARAMS,
+    KubernetesObjects,
     Paging,
+    ProbeRecord,
     RecordedCall,
     RecordedCluster,
     RecordedError,
     Unavailable,
 )
 from tools.recorded.replay import call_key
-from tools.redaction import MASKED_ACCOUNT, REDACTED, AccountMasker, redact
+from tools.redaction import MASKED_ACCOUNT, REDACTED, AccountMasker, redact, redact_text
+
+if TYPE_CHECKING:
+    from tools.probes.model import NodeProbes
+
+UnavailableKind = Literal["api", "tool", "node", "kubernetes"]
+_KUBE_KINDS = frozenset({"nodes", "pods", "daemonsets", "deployments", "events"})
 
 __all__ = ["MASKED_ACCOUNT", "REDACTED", "Recorder", "redact"]
 
@@ -32,9 +46,19 @@ class Recorder:
         self.now = datetime.now(UTC).replace(microsecond=0)
         self._calls: dict[str, RecordedCall] = {}
         self.unavailable: list[Unavailable] = []
+        self._probes: dict[str, dict[str, ProbeRecord | str]] = {}
+        self._kube: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}
+        self._kube_logs: dict[str, str] = {}
+        # Probe results arrive from the runner's worker threads.
+        self._lock = threading.Lock()
 
     def _store(self, call: RecordedCall) -> None:
-        self._calls[call_key(call.service, call.operation, call.params)] = call
+        if (call.service, call.operation) in SESSION_OPERATIONS:
+            # StartSession answers with a session token; replay answers probes from
+            # `probes` and never opens a session, so these calls are never kept.
+            return
+        with self._lock:
+            self._calls[call_key(call.service, call.operation, call.params)] = call
 
     def _identity(self, params: dict[str, Any]) -> dict[str, Any]:
         identity = {k: v for k, v in params.items() if k not in PAGING_PARAMS}
@@ -85,15 +109,72 @@ class Recorder:
             )
         )
 
+    # -- node-level sources ------------------------------------------------------------------
+
+    def _text(self, text: str) -> str:
+        return redact_text(text, mask_account=self.mask_account)
+
+    def record_probes(self, node: NodeProbes) -> None:
+        """One probed node (the runner's `on_node_done`): its outputs, or why it was
+        unreachable. A node probed twice (node probes, then the Slurm controller probes)
+        keeps both sets."""
+        if node.unreachable is not None:
+            self.record_unavailable("node", node.instance_id, node.unreachable)
+            return
+        records: dict[str, ProbeRecord | str] = {}
+        for name, output in node.outputs.items():
+            stdout = self._text(output.stdout)
+            # A plain string is the common case (finished, exit 0) and reads best by hand.
+            records[name] = (
+                stdout
+                if output.ok
+                else ProbeRecord(
+                    stdout=stdout, exit_code=output.exit_code, truncated=output.truncated
+                )
+            )
+        with self._lock:
+            self._probes.setdefault(node.instance_id, {}).update(records)
+
+    def record_kube_list(self, kind: str, items: list[dict[str, Any]]) -> None:
+        """A Kubernetes list as read; objects met in several lists are kept once."""
+        if kind not in _KUBE_KINDS:
+            raise ValueError(f"not a recorded Kubernetes kind: {kind!r}")
+        with self._lock:
+            stored = self._kube.setdefault(kind, {})
+            for item in items:
+                metadata = item.get("metadata") or {}
+                key = (str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+                stored[key] = redact(item, mask_account=self.mask_account)
+
+    def record_kube_log(self, key: str, text: str) -> None:
+        with self._lock:
+            self._kube_logs[key] = self._text(text)
+
+    def record_unavailable(self, kind: UnavailableKind, what: str, reason: str) -> None:
+        """Something that could not be read at all (a node, a tool, Kubernetes)."""
+        entry = Unavailable(kind=kind, what=what, reason=self._text(reason))
+        with self._lock:
+            if entry not in self.unavailable:
+                self.unavailable.append(entry)
+
+    def _kubernetes(self) -> KubernetesObjects | None:
+        if not self._kube and not self._kube_logs:
+            return None
+        lists = {kind: list(items.values()) for kind, items in self._kube.items()}
+        return KubernetesObjects(**lists, logs=dict(self._kube_logs))
+
     def build(self, *, cluster: str, region: str, description: str = "") -> RecordedCluster:
-        return RecordedCluster(
-            description=description,
-            recorded_at=self.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            cluster=redact(cluster, mask_account=self.mask_account),
-            region=region,
-            aws=list(self._calls.values()),
-            unavailable=[*self.unavailable, *self._denied_apis()],
-        )
+        with self._lock:
+            return RecordedCluster(
+                description=description,
+                recorded_at=self.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                cluster=redact(cluster, mask_account=self.mask_account),
+                region=region,
+                aws=list(self._calls.values()),
+                kubernetes=self._kubernetes(),
+                probes={node: dict(outputs) for node, outputs in self._probes.items()},
+                unavailable=[*self.unavailable, *self._denied_apis()],
+            )
 
     def _denied_apis(self) -> list[Unavailable]:
         """Every API the recording could not read for lack of permission, at a glance."""

@@ -14,6 +14,8 @@ from tools.triage.runner import ProgressCallback, run_triage
 if TYPE_CHECKING:
     from tools.recorded.model import RecordedCluster
     from tools.recorded.recorder import Recorder
+    from tools.triage.data.nodes import NodeSources
+    from tools.triage.node_sources import NodeOptions
     from tools.triage.target import TriageTarget
 
 
@@ -48,17 +50,39 @@ def open_access(
     )
 
 
+def node_sources(
+    access: AwsAccess,
+    options: NodeOptions,
+    *,
+    recording: RecordedCluster | None = None,
+    recorder: Recorder | None = None,
+    profile: str | None = None,
+    endpoint_url: str | None = None,
+) -> NodeSources:
+    """Kubernetes, node probes and local Slurm for this run: from the recording when
+    replaying, else live (captured by `recorder` when recording)."""
+    from tools.triage.node_sources import live_sources, replay_sources
+
+    if recording is not None:
+        return replay_sources(recording, options)
+    return live_sources(
+        access, options, profile=profile, endpoint_url=endpoint_url, recorder=recorder
+    )
+
+
 def triage_cluster(
     target: TriageTarget,
     access: AwsAccess,
     *,
     now: datetime | None = None,
     progress: ProgressCallback | None = None,
+    sources: NodeSources | None = None,
 ) -> TriageReport:
     """Preflight the credentials, then run every check. Raises CredentialsError or
-    ClusterNotFound for the two conditions that stop a triage."""
+    ClusterNotFound for the two conditions that stop a triage. Without `sources` the
+    node-level checks are skipped as not configured."""
     account = caller_account(access)
-    data = ClusterData(access, target, now=now or datetime.now(UTC))
+    data = ClusterData(access, target, now=now or datetime.now(UTC), sources=sources)
     return run_triage(data, account=account, progress=progress)
 
 
