@@ -214,3 +214,13 @@ def test_the_runner_retries_target_not_connected_then_reports_the_node(plugin: P
     assert "TargetNotConnected" in result.unreachable
     assert slept == [2.0, 5.0]
     assert ssm.operations() == ["StartSession"] * 3
+
+
+def test_without_an_endpoint_override_the_plugin_gets_the_ssm_clients_endpoint(
+    plugin: Path,
+) -> None:
+    access = AwsAccess(REGION, replay=Ssm(), max_attempts=1)
+    transport = SsmSessionTransport(access, str(plugin), profile=None, endpoint_url=None)
+    run_bundle(transport, TARGET, PROBES, 20)
+    assert _logged(plugin)["argv"][5] == access.client("ssm").meta.endpoint_url
+    assert _logged(plugin)["argv"][5].startswith("https://ssm.us-west-2.")
