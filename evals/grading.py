@@ -14,6 +14,7 @@ from tools.aws.errors import AwsAccessError
 from tools.findings import Status
 from tools.recorded.model import RecordedCluster
 from tools.triage.data import ClusterNotFound
+from tools.triage.node_sources import replay_sources
 from tools.triage.report import TriageReport
 from tools.triage.session import (
     CredentialsError,
@@ -39,7 +40,9 @@ def replay(recording: RecordedCluster) -> TriageReport:
     node = recording.expect.node if recording.expect else None
     target = TriageTarget(cluster=recording.cluster, region=recording.region, node=node)
     access = open_access(target, recording=recording)
-    return triage_cluster(target, access, now=recording_time(recording))
+    return triage_cluster(
+        target, access, now=recording_time(recording), sources=replay_sources(recording)
+    )
 
 
 def grade(name: str, recording: RecordedCluster) -> CaseResult:

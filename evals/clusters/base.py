@@ -57,7 +57,7 @@ def _group(name: str, instance_type: str, count: int, threads: int = 2) -> Json:
 
 
 def _node(n: int, group: str, instance_type: str, launched: datetime) -> Json:
-    ip = f"10.1.{n // 250}.{10 + n % 250}"
+    ip = f"10.1.{n // 240}.{10 + n % 240}"
     return {
         "InstanceGroupName": group,
         "InstanceId": instance_id(n),
@@ -216,6 +216,7 @@ def _instance_types() -> list[Json]:
         "3200 Gigabit",
         {"EfaSupported": True, "EfaInfo": {"MaximumEfaInterfaces": 32}, "MaximumNetworkCards": 32},
     )
+    p5["InstanceStorageSupported"] = True  # 8 x 3.84 TB NVMe, mounted at /opt/dlami/nvme
     p5["GpuInfo"] = {
         "Gpus": [
             {
@@ -362,3 +363,18 @@ def healthy_slurm() -> World:
         ],
         None,
     )
+
+
+def grow_group(world: World, group_name: str, count: int) -> World:
+    """Grow an instance group of a base world to `count` healthy nodes (benchmarks)."""
+    group = next(g for g in world.cluster["InstanceGroups"] if g["InstanceGroupName"] == group_name)
+    created = RECORDED_AT - timedelta(days=10)
+    members = [n for n in world.nodes if n["InstanceGroupName"] == group_name]
+    next_number = len(world.nodes) + 1
+    for _ in range(len(members), count):
+        node = _node(next_number, group_name, group["InstanceType"], created)
+        world.nodes.append(node)
+        world.node_details[node["InstanceId"]] = _details(node, world.cluster)
+        next_number += 1
+    group["CurrentCount"] = group["TargetCount"] = count
+    return world

@@ -12,12 +12,18 @@ import sys
 from pathlib import Path
 
 from evals.clusters import base
+from evals.clusters.node_world import add_node_level
 from evals.clusters.scenario import Scenario
 from evals.clusters.scenarios import SCENARIOS
+from evals.clusters.world import World
 from tools.aws.session import AwsAccess
+from tools.kube.access import KubeAccess
+from tools.probes.runner import ProbeRunner
+from tools.probes.transport import RecordedProbes
 from tools.recorded.model import RecordedCluster, dump_recorded
 from tools.recorded.recorder import Recorder
-from tools.triage.data import ClusterData
+from tools.sources import KubernetesUnavailable, ProbesUnavailable
+from tools.triage.data import ClusterData, NodeSources
 from tools.triage.runner import run_triage
 from tools.triage.session import caller_account
 from tools.triage.target import TriageTarget
@@ -26,16 +32,50 @@ CLUSTERS_DIR = Path(__file__).resolve().parent
 log = logging.getLogger("evals.clusters.build")
 
 
-def record_scenario(scenario: Scenario) -> RecordedCluster:
+PLUGIN = "session-manager-plugin"
+
+
+def world_sources(world: World, recorder: Recorder) -> NodeSources:
+    """The world's Kubernetes API and nodes as a triage would meet them live, with the
+    recorder capturing what the triage reads (as `record` does)."""
+
+    def kube() -> KubeAccess:
+        if world.kube_unavailable is not None or world.kubernetes is None:
+            reason = world.kube_unavailable or "no Kubernetes API in this world"
+            recorder.record_unavailable("kubernetes", "kubeconfig", reason)
+            raise KubernetesUnavailable(reason)
+        return KubeAccess.from_objects(
+            world.kubernetes, on_list=recorder.record_kube_list, on_log=recorder.record_kube_log
+        )
+
+    def probes() -> ProbeRunner:
+        if world.plugin_missing:
+            reason = f"{PLUGIN} not found on PATH"
+            recorder.record_unavailable("tool", PLUGIN, reason)
+            raise ProbesUnavailable(reason)
+        transport = RecordedProbes(world.probes, world.unreachable)
+        return ProbeRunner(transport, on_node_done=recorder.record_probes)
+
+    return NodeSources(kube=kube, probes=probes)
+
+
+def scenario_world(scenario: Scenario) -> World:
     world = base.healthy_eks() if scenario.base == "eks" else base.healthy_slurm()
+    add_node_level(world)
     scenario.edit(world)
+    return world
+
+
+def record_scenario(scenario: Scenario) -> RecordedCluster:
+    world = scenario_world(scenario)
     target = TriageTarget(
         cluster=world.cluster["ClusterName"], region=world.region, node=scenario.node
     )
     recorder = Recorder()
     access = AwsAccess(world.region, replay=world, recorder=recorder)
     caller_account(access)
-    run_triage(ClusterData(access, target, now=base.RECORDED_AT))
+    sources = world_sources(world, recorder)
+    run_triage(ClusterData(access, target, now=base.RECORDED_AT, sources=sources))
     recording = recorder.build(
         cluster=target.cluster, region=target.region, description=scenario.description
     )

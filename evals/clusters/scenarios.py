@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from evals.clusters import base
 from evals.clusters.edits import FAILED_NODE
+from evals.clusters.node_samples import kubernetes as kube
+from evals.clusters.node_samples import system
+from evals.clusters.node_world import set_probe
 from evals.clusters.scenario import Scenario, unchanged
 from evals.clusters.scenarios_cluster import CLUSTER, hma_xid_detection, threads_per_core_p5
 from evals.clusters.scenarios_lifecycle import LIFECYCLE
 from evals.clusters.scenarios_network import NETWORK
+from evals.clusters.scenarios_node import NODE, fell_off_the_bus
 from evals.clusters.world import World
 
 
 def demo_eks(world: World) -> None:
-    """Several faults at once: what a real sick cluster tends to look like."""
+    """Several faults at once: what a real sick cluster tends to look like. The failing
+    GPU node is the one the triage probes: Xid 79 with a GPU gone, 96 vCPUs, and HyperPod's
+    replacement label on its Kubernetes node."""
     group = next(g for g in world.security_groups if g["GroupId"] == base.SG)
     group["IpPermissionsEgress"] = [
         p for p in group["IpPermissionsEgress"] if not p.get("UserIdGroupPairs")
@@ -23,6 +29,17 @@ def demo_eks(world: World) -> None:
     for node in world.nodes:
         if node["InstanceId"] == FAILED_NODE:
             node["InstanceStatus"] = {"Status": "Failure", "Message": message}
+    fell_off_the_bus(world, FAILED_NODE, gpu=5)
+    set_probe(world, FAILED_NODE, "cpu", system.lscpu(cpus=96, threads_per_core=1))
+    assert world.kubernetes is not None
+    kube.set_node_health(
+        world.kubernetes,
+        FAILED_NODE,
+        "UnschedulablePendingReplacement",
+        fault_type="NvidiaErrorReplace",
+        fault_reason="XidHardwareFailure",
+        fault_details=kube.xid_fault_details(),
+    )
 
 
 HEALTHY: list[Scenario] = [
@@ -33,7 +50,8 @@ HEALTHY: list[Scenario] = [
 DEMO = Scenario(
     "demo-eks",
     "The README demo: an EKS cluster whose SG lacks the outbound self rule, whose p5 group "
-    "runs with ThreadsPerCore=1, and whose GPU node fell off the bus (HMA detection, Failure).",
+    "runs with ThreadsPerCore=1, and whose GPU node fell off the bus (HMA detection, Failure, "
+    "Xid 79 and 7 of 8 GPUs on the node, pending replacement in Kubernetes).",
     "eks",
     demo_eks,
     expect=[
@@ -41,12 +59,20 @@ DEMO = Scenario(
         ("cluster-nodes", "FAIL", "F"),
         ("threads-per-core", "WARN", "J"),
         ("health-monitoring-agent", "WARN", "F.3"),
+        ("k8s-node-health", "FAIL", "F.2"),
+        ("gpu-count", "FAIL", "G"),
+        ("gpu-xid", "FAIL", "G.2"),
+        ("node-vcpus", "FAIL", "J"),
     ],
     resources={
         "efa-security-groups": [base.SG],
         "cluster-nodes": [FAILED_NODE],
         "health-monitoring-agent": [FAILED_NODE],
+        "k8s-node-health": [FAILED_NODE],
+        "gpu-count": [FAILED_NODE],
+        "gpu-xid": [FAILED_NODE],
+        "node-vcpus": [FAILED_NODE],
     },
 )
 
-SCENARIOS: list[Scenario] = [*HEALTHY, *NETWORK, *CLUSTER, *LIFECYCLE, DEMO]
+SCENARIOS: list[Scenario] = [*HEALTHY, *NETWORK, *CLUSTER, *LIFECYCLE, *NODE, DEMO]

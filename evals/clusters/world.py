@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.aws.errors import NotRecorded
-from tools.recorded.model import Paging, RecordedCall, RecordedError
+from tools.probes.model import ProbeOutput
+from tools.recorded.model import KubernetesObjects, Paging, RecordedCall, RecordedError
 
 Json = dict[str, Any]
 
@@ -46,6 +47,15 @@ class World:
     log_events: dict[str, list[Json]] = field(default_factory=dict)
     # (service, operation) pairs answered with AccessDenied, as a role without them would be.
     denied: set[tuple[str, str]] = field(default_factory=set)
+    # -- node level -------------------------------------------------------------------------
+    # The Kubernetes API's objects (EKS worlds), or why kubectl access fails.
+    kubernetes: KubernetesObjects | None = None
+    kube_unavailable: str | None = None
+    # What each node prints for each catalogued probe, nodes SSM cannot reach, and whether
+    # session-manager-plugin is missing on the machine running the triage.
+    probes: dict[str, dict[str, ProbeOutput]] = field(default_factory=dict)
+    unreachable: dict[str, str] = field(default_factory=dict)
+    plugin_missing: bool = False
 
     def copy(self) -> World:
         return copy.deepcopy(self)

@@ -57,7 +57,7 @@ def _no_plugin() -> ProbeRunner:
 
 
 def test_probes_unavailable_raises_for_the_runner_to_skip() -> None:
-    data = node_data()
+    data = node_data(node(GPU_NODE))
     data.sources.probes = _no_plugin
     with pytest.raises(ProbesUnavailable, match="session-manager-plugin"):
         list(node_reachability(data))

@@ -178,8 +178,10 @@ class NodeReads(NetworkReads):
         """Every planned node's probe outputs (one session per node, run once per triage)."""
 
         def fetch() -> dict[str, NodeProbes]:
-            runner = self.sources.probes()
-            return runner.run(self.probe_plans())
+            plans = self.probe_plans()
+            if not plans:  # e.g. --node names no node of this cluster: nothing to ask for
+                return {}
+            return self.sources.probes().run(plans)
 
         return self._once(("node-probes",), fetch)
 

@@ -1,0 +1,148 @@
+"""The node level of a bundled world: what each node prints for its probes, the Kubernetes
+objects of an EKS cluster, and the Slurm controller's view of a Slurm cluster.
+
+`add_node_level(world)` makes every node of a base world healthy at node level; scenario
+edits then plant one fault each (see scenarios_node.py). Outputs come from
+evals/clusters/node_samples, which mirror what the catalogued commands print.
+"""
+
+from __future__ import annotations
+
+from evals.clusters import base
+from evals.clusters.node_samples import accelerators as accel
+from evals.clusters.node_samples import kubernetes as kube
+from evals.clusters.node_samples import slurm, system
+from evals.clusters.world import Json, World
+from tools.probes.instance_facts import InstanceFacts, ec2_name, fallback, from_describe
+from tools.probes.model import ProbeOutput
+
+CONTROLLER_PROBES = ("slurm_nodes", "slurm_stuck_jobs", "slurm_controller", "slurm_resource_config")
+
+
+def _out(stdout: str, exit_code: int = 0) -> ProbeOutput:
+    return ProbeOutput(stdout=stdout, exit_code=exit_code)
+
+
+def slurm_name(node: Json) -> str:
+    return str(node["PrivateDnsHostname"]).split(".", 1)[0]
+
+
+def node_ip(node: Json) -> str:
+    return slurm_name(node).removeprefix("ip-").replace("-", ".")
+
+
+def facts_of(world: World, instance_type: str) -> InstanceFacts:
+    """The world's own DescribeInstanceTypes answer for the type, else the built-in table."""
+    name = ec2_name(instance_type)
+    for entry in world.instance_types:
+        if entry.get("InstanceType") == name:
+            return from_describe(entry)
+    return fallback(name)
+
+
+def healthy_outputs(world: World, node: Json) -> dict[str, ProbeOutput]:
+    """Every probe a healthy node of this type answers, as its commands print them."""
+    facts = facts_of(world, str(node["InstanceType"]))
+    eks = "Eks" in (world.cluster.get("Orchestrator") or {})
+    group = next(
+        g
+        for g in world.cluster["InstanceGroups"]
+        if g["InstanceGroupName"] == node["InstanceGroupName"]
+    )
+    threads = int(group.get("ThreadsPerCore", 2))
+    vcpus = facts.vcpus or 8
+    if threads == 1:
+        vcpus //= 2
+    states = (
+        system.eks_services()
+        if eks
+        else system.slurm_services(controller=slurm_controller(world) is node)
+    )
+    outputs = {
+        "disk_usage": _out(system.df_usage(nvme_exists=facts.instance_store)),
+        "disk_inodes": _out(system.df_inodes(nvme_exists=facts.instance_store)),
+        "meminfo": _out(system.meminfo()),
+        "uptime": _out(system.uptime()),
+        "cpu": _out(system.lscpu(cpus=vcpus, threads_per_core=threads)),
+        "kernel_release": _out(system.kernel_release()),
+        "kernel_log": _out(system.kernel_log()),
+        "kernel_log_previous_boot": _out(system.kernel_log_previous_boot(None)),
+        "time_sync": _out(system.time_sync()),
+        "services": _out(system.services(states)),
+    }
+    if facts.gpus:
+        outputs |= {
+            "gpu_list": _out(accel.gpu_list(facts.gpus)),
+            "gpu_query": _out(accel.gpu_query(facts.gpus)),
+            "gpu_row_remap": _out(accel.row_remap(facts.gpus)),
+            "dcgm_health": _out(accel.dcgm_health()),
+            "nvidia_driver": _out(accel.nvidia_driver()),
+            "nccl_libraries": _out(accel.nccl_libraries()),
+        }
+    if facts.neuron_devices:
+        outputs["neuron_devices"] = _out(accel.neuron_ls(facts.neuron_devices, facts.instance_type))
+    if facts.efa_interfaces:
+        outputs |= {
+            "efa_module": _out(accel.lsmod()),
+            "efa_devices": _out(accel.infiniband(facts.efa_interfaces)),
+            "efa_provider": _out(accel.fi_info(facts.efa_interfaces)),
+            "efa_packages": _out(accel.efa_packages()),
+        }
+    return outputs
+
+
+def slurm_controller(world: World) -> Json | None:
+    for node in world.nodes:
+        if node["InstanceGroupName"] == base.CONTROLLER_GROUP:
+            return node
+    return None
+
+
+def controller_outputs(world: World) -> dict[str, ProbeOutput]:
+    """The Slurm controller's answers: every worker idle, no stuck job, slurmctld up."""
+    controller = slurm_controller(world)
+    workers = [n for n in world.nodes if n is not controller]
+    groups: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+    for n in world.nodes:
+        entry = groups.setdefault(str(n["InstanceGroupName"]), (str(n["InstanceType"]), []))
+        entry[1].append((str(n["InstanceId"]), node_ip(n)))
+    return {
+        "slurm_nodes": _out(slurm.sinfo([(slurm_name(n), "idle", "") for n in workers])),
+        "slurm_stuck_jobs": _out(slurm.squeue([])),
+        "slurm_controller": _out(
+            slurm.scontrol_ping(host=slurm_name(controller) if controller else "ip-10-1-0-10")
+        ),
+        "slurm_resource_config": _out(
+            slurm.resource_config(
+                [(name, kind, members) for name, (kind, members) in groups.items()],
+                cluster_name=str(world.cluster["ClusterName"]),
+            )
+        ),
+    }
+
+
+def add_node_level(world: World) -> World:
+    for node in world.nodes:
+        world.probes[str(node["InstanceId"])] = healthy_outputs(world, node)
+    if "Eks" in (world.cluster.get("Orchestrator") or {}):
+        world.kubernetes = kube.healthy_objects(
+            [
+                (str(n["InstanceId"]), str(n["InstanceGroupName"]), str(n["InstanceType"]), base.AZ)
+                for n in world.nodes
+            ]
+        )
+    else:
+        controller = slurm_controller(world)
+        if controller is not None:
+            world.probes[str(controller["InstanceId"])] |= controller_outputs(world)
+    return world
+
+
+def set_probe(world: World, instance: str, probe: str, stdout: str, exit_code: int = 0) -> None:
+    world.probes[instance][probe] = _out(stdout, exit_code)
+
+
+def controller_id(world: World) -> str:
+    controller = slurm_controller(world)
+    assert controller is not None, "a Slurm world has a controller"
+    return str(controller["InstanceId"])
