@@ -13,13 +13,23 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 from collections.abc import Callable
+from typing import IO
 
 from tools.probes.catalog import CATALOGUE, NodeKind
 from tools.probes.framing import bundle_probes
 from tools.probes.model import NodeProbes
 from tools.probes.runner import ProbeRunner
 from tools.probes.transport import ProbeTarget
+
+_GRACE_S = 1.0  # how long to wait for the last output once the shell has ended
+
+
+def _drain(stream: IO[bytes], chunks: list[bytes]) -> None:
+    descriptor = stream.fileno()
+    for chunk in iter(lambda: os.read(descriptor, 65536), b""):
+        chunks.append(chunk)
 
 
 class LocalSlurmTransport:
@@ -39,13 +49,21 @@ class LocalSlurmTransport:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # a timeout kills the probes' children too
         )
+        # Read in a thread: each probe runs under `timeout`, which moves itself to its own
+        # process group, so after we kill ours a probe's `timeout` can keep the pipe open
+        # for up to its own limit. We return what arrived instead of waiting for EOF.
+        chunks: list[bytes] = []
+        assert process.stdout is not None
+        reader = threading.Thread(target=_drain, args=(process.stdout, chunks), daemon=True)
+        reader.start()
         try:
-            out, _ = process.communicate(timeout=timeout_s)
+            process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
-            out, _ = process.communicate()  # what arrived: framing marks it truncated
-        return out.decode("utf-8", errors="replace")
+            process.wait()
+        reader.join(timeout=_GRACE_S)
+        return b"".join(list(chunks)).decode("utf-8", errors="replace")
 
 
 def local_slurm_runner(
