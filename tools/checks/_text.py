@@ -13,13 +13,22 @@ from tools.redaction import redact_text
 
 CLIP = 200
 
+# Terminal escape sequences (colours, cursor moves, window titles): dropped whole before
+# redaction, since "\x1b[31mAKIA..." would otherwise hide the key's word boundary.
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window title, hyperlinks
+    r"|\x1b[@-Z\\-_]"  # other two-character escapes
+)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _SPACE = re.compile(r"\s+")
 
 
 def clip(text: object, limit: int = CLIP) -> str:
-    """One line, control characters escaped, at most `limit` characters (with an ellipsis)."""
-    value = redact_text("" if text is None else str(text))
+    """One line, terminal escapes dropped, other control characters escaped, secrets
+    redacted, at most `limit` characters (with an ellipsis)."""
+    value = _ANSI.sub("", "" if text is None else str(text))
+    value = redact_text(value)
     value = value.replace("\r", "\\r").replace("\t", " ")
     value = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
     value = _SPACE.sub(" ", value).strip()
