@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tools.checks._text import clip
 from tools.findings import Finding, info
+from tools.parsers.nvidia_smi import GpuRow
 from tools.probes.instance_facts import InstanceFacts
 from tools.probes.model import NodeProbes
 from tools.triage.data import ClusterData
@@ -42,7 +44,13 @@ class ProbeText:
 
 
 def first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")[:_EXCERPT]
+    """The first non-blank line, clipped and redacted: it is the node's text."""
+    return clip(next((line for line in text.splitlines() if line.strip()), ""), _EXCERPT)
+
+
+def gpu_label(row: GpuRow) -> str:
+    """ "GPU 3 (0000:53:00.0)"; a bus id cell that is not a bus id is shown clipped."""
+    return clip(row.label, 60)
 
 
 def read(node: NodeProbes, name: str) -> ProbeText:
@@ -67,7 +75,7 @@ def could_not_read(
         probe=probe.name,
         exit_code=probe.exit_code,
         truncated=probe.truncated,
-        output=(probe.text or "")[:_EXCERPT],
+        output=clip(probe.text or "", _EXCERPT),
     )
 
 

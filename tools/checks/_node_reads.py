@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tools.checks._text import clip
 from tools.findings import Finding, info, passed
 from tools.parsers.kernel_log import KernelLog, parse_kernel_log
 from tools.probes.model import NodeProbes
@@ -59,7 +60,8 @@ def unreadable(
     **evidence: Any,
 ) -> Finding:
     """INFO: this node's `what` could not be read, so the check judged nothing from it."""
-    reason = problem or "its output was not recognised"
+    # A problem may quote the node's own output (a refused dmesg, systemctl's complaint).
+    reason = clip(problem, 200) if problem else "its output was not recognised"
     return info(
         check_id,
         section_id,

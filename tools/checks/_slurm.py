@@ -27,7 +27,7 @@ def node_label(name: str, rows: Mapping[str, SlurmNodeRow]) -> str:
     row = rows.get(name)
     if row is None or not row.instance_id:
         return name
-    group = f", group {row.group}" if row.group else ""
+    group = f", group {clip(row.group, 60)}" if row.group else ""
     return f"{name} ({row.instance_id}{group})"
 
 
@@ -49,7 +49,7 @@ def could_not_read(
         section,
         f"Could not read {what} on {where(host)}: {clip(read.problem, 160)}",
         probe=read.probe,
-        problem=read.problem,
+        problem=clip(read.problem) if read.problem else read.problem,
         exit_code=read.output.exit_code if read.output else None,
         output=clip(read.output.stdout, 300) if read.output else "",
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, passed
 from tools.parsers.efa import (
     FiInfo,
@@ -62,7 +63,7 @@ def judge_efa(
             )
         )
     if provider is not None and not provider.efa_entries:
-        reason = provider.error or "no efa entry"
+        reason = quoted(provider.error, 160) if provider.error else "no efa entry"
         findings.append(
             fail(
                 CHECK_ID,
@@ -71,7 +72,7 @@ def judge_efa(
                 f"{where}: libfabric offers no EFA provider (fi_info -p efa: {reason}) — "
                 f"{_NODE_FAULT}",
                 resources=[instance_id],
-                fi_info_error=provider.error,
+                fi_info_error=clip(provider.error) if provider.error else None,
                 error_code=provider.error_code,
             )
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.parsers.dcgm import DcgmHealth, parse_dcgm_health
 from tools.registry import check
@@ -12,15 +13,20 @@ from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-dcgm"
 SECTION = "G.1.b"
+SHOWN_INCIDENTS = 2  # incidents quoted in a message; the evidence keeps more
+KEPT_INCIDENTS = 16
 
 
 def _incidents(health: DcgmHealth, level: str) -> str:
+    # Labels and messages are the node's text (dcgmi's JSON): clipped, redacted, quoted.
     listed = [
-        f"{i.label}" + (f" ({i.message})" if i.message else "")
+        clip(i.label, 80) + (f" {quoted(i.message, 160)}" if i.message else "")
         for i in health.incidents
         if i.health == level
     ]
-    return "; ".join(listed)
+    shown = "; ".join(listed[:SHOWN_INCIDENTS])
+    more = len(listed) - SHOWN_INCIDENTS
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Finding:
@@ -28,16 +34,17 @@ def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Find
     where = f"{instance_id} ({instance_type})" if instance_type else instance_id
     evidence: dict[str, object] = {
         "state": health.state,
-        "overall": health.overall,
+        "overall": clip(health.overall, 40) if health.overall else None,
         "incidents": [
             {
-                "entity": f"{i.entity_group} {i.entity_id}",
-                "system": i.system,
-                "health": i.health,
-                "message": i.message,
+                "entity": clip(f"{i.entity_group} {i.entity_id}", 60),
+                "system": clip(i.system, 60),
+                "health": clip(i.health, 40),
+                "message": clip(i.message),
             }
-            for i in health.incidents
+            for i in health.incidents[:KEPT_INCIDENTS]
         ],
+        "incident_count": len(health.incidents),
     }
     if health.state == "not-installed":
         return info(
@@ -60,7 +67,8 @@ def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Find
         return info(
             CHECK_ID,
             SECTION,
-            f"{where}: DCGM health not read: {health.error or 'unrecognised output'}",
+            f"{where}: DCGM health not read: "
+            f"{quoted(health.error, 160) if health.error else 'unrecognised output'}",
             resources=[instance_id],
             **evidence,
         )
@@ -93,7 +101,8 @@ def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Find
     return info(
         CHECK_ID,
         SECTION,
-        f"{where}: DCGM reported overall health {health.overall or 'missing'}",
+        f"{where}: DCGM reported overall health "
+        f"{quoted(health.overall, 40) if health.overall else 'missing'}",
         resources=[instance_id],
         **evidence,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed
 from tools.parsers.nvidia_smi import GpuList, parse_gpu_list
 from tools.registry import check
@@ -12,6 +13,7 @@ from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-count"
 SECTION = "G"
+KEPT_ERRORS = 8  # nvidia-smi error lines kept as evidence
 
 
 def judge_gpu_count(
@@ -26,12 +28,13 @@ def judge_gpu_count(
         "expected": expected,
         "visible": visible,
         "unreachable_bus_ids": list(unreachable),
-        "errors": list(listing.errors),
+        # nvidia-smi's error lines are the node's text: clipped and redacted.
+        "errors": [clip(line) for line in listing.errors[:KEPT_ERRORS]],
     }
     if visible < expected:
         cause = f"; the driver cannot reach {', '.join(unreachable)}" if unreachable else ""
         if not unreachable and listing.errors:
-            cause = f"; nvidia-smi: {listing.errors[0]}"
+            cause = f"; nvidia-smi: {quoted(listing.errors[0], 160)}"
         return fail(
             CHECK_ID,
             Priority.P0,

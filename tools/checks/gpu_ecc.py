@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.checks._accel import could_not_read, gpu_label, judged_nodes, none_probed, read
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.parsers.nvidia_smi import GpuRow, parse_gpu_query
 from tools.registry import check
@@ -22,7 +22,7 @@ def _counts(row: GpuRow) -> str:
         f"{volatile if volatile is not None else 'n/a'} volatile",
         f"{aggregate if aggregate is not None else 'n/a'} aggregate",
     ]
-    return f"{row.label}: {', '.join(shown)}"
+    return f"{gpu_label(row)}: {', '.join(shown)}"
 
 
 def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) -> Finding:
@@ -32,7 +32,7 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
     row-remap state (§ G.1.a) says whether the memory is still at fault."""
     where = f"{instance_id} ({instance_type})" if instance_type else instance_id
     per_gpu = {
-        row.label: {
+        gpu_label(row): {
             "volatile": row.ecc_uncorrected_volatile,
             "aggregate": row.ecc_uncorrected_aggregate,
         }
@@ -54,7 +54,7 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
             "row remapping (§ G.1.a): remapped cleanly means the memory was repaired; pending "
             "or failed means reboot or replace",
             resources=[instance_id],
-            gpus=[row.label for row in bad],
+            gpus=[gpu_label(row) for row in bad],
             counters=per_gpu,
         )
     if bad:
@@ -67,7 +67,7 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
             "— isolate the node, reboot it to reset the GPUs and re-check row remapping; "
             "replace it if a remap failed, stays pending or the errors return",
             resources=[instance_id],
-            gpus=[row.label for row in bad],
+            gpus=[gpu_label(row) for row in bad],
             counters=per_gpu,
         )
     known = [

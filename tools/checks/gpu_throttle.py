@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.checks._accel import could_not_read, gpu_label, judged_nodes, none_probed, read
 from tools.findings import Finding, Priority, fail, info, passed
 from tools.parsers.nvidia_smi import GpuRow, parse_gpu_query
 from tools.registry import check
@@ -22,10 +22,10 @@ def judge_throttle(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...
     """FAIL P1 when HW slowdown, HW thermal or SW thermal slowdown is active on a GPU."""
     where = f"{instance_id} ({instance_type})" if instance_type else instance_id
     throttled = [row for row in rows if row.active_throttles]
-    temperatures = {row.label: row.temperature_c for row in rows}
+    temperatures = {gpu_label(row): row.temperature_c for row in rows}
     if throttled:
         listed = "; ".join(
-            f"{row.label} at {_temperature(row)}: {', '.join(row.active_throttles)}"
+            f"{gpu_label(row)} at {_temperature(row)}: {', '.join(row.active_throttles)}"
             for row in throttled
         )
         return fail(
@@ -36,7 +36,7 @@ def judge_throttle(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...
             "compare with the node's other GPUs, reboot, replace the node if hardware "
             "slowdown persists",
             resources=[instance_id],
-            gpus={row.label: list(row.active_throttles) for row in throttled},
+            gpus={gpu_label(row): list(row.active_throttles) for row in throttled},
             temperatures=temperatures,
         )
     reported = [row for row in rows if row.hw_slowdown is not None]

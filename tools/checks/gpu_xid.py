@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.parsers.xid import XidEvent, gpus, no_previous_boot, numbers, of_kind, parse_xids
 from tools.registry import check
@@ -35,7 +36,7 @@ def _evidence(events: Iterable[XidEvent]) -> dict[str, object]:
     return {
         "xids": numbers(listed),
         "gpus": gpus(listed),
-        "lines": [e.line for e in listed[:_MAX_LINES]],
+        "lines": [clip(e.line) for e in listed[:_MAX_LINES]],  # the node's log: clipped
     }
 
 

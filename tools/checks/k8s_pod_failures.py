@@ -69,7 +69,7 @@ def pod_failures(pod: dict[str, Any], nodes: dict[str, str | None]) -> list[PodF
                 PodFailure(key, host, nodes.get(host or ""), name, reason, restarts, detail)
             )
         elif oom:
-            code = (last or now).get("exitCode")
+            code = clip((last or now).get("exitCode"), 20)
             found.append(
                 PodFailure(
                     key, host, nodes.get(host or ""), name, OOM, restarts, f"exit code {code}"
@@ -172,7 +172,8 @@ def judge_sandbox_events(
     pods and the latest message (a 50051 refusal points at ipamd)."""
     per_node: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for event in events:
-        host = _event_host(event, pod_nodes) or "?"
+        # An event's source host and object are free text to the API server: clipped.
+        host = clip(_event_host(event, pod_nodes) or "?", 120)
         if scope is not None and host not in scope:
             continue
         per_node[host].append(event)
@@ -182,8 +183,11 @@ def judge_sandbox_events(
         count = sum(int(e.get("count") or 1) for e in items)
         pods = sorted(
             {
-                f"{(e.get('involvedObject') or {}).get('namespace')}/"
-                f"{(e.get('involvedObject') or {}).get('name')}"
+                clip(
+                    f"{(e.get('involvedObject') or {}).get('namespace')}/"
+                    f"{(e.get('involvedObject') or {}).get('name')}",
+                    120,
+                )
                 for e in items
             }
         )

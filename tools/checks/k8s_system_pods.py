@@ -66,8 +66,9 @@ def pod_state(pod: dict[str, Any]) -> str:
         reason = k8s.state(container, "state", "waiting").get("reason")
         if reason:
             restarts = int(container.get("restartCount") or 0)
-            return f"{reason}" + (f" ({restarts} restarts)" if restarts else "")
-    phase = str(k8s.status(pod).get("phase") or "Unknown")
+            # The kubelet's word, but any writer of the pod status can set it: clipped.
+            return clip(reason, 60) + (f" ({restarts} restarts)" if restarts else "")
+    phase = clip(k8s.status(pod).get("phase") or "Unknown", 40)
     if phase == "Running" and any(c.get("ready") is False for c in k8s.container_statuses(pod)):
         return "Running but not ready"
     return phase

@@ -18,6 +18,7 @@ from tools.checks._node_reads import (
     read_probe,
     unreadable,
 )
+from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, warn
 from tools.parsers.df import DfReport, parse_df
 from tools.registry import check
@@ -109,8 +110,9 @@ def _judge_instance_store(node: str, usage: DfReport) -> list[Finding]:
     if mounted is not False:
         return []
     row = usage.row_for(NVME)
+    # Mount points and file system names are the node's text: clipped and redacted.
     seen = (
-        f"df reports it under {row.mounted_on}"
+        f"df reports it under {clip(row.mounted_on, 80)}"
         if row is not None
         else "the directory does not exist"
     )
@@ -123,7 +125,7 @@ def _judge_instance_store(node: str, usage: DfReport) -> list[Finding]:
             "lands on the small root volume",
             resources=[node],
             path=NVME,
-            reported_mount=row.mounted_on if row is not None else None,
+            reported_mount=clip(row.mounted_on, 200) if row is not None else None,
             missing=NVME in usage.missing,
         )
     ]
@@ -135,12 +137,12 @@ def _judge_inodes(node: str, inodes: DfReport) -> list[Finding]:
             CHECK_ID,
             Priority.P1,
             "I.1",
-            f"Inodes of {row.mounted_on} on {node} are {row.use_pct} % used (above "
+            f"Inodes of {clip(row.mounted_on, 80)} on {node} are {row.use_pct} % used (above "
             f"{INODES_P1_PCT} %): file creation fails even with free space; look for "
             "directories with millions of small files",
             resources=[node],
-            mount=row.mounted_on,
-            filesystem=row.filesystem,
+            mount=clip(row.mounted_on, 200),
+            filesystem=clip(row.filesystem, 200),
             inode_use_pct=row.use_pct,
             inodes=row.size,
             threshold_pct=INODES_P1_PCT,
@@ -153,7 +155,7 @@ def _judge_inodes(node: str, inodes: DfReport) -> list[Finding]:
 def _usage_evidence(report: DfReport | None) -> dict[str, int | None]:
     if report is None:
         return {}
-    return {row.mounted_on: row.use_pct for row in report.mounts()}
+    return {clip(row.mounted_on, 200): row.use_pct for row in report.mounts()}
 
 
 @check(CHECK_ID, section="I.1", title="Disk space and inodes")

@@ -44,7 +44,10 @@ def _victim_list(victims: list[KernelEvent]) -> str:
 
 
 def _victim_evidence(victims: list[KernelEvent]) -> list[dict[str, object]]:
-    return [{"process": v.process, "pid": v.pid, "time": v.timestamp} for v in victims]
+    return [
+        {"process": clip(v.process, 80) if v.process else None, "pid": v.pid, "time": v.timestamp}
+        for v in victims
+    ]
 
 
 def judge_memory(

@@ -36,7 +36,7 @@ def judge_reachability(nodes: Sequence[NodeProbes]) -> list[Finding]:
                 f"{clip(node.unreachable)}; check the SSM agent on it (amazon-ssm-agent) and "
                 f"the session target, then re-run with --node {node.instance_id}",
                 resources=[node.instance_id],
-                reason=node.unreachable,
+                reason=clip(node.unreachable, 400),
                 group=node.group,
                 elapsed_s=node.elapsed_s,
             )

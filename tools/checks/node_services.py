@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tools.checks._node_reads import healthy_summary, partly_read, read_probe, unreadable
+from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info, warn
 from tools.parsers.systemd import Units, UnitState, parse_units
 from tools.registry import check
@@ -49,18 +50,25 @@ def required_units(orchestrator: str, controller: bool) -> list[Required]:
     ]
 
 
+def _states(unit: UnitState) -> dict[str, str | None]:
+    """systemctl's words for a unit, as evidence: the node's text, so clipped."""
+    return {
+        "unit": clip(unit.id, 120),
+        "load_state": clip(unit.load_state) if unit.load_state else None,
+        "active_state": clip(unit.active_state) if unit.active_state else None,
+        "sub_state": clip(unit.sub_state) if unit.sub_state else None,
+    }
+
+
 def _not_running(node: str, unit: UnitState, need: Required) -> Finding:
-    what = f"is {unit.state}" if unit.installed else "is not installed"
+    what = f"is {clip(unit.state, 80)}" if unit.installed else "is not installed"
     return fail(
         CHECK_ID,
         need.priority,
         need.section,
         f"{need.unit} ({need.role}) {what} on {node}",
         resources=[node],
-        unit=unit.id,
-        load_state=unit.load_state,
-        active_state=unit.active_state,
-        sub_state=unit.sub_state,
+        **_states(unit),
     )
 
 
@@ -85,12 +93,10 @@ def judge_services(
                     CHECK_ID,
                     Priority.P2,
                     "M",
-                    f"containerd is {containerd.state} on {node}: container jobs (Docker, "
-                    "Enroot / Pyxis) cannot start there",
+                    f"containerd is {clip(containerd.state, 80)} on {node}: container jobs "
+                    "(Docker, Enroot / Pyxis) cannot start there",
                     resources=[node],
-                    unit=containerd.id,
-                    active_state=containerd.active_state,
-                    sub_state=containerd.sub_state,
+                    **_states(containerd),
                 )
             )
     return findings, unknown
@@ -120,12 +126,11 @@ def _judge_ssm(node: str, units: Units, unknown: list[str]) -> list[Finding]:
             CHECK_ID,
             Priority.P1,
             "K",
-            f"SSM agent {agent.name} is {agent.state} on {node}: the node drops out of "
+            f"SSM agent {clip(agent.name, 80)} is {clip(agent.state, 80)} on {node}: the node "
+            "drops out of "
             "Session Manager once the current session ends",
             resources=[node],
-            unit=agent.id,
-            active_state=agent.active_state,
-            sub_state=agent.sub_state,
+            **_states(agent),
         )
     ]
 

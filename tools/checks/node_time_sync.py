@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._node_reads import healthy_summary, read_probe, unreadable
+from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, warn
 from tools.parsers.time_sync import TimeSync, parse_time_sync
 from tools.registry import check
@@ -20,18 +21,19 @@ MAX_OFFSET_S = 1.0
 
 
 def judge_time_sync(node: str, sync: TimeSync) -> list[Finding]:
+    # chronyc's words are the node's text: clipped and redacted.
     evidence = {
         "ntp_synchronized": sync.ntp_synchronized,
-        "leap_status": sync.leap_status,
+        "leap_status": clip(sync.leap_status, 60) if sync.leap_status else None,
         "offset_s": sync.offset_s,
-        "reference": sync.reference,
-        "notes": list(sync.notes),
+        "reference": clip(sync.reference, 80) if sync.reference else None,
+        "notes": [clip(note, 120) for note in sync.notes],
     }
     unsynced = []
     if sync.ntp_synchronized is False:
         unsynced.append("timedatectl NTPSynchronized=no")
     if sync.chrony_synchronised is False:
-        unsynced.append(f"chrony Leap status: {sync.leap_status}")
+        unsynced.append(f"chrony Leap status: {clip(sync.leap_status, 60)}")
     if unsynced:
         return [
             fail(

@@ -64,7 +64,7 @@ def _evidence(job: SlurmJob) -> dict[str, object]:
         "job_id": job.job_id,
         "name": clip(job.name, 120),
         "state": job.state,
-        "time_used": job.elapsed,
+        "time_used": clip(job.elapsed, 40),
         "time_used_s": job.elapsed_s,
         "nodes": clip(job.nodes, 300),
     }
@@ -93,7 +93,7 @@ def _judge_job(
         return None
     out = [nodes[n] for n in job.node_names if n in nodes and nodes[n].problems]
     if out:
-        states = ", ".join(f"{n.name} is {n.state.raw}" for n in out[:3])
+        states = ", ".join(f"{n.name} is {clip(n.state.raw, 40)}" for n in out[:3])
         return fail(
             CHECK_ID,
             Priority.P1,

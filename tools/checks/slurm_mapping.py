@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from tools.checks._slurm import GROUP_ABOVE, NOT_COMPUTE_GROUP, SAMPLES
+from tools.checks._text import clip
 from tools.findings import Finding, Priority, info, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
@@ -24,7 +25,8 @@ TABLE_ROWS = 50
 def _cell(row: SlurmNodeRow) -> str:
     name = row.slurm_name or "(no Slurm name)"
     instance = row.instance_id or "(no instance)"
-    group = f" [{row.group}]" if row.group else ""
+    # Groups may come from resource_config.json on the controller: the node's text.
+    group = f" [{clip(row.group, 60)}]" if row.group else ""
     return f"{name} = {instance}{group}"
 
 
@@ -40,7 +42,7 @@ def _table(node_map: SlurmNodeMap, rows: list[SlurmNodeRow]) -> Finding:
     if not node_map.slurm_listed:
         text += "; sinfo could not be read whole, so names come from HyperPod only"
     if node_map.hyperpod_problem:
-        text += f"; {node_map.hyperpod_problem}"
+        text += f"; {clip(node_map.hyperpod_problem, 200)}"
     return info(
         CHECK_ID,
         "H.3",
@@ -59,7 +61,7 @@ def _table(node_map: SlurmNodeMap, rows: list[SlurmNodeRow]) -> Finding:
         ],
         sources=dict(sorted(sources.items())),
         described=node_map.described,
-        notes=list(node_map.notes),
+        notes=[clip(note) for note in node_map.notes],
     )
 
 

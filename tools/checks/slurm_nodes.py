@@ -29,6 +29,7 @@ from tools.parsers.slurm import (
     FAIL,
     INVALID,
     NOT_RESPONDING,
+    Controller,
     PingResult,
     SinfoNodes,
     SlurmNode,
@@ -63,20 +64,29 @@ def _priority(problems: Iterable[str]) -> Priority:
 # -- the controller ---------------------------------------------------------------------
 
 
+def _controller(controller: Controller) -> str:
+    # Role and host are scontrol's text: clipped like any other output of the controller.
+    return f"{clip(controller.role, 40)} at {clip(controller.host, 80)}"
+
+
 def judge_controller(read: SlurmRead[PingResult], host: str) -> list[Finding]:
     """slurmctld answering `scontrol ping`; a failed ping is itself the signal."""
     if read.missing or read.tool_missing:
         return [could_not_read(CHECK_ID, "H", read, host, "the controller state (scontrol ping)")]
     ping = read.value or PingResult(())
     evidence: dict[str, Any] = {
-        "controllers": [{"role": c.role, "host": c.host, "up": c.up} for c in ping.controllers],
-        "errors": list(ping.errors),
-        "problem": read.problem,
+        "controllers": [
+            {"role": clip(c.role, 60), "host": clip(c.host, 120), "up": c.up}
+            for c in ping.controllers
+        ],
+        # Slurm's error lines are the controller's text: clipped and redacted.
+        "errors": [clip(line) for line in ping.errors],
+        "problem": clip(read.problem) if read.problem else read.problem,
     }
     primary = ping.primary
     if not ping.answering:
         detail = (
-            f"{primary.role} at {primary.host} is DOWN"
+            f"{_controller(primary)} is DOWN"
             if primary is not None
             else clip(ping.errors[0] if ping.errors else read.problem or "no answer", 160)
         )
@@ -93,7 +103,7 @@ def judge_controller(read: SlurmRead[PingResult], host: str) -> list[Finding]:
     down = [c for c in ping.controllers if not c.up]
     findings: list[Finding] = []
     if down:
-        names = ", ".join(f"{c.role} at {c.host}" for c in down)
+        names = ", ".join(_controller(c) for c in down)
         findings.append(
             warn(
                 CHECK_ID,
@@ -104,7 +114,7 @@ def judge_controller(read: SlurmRead[PingResult], host: str) -> list[Finding]:
             )
         )
     else:
-        up = ", ".join(f"{c.role} at {c.host}" for c in ping.controllers)
+        up = ", ".join(_controller(c) for c in ping.controllers)
         findings.append(
             passed(CHECK_ID, "H", f"slurmctld answers scontrol ping ({up})", **evidence)
         )
@@ -130,10 +140,10 @@ def _one_node(node: SlurmNode, rows: Mapping[str, SlurmNodeRow]) -> Finding:
     instance = row.instance_id if row else ""
     evidence = {
         "node": node.name,
-        "state": node.state.raw,
+        "state": clip(node.state.raw, 60),
         "problems": list(node.problems),
         "reason": clip(node.reason),
-        "reason_time": node.reason_time,
+        "reason_time": clip(node.reason_time, 60),
         "instance_id": instance or None,
         "group": row.group if row and row.group else None,
     }
