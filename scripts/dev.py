@@ -3,7 +3,8 @@
 
     python3 scripts/dev.py demo     # create .venv, triage a bundled recorded cluster
     python3 scripts/dev.py test     # create .venv, lint, type-check, run every test
-    python3 scripts/dev.py bench    # benchmarks (figures, not pass/fail)
+    python3 scripts/dev.py bench [triage|nodes|probes] [args]
+                                    # benchmarks (figures, not pass/fail); default: triage
 
 The virtual environment is (re)installed from pyproject.toml when it changes.
 """
@@ -59,8 +60,17 @@ def test(extra: list[str]) -> None:
     run(BIN / "pytest", *extra)
 
 
+BENCHMARKS = {
+    "triage": "scripts/bench_triage.py",  # control-plane triage, CLI start-up
+    "nodes": "scripts/bench_nodes.py",  # 1,000-node EKS with Kubernetes, 200-node probing
+    "probes": "scripts/bench_probes.py",  # probing only, several concurrencies
+}
+
+
 def bench(extra: list[str]) -> None:
-    run(BIN / "python", "scripts/bench_triage.py", *extra)
+    which = extra[0] if extra and extra[0] in BENCHMARKS else "triage"
+    rest = extra[1:] if extra and extra[0] in BENCHMARKS else extra
+    run(BIN / "python", BENCHMARKS[which], *rest)
 
 
 COMMANDS = {"demo": demo, "test": test, "bench": bench}
