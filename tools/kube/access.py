@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,9 @@ Query = list[tuple[str, str]]
 Transport = Callable[[str, str, Query], tuple[int, bytes]]
 OnList = Callable[[str, list[dict[str, Any]]], None]
 OnLog = Callable[[str, str], None]
+# (kind, reason): a read that raised KubernetesUnavailable; kind is a list kind or "logs".
+OnError = Callable[[str, str], None]
+LOGS = "logs"
 Keep = Callable[[dict[str, Any]], bool]
 
 _NAME = r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?"
@@ -89,14 +92,19 @@ class KubeAccess:
         context: str | None = None,
         on_list: OnList | None = None,
         on_log: OnLog | None = None,
+        on_error: OnError | None = None,
         page_size: int = PAGE_SIZE,
+        unavailable: Mapping[str, str] | None = None,
     ) -> None:
         self._transport = transport
         self.server = server
         self.context = context
         self._on_list = on_list
         self._on_log = on_log
+        self._on_error = on_error
         self._page_size = page_size
+        # Kind -> reason: reads a recording could not make, refused again on replay.
+        self._unavailable = dict(unavailable or {})
 
     # -- constructors -------------------------------------------------------------------
 
@@ -108,6 +116,7 @@ class KubeAccess:
         *,
         on_list: OnList | None = None,
         on_log: OnLog | None = None,
+        on_error: OnError | None = None,
     ) -> KubeAccess:
         """Live access with the kubeconfig's credentials (raises KubernetesUnavailable)."""
         from tools.kube.config import load_kubeconfig
@@ -120,6 +129,7 @@ class KubeAccess:
             context=loaded.context,
             on_list=on_list,
             on_log=on_log,
+            on_error=on_error,
         )
 
     @classmethod
@@ -130,8 +140,11 @@ class KubeAccess:
         on_list: OnList | None = None,
         on_log: OnLog | None = None,
         page_size: int = PAGE_SIZE,
+        unavailable: Mapping[str, str] | None = None,
     ) -> KubeAccess:
-        """Replay: the same requests answered from recorded objects, in process."""
+        """Replay: the same requests answered from recorded objects, in process; a kind in
+        `unavailable` (kind -> reason, as the recording saw it) raises KubernetesUnavailable
+        with that reason, as the live read did."""
         from tools.kube.responder import respond
 
         def transport(method: str, path: str, query: Query) -> tuple[int, bytes]:
@@ -139,7 +152,13 @@ class KubeAccess:
             status, body, _ = respond(objects, path, query)
             return status, body
 
-        return cls(transport, on_list=on_list, on_log=on_log, page_size=page_size)
+        return cls(
+            transport,
+            on_list=on_list,
+            on_log=on_log,
+            page_size=page_size,
+            unavailable=unavailable,
+        )
 
     # -- requests -----------------------------------------------------------------------
 
@@ -168,12 +187,39 @@ class KubeAccess:
             )
         raise KubernetesUnavailable(f"{self._where()} answered HTTP {status} to {what}{detail}")
 
+    def _refused(self, kind: str) -> None:
+        """Raise the recorded reason for a kind the recording could not read."""
+        if kind in self._unavailable:
+            raise KubernetesUnavailable(self._unavailable[kind])
+
+    def _failed(self, kind: str, exc: KubernetesUnavailable) -> None:
+        """Tell the recorder (before the error travels on) that `kind` could not be read."""
+        if self._on_error is not None:
+            self._on_error(kind, exc.reason)
+
     def _list(
         self,
         kind: Kind,
         path: str,
         query: Query,
         keep: Keep | None = None,
+    ) -> list[dict[str, Any]]:
+        self._refused(kind)
+        try:
+            items = self._list_pages(kind, path, query, keep)
+        except KubernetesUnavailable as exc:
+            self._failed(kind, exc)
+            raise
+        if self._on_list is not None:
+            self._on_list(kind, items)
+        return items
+
+    def _list_pages(
+        self,
+        kind: Kind,
+        path: str,
+        query: Query,
+        keep: Keep | None,
     ) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         token: str | None = None
@@ -210,8 +256,6 @@ class KubeAccess:
                     f"{self._where()} kept paging {what} after {pages} pages: stopped"
                 )
             token = str(next_token)
-        if self._on_list is not None:
-            self._on_list(kind, items)
         return items
 
     def _parse(self, body: bytes, what: str) -> dict[str, Any]:
@@ -269,6 +313,7 @@ class KubeAccess:
         previous: bool = False,
     ) -> str:
         """The last lines of a container's log ("" when the pod or container has none)."""
+        self._refused(LOGS)
         path = f"/api/v1/namespaces/{namespace}/pods/{pod}/log"
         query = _query(
             container=container,
@@ -276,15 +321,19 @@ class KubeAccess:
             limitBytes=str(LOG_LIMIT_BYTES),
             previous="true" if previous else None,
         )
-        status, body = self._get(path, query)
-        # 404: no such pod; 400: no such container, or no previous (crashed) instance.
-        if status in (400, 404):
-            text = ""
-        elif status != 200:
-            self._raise_for(status, body, f"read the log of {namespace}/{pod}/{container}")
-            text = ""
-        else:
-            text = body.decode("utf-8", "replace")
+        try:
+            status, body = self._get(path, query)
+            # 404: no such pod; 400: no such container, or no previous (crashed) instance.
+            if status in (400, 404):
+                text = ""
+            elif status != 200:
+                self._raise_for(status, body, f"read the log of {namespace}/{pod}/{container}")
+                text = ""
+            else:
+                text = body.decode("utf-8", "replace")
+        except KubernetesUnavailable as exc:
+            self._failed(LOGS, exc)
+            raise
         if self._on_log is not None:
             key = f"{namespace}/{pod}/{container}" + ("#previous" if previous else "")
             self._on_log(key, text)

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 UnavailableKind = Literal["api", "tool", "node", "kubernetes"]
 _KUBE_KINDS = frozenset({"nodes", "pods", "daemonsets", "deployments", "events"})
+# What a per-read `unavailable` entry of kind "kubernetes" may name: a list kind or the
+# log tails. A whole-kubeconfig failure is recorded with what="kubeconfig" instead.
+KUBE_READS = _KUBE_KINDS | {"logs"}
 
 __all__ = ["MASKED_ACCOUNT", "REDACTED", "Recorder", "redact"]
 
@@ -149,6 +152,13 @@ class Recorder:
     def record_kube_log(self, key: str, text: str) -> None:
         with self._lock:
             self._kube_logs[key] = self._text(text)
+
+    def record_kube_unavailable(self, kind: str, reason: str) -> None:
+        """A Kubernetes read that failed (KubeAccess's `on_error`): e.g. pods forbidden
+        while nodes were readable. Replay raises the same reason for that kind."""
+        if kind not in KUBE_READS:
+            raise ValueError(f"not a recorded Kubernetes read: {kind!r}")
+        self.record_unavailable("kubernetes", kind, reason)
 
     def record_unavailable(self, kind: UnavailableKind, what: str, reason: str) -> None:
         """Something that could not be read at all (a node, a tool, Kubernetes)."""

@@ -19,6 +19,8 @@ from tools.probes.model import ProbeOutput
 from tools.probes.runner import DEFAULT_CONCURRENCY, ProbeRunner
 from tools.probes.ssm import PLUGIN, SsmSessionTransport, find_plugin
 from tools.probes.transport import RecordedProbes
+from tools.recorded.model import KubernetesObjects
+from tools.recorded.recorder import KUBE_READS
 from tools.sources import KubernetesUnavailable, ProbesUnavailable, SourceUnavailable
 from tools.triage.data.nodes import LOCAL, MAX_FAILING_NODES, NodeSources
 
@@ -92,6 +94,7 @@ def live_sources(
                 options.context,
                 on_list=recorder.record_kube_list if recorder is not None else None,
                 on_log=recorder.record_kube_log if recorder is not None else None,
+                on_error=recorder.record_kube_unavailable if recorder is not None else None,
             )
         except KubernetesUnavailable as exc:
             if recorder is not None:
@@ -146,7 +149,11 @@ def replay_sources(recording: RecordedCluster, options: NodeOptions | None = Non
     }
     unreachable = {u.what: u.reason for u in recording.unavailable if u.kind == "node"}
     tools = {u.what: u.reason for u in recording.unavailable if u.kind == "tool"}
-    kube_reasons = [u.reason for u in recording.unavailable if u.kind == "kubernetes"]
+    # Kubernetes entries name either one read the live run could not make (a list kind or
+    # "logs": replayed as that read failing again) or the whole access ("kubeconfig").
+    kube_entries = [u for u in recording.unavailable if u.kind == "kubernetes"]
+    kube_refused = {u.what: u.reason for u in kube_entries if u.what in KUBE_READS}
+    kube_reasons = [u.reason for u in kube_entries if u.what not in KUBE_READS]
     # Recorded sessions are replayed as they ended: nothing transient to retry.
     no_retries: tuple[float, ...] = ()
 
@@ -155,9 +162,11 @@ def replay_sources(recording: RecordedCluster, options: NodeOptions | None = Non
 
         if kube_reasons:
             raise KubernetesUnavailable(kube_reasons[0])
-        if recording.kubernetes is None:
+        if recording.kubernetes is None and not kube_refused:
             raise KubernetesUnavailable("not recorded: Kubernetes objects")
-        return KubeAccess.from_objects(recording.kubernetes)
+        return KubeAccess.from_objects(
+            recording.kubernetes or KubernetesObjects(), unavailable=kube_refused
+        )
 
     def probes() -> ProbeRunner:
         if not options.probes:
