@@ -115,3 +115,25 @@ def test_relative_exec_command_resolves_against_the_kubeconfig_directory(tmp_pat
     write_exec_plugin(tmp_path / "bin" / "get-token", "x")
     assert exec_command_path("bin/get-token", str(tmp_path)) == str(tmp_path / "bin" / "get-token")
     assert exec_command_path("bin/missing", str(tmp_path)) is None
+
+
+def test_reasons_show_the_home_directory_as_tilde(no_kubeconfig: Path) -> None:
+    kube = no_kubeconfig / ".kube"
+    kube.mkdir()
+    (kube / "config").write_text("{not: [valid", encoding="utf-8")
+    text = reason()
+    assert str(no_kubeconfig) not in text
+    assert "~/.kube/config" in text
+
+
+def test_an_explicit_path_under_home_is_shown_with_tilde(no_kubeconfig: Path) -> None:
+    text = reason(no_kubeconfig / "missing-config")
+    assert str(no_kubeconfig) not in text
+    assert "~/missing-config" in text
+
+
+def test_without_home_leaves_other_paths_alone(no_kubeconfig: Path) -> None:
+    from tools.kube.config import without_home
+
+    assert without_home(f"{no_kubeconfig}/a, {no_kubeconfig}x/b") == f"~/a, {no_kubeconfig}x/b"
+    assert without_home("/etc/kubernetes/admin.conf") == "/etc/kubernetes/admin.conf"

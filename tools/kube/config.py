@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,8 +105,27 @@ class _Captured(logging.Handler):
         self.messages.append(record.getMessage())
 
 
+def without_home(text: str) -> str:
+    """`text` with the user's home directory written as "~": failure reasons name
+    kubeconfig paths and land in recordings, which must not carry local user names."""
+    homes = {os.path.expanduser("~"), str(Path.home())}
+    homes |= {os.path.realpath(h) for h in homes}
+    # Longest first, so a home under a symlinked one is replaced whole.
+    for home in sorted((h.rstrip(os.sep) for h in homes if len(h) > 1), key=len, reverse=True):
+        text = re.sub(re.escape(home) + r"(?![\w.-])", "~", text)
+    return text
+
+
 def load_kubeconfig(path: Path | None = None, context: str | None = None) -> LoadedKubeConfig:
-    """Merge the kubeconfig files, pick the context and load its credentials."""
+    """Merge the kubeconfig files, pick the context and load its credentials (raises
+    KubernetesUnavailable, with the home directory shown as "~")."""
+    try:
+        return _load_kubeconfig(path, context)
+    except KubernetesUnavailable as exc:
+        raise KubernetesUnavailable(without_home(exc.reason)) from None
+
+
+def _load_kubeconfig(path: Path | None, context: str | None) -> LoadedKubeConfig:
     from kubernetes import client as _client
     from kubernetes.config import kube_config as _kube_config
     from kubernetes.config.config_exception import ConfigException
