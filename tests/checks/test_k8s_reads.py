@@ -76,6 +76,30 @@ def test_kubeconfig_for_another_cluster_is_refused() -> None:
     assert "--context" in caught.value.reason
 
 
+def test_a_refused_context_is_recorded_and_replays_as_the_same_skip() -> None:
+    from tools.recorded.recorder import Recorder
+    from tools.triage.node_sources import replay_sources
+
+    world, objects, _ = world_and_objects()
+    world.eks_clusters["ml-eks"]["endpoint"] = EKS_ENDPOINT
+    recorder = Recorder()
+    other = "https://FFFF.yl4.us-west-2.eks.amazonaws.com"
+    live = kube_data(
+        world,
+        kube=lambda: live_like(
+            Recording(objects), other, on_error=recorder.record_kube_unavailable
+        ),
+    )
+    with pytest.raises(KubernetesUnavailable) as caught:
+        live.kube_nodes()
+    recording = recorder.build(cluster="ml-cluster-eks", region="us-west-2")
+    assert [(u.kind, u.what) for u in recording.unavailable] == [("kubernetes", "kubeconfig")]
+    replayed = kube_data(world, kube=replay_sources(recording).kube)
+    with pytest.raises(KubernetesUnavailable) as again:
+        replayed.kube_nodes()
+    assert again.value.reason == caught.value.reason
+
+
 def test_kubeconfig_for_this_cluster_reads_through_once() -> None:
     world, objects, ids = world_and_objects()
     samples.set_node_not_ready(objects, ids[1])

@@ -81,6 +81,10 @@ def _status_message(body: bytes) -> str:
     return ""
 
 
+# The `on_error` kind that stands for the whole access, not one read.
+WHOLE_ACCESS = "kubeconfig"
+
+
 class KubeAccess:
     """GET-only lists and log tails, as raw (slimmed) JSON dicts."""
 
@@ -186,6 +190,13 @@ class KubeAccess:
                 "(the identity lacks read access to it)"
             )
         raise KubernetesUnavailable(f"{self._where()} answered HTTP {status} to {what}{detail}")
+
+    def refuse(self, reason: str) -> KubernetesUnavailable:
+        """The whole access is unusable (e.g. the context points at another cluster): tell
+        the recorder, as for a failed read, and return the error for the caller to raise."""
+        error = KubernetesUnavailable(reason)
+        self._failed(WHOLE_ACCESS, error)
+        return error
 
     def _refused(self, kind: str) -> None:
         """Raise the recorded reason for a kind the recording could not read."""

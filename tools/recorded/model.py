@@ -75,7 +75,10 @@ class ProbeRecord(BaseModel):
 
 
 class KubernetesObjects(BaseModel):
-    """Kubernetes objects exactly as `kubectl get -o json` prints their items."""
+    """Kubernetes objects in the API's own JSON (the items of `kubectl get -o json`).
+
+    A recording keeps them slimmed to the fields the checks read, and only the pods the
+    checks looked at; a hand-written file may hold complete objects."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -145,7 +148,9 @@ class RecordedCluster(BaseModel):
     region: str
     aws: list[RecordedCall] = Field(default_factory=list)
     kubernetes: KubernetesObjects | None = Field(
-        default=None, description="Kubernetes objects in the API's own JSON (EKS clusters)."
+        default=None,
+        description="Kubernetes objects in the API's own JSON, slimmed to the fields the "
+        "checks read (EKS clusters).",
     )
     probes: dict[str, dict[str, ProbeRecord | str]] = Field(
         default_factory=dict,

@@ -14,7 +14,6 @@ from urllib.parse import urlsplit
 
 from tools.aws.errors import AwsAccessError
 from tools.kube import objects as k8s
-from tools.sources import KubernetesUnavailable
 from tools.triage.data.eks import EksReads
 from tools.triage.data.nodes import NodeReads
 
@@ -64,7 +63,7 @@ class KubeReads(NodeReads, EksReads):
         if not endpoint or _endpoint(endpoint) == _endpoint(access.server):
             return
         context = f"context {access.context} " if access.context else "the kubeconfig "
-        raise KubernetesUnavailable(
+        raise access.refuse(
             f"{context}points at {access.server}, not at EKS cluster "
             f"{(eks or {}).get('name', '?')} ({endpoint}) that orchestrates this HyperPod "
             "cluster: pick its context with --context"
