@@ -81,6 +81,7 @@ def healthy_outputs(world: World, node: Json) -> dict[str, ProbeOutput]:
         }
     if facts.neuron_devices:
         outputs["neuron_devices"] = _out(accel.neuron_ls(facts.neuron_devices, facts.instance_type))
+        outputs["neuron_device_files"] = _out(accel.neuron_device_files(facts.neuron_devices))
     if facts.efa_interfaces:
         outputs |= {
             "efa_module": _out(accel.lsmod()),

@@ -77,3 +77,29 @@ def test_registered_efa_check_unreadable_probe_is_info_and_others_still_judged()
     )
     assert [f.status for f in missing_dir] == [Status.FAIL]
     assert "0 of 32" in missing_dir[0].message
+
+
+def test_neuron_ls_in_an_unknown_shape_falls_back_to_the_device_files() -> None:
+    outputs = {
+        "neuron_devices": "usage: neuron-ls [-h] [--output-format {table,json}]\n",
+        "neuron_device_files": samples.neuron_device_files(15),
+    }
+    [finding] = run_check(NEURON_ID, node("i-t", TRN1, outputs))
+    assert finding.status is Status.FAIL
+    assert "15 of 16 Neuron devices visible to /dev/neuron*" in finding.message
+    assert finding.evidence["source"] == "/dev/neuron*"
+    outputs["neuron_device_files"] = ""  # no device file either: nothing to judge
+    [unread] = run_check(NEURON_ID, node("i-t", TRN1, outputs))
+    assert unread.status is Status.INFO
+
+
+def test_the_newer_neuron_ls_document_is_read() -> None:
+    from tools.parsers.neuron import parse_neuron_device_files
+
+    wrapped = (
+        '{"instance_type": "trn2.48xlarge", "logical_neuroncore_config": 2, '
+        '"devices": [{"neuron_device": 0}, {"neuron_device": 1}]}'
+    )
+    assert parse_neuron_ls(wrapped).count == 2
+    assert parse_neuron_device_files("neuron0\nneuron1\nneuron10\n").count == 3
+    assert not parse_neuron_device_files("ls: cannot access '/dev': denied\n").parsed

@@ -42,7 +42,7 @@ def test_probes_for_kinds() -> None:
     gpu = probes_for({NodeKind.NVIDIA, NodeKind.EFA})
     assert {"gpu_list", "gpu_row_remap", "efa_devices"} <= set(gpu)
     assert "neuron_devices" not in gpu
-    assert probes_for({NodeKind.NEURON})[-1] == "neuron_devices"
+    assert probes_for({NodeKind.NEURON})[-2:] == ["neuron_devices", "neuron_device_files"]
     controller = probes_for({NodeKind.SLURM_CONTROLLER})
     assert {"slurm_nodes", "slurm_stuck_jobs", "slurm_controller"} <= set(controller)
 

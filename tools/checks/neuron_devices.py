@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
 from tools.findings import Finding, Priority, fail, info, passed
-from tools.parsers.neuron import NeuronListing, parse_neuron_ls
+from tools.parsers.neuron import NeuronListing, parse_neuron_device_files, parse_neuron_ls
 from tools.registry import check
 from tools.triage.data import ClusterData
 
@@ -15,9 +15,14 @@ SECTION = "G.5"
 
 
 def judge_neuron_devices(
-    instance_id: str, instance_type: str, expected: int, listing: NeuronListing
+    instance_id: str,
+    instance_type: str,
+    expected: int,
+    listing: NeuronListing,
+    source: str = "neuron-ls",
 ) -> Finding:
-    """FAIL P0 when neuron-ls lists fewer devices than the type carries."""
+    """FAIL P0 when neuron-ls (or, when it cannot be read, the driver's device files)
+    shows fewer devices than the type carries."""
     where = f"{instance_id} ({instance_type})" if instance_type else instance_id
     visible = listing.count
     evidence = {
@@ -25,13 +30,14 @@ def judge_neuron_devices(
         "expected": expected,
         "visible": visible,
         "devices": [d.index for d in listing.devices],
+        "source": source,
     }
     if visible < expected:
         return fail(
             CHECK_ID,
             Priority.P0,
             SECTION,
-            f"{where}: {visible} of {expected} Neuron devices visible to neuron-ls — reboot "
+            f"{where}: {visible} of {expected} Neuron devices visible to {source} — reboot "
             "the node, replace it if devices are still missing",
             resources=[instance_id],
             **evidence,
@@ -47,7 +53,7 @@ def judge_neuron_devices(
     return passed(
         CHECK_ID,
         SECTION,
-        f"{where}: {visible} of {expected} Neuron devices visible",
+        f"{where}: {visible} of {expected} Neuron devices visible to {source}",
         resources=[instance_id],
         **evidence,
     )
@@ -62,11 +68,16 @@ def neuron_devices(data: ClusterData) -> Iterable[Finding]:
     findings: list[Finding] = []
     for node, expected in nodes:
         probe = read(node, "neuron_devices")
-        listing = parse_neuron_ls(probe.text or "")
+        listing, source = parse_neuron_ls(probe.text or ""), "neuron-ls"
         if not listing.parsed:
+            # neuron-ls missing or in an unknown format: the driver's device files still
+            # say how many devices the node sees.
+            files = read(node, "neuron_device_files")
+            listing, source = parse_neuron_device_files(files.text or ""), "/dev/neuron*"
+        if not listing.parsed or (source != "neuron-ls" and not listing.devices):
             findings.append(could_not_read(CHECK_ID, SECTION, node, "the Neuron devices", probe))
             continue
         findings.append(
-            judge_neuron_devices(node.instance_id, node.instance_type, expected, listing)
+            judge_neuron_devices(node.instance_id, node.instance_type, expected, listing, source)
         )
     return findings

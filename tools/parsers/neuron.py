@@ -3,8 +3,10 @@
 The tool prints a JSON list with one object per device (``neuron_device``, ``bdf``,
 ``nc_count``, ``memory_size``, ``connected_to``, ``neuron_processes``, ...). Some builds
 wrap the list as ``{"neuron_devices": [...]}``; both are read. Neuron 2.34 drops
-``--json-output`` for ``--output-format json``: on such a node the probe prints a usage
-error, which parses as `error` (not judgeable), never as zero devices.
+``--json-output`` for ``--output-format json``, whose document adds top-level fields
+around the device list; the probe falls back to it, and the parser takes the first list
+of device objects under a key naming devices. Anything else parses as `error` (not
+judgeable), never as zero devices; the check then counts the driver's /dev/neuronN files.
 """
 
 from __future__ import annotations
@@ -74,16 +76,51 @@ def _document(text: str) -> Any:
             value, _ = decoder.raw_decode(text, index)
         except (ValueError, RecursionError):
             continue
-        if isinstance(value, list) or (isinstance(value, dict) and "neuron_devices" in value):
+        if isinstance(value, list) or (isinstance(value, dict) and _device_list(value)):
+            return value
+    return None
+
+
+def _device_list(document: dict[str, Any]) -> list[Any] | None:
+    """The device list of a JSON object: "neuron_devices" first, else the first list of
+    objects under a key that names devices (the newer output wraps it in instance data)."""
+    known = document.get("neuron_devices")
+    if isinstance(known, list):
+        return known
+    for key, value in document.items():
+        if (
+            "device" in str(key).lower()
+            and isinstance(value, list)
+            and value
+            and all(isinstance(item, dict) for item in value)
+        ):
             return value
     return None
 
 
 def parse_neuron_ls(text: str) -> NeuronListing:
     document = _document(text)
-    entries = document.get("neuron_devices") if isinstance(document, dict) else document
+    entries = _device_list(document) if isinstance(document, dict) else document
     if not isinstance(entries, list):
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         return NeuronListing(error=first[:300] or "no output")
     devices = tuple(d for d in (_device(e) for e in entries) if d is not None)
     return NeuronListing(devices=devices, parsed=True)
+
+
+_DEVICE_FILE = re.compile(r"^neuron(\d+)$")
+
+
+def parse_neuron_device_files(text: str) -> NeuronListing:
+    """`ls -1 /dev | grep '^neuronN$'`: one device per file the Neuron driver created.
+    Lines that are not device names (an error from ls) make the listing unparsed."""
+    devices: list[NeuronDevice] = []
+    for line in text.splitlines():
+        name = line.strip()
+        if not name:
+            continue
+        match = _DEVICE_FILE.match(name)
+        if match is None:
+            return NeuronListing(error=name[:300])
+        devices.append(NeuronDevice(int(match.group(1)), None, None, None, ()))
+    return NeuronListing(devices=tuple(devices), parsed=True)

@@ -46,6 +46,12 @@ _KERNEL_SIGNATURES = (
     "read kernel buffer failed|operation not permitted|insufficient permissions"
 )
 
+_GPU_FIELDS = (
+    "index,pci.bus_id,name,driver_version,temperature.gpu,"
+    "ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,"
+    "{reasons}.hw_slowdown,{reasons}.hw_thermal_slowdown,{reasons}.sw_thermal_slowdown"
+)
+
 _PROBES: tuple[ProbeSpec, ...] = (
     ProbeSpec(
         "disk_usage",
@@ -95,10 +101,13 @@ _PROBES: tuple[ProbeSpec, ...] = (
     ),
     ProbeSpec(
         "gpu_query",
-        "nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version,temperature.gpu,"
-        "ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,"
-        "clocks_throttle_reasons.hw_slowdown,clocks_throttle_reasons.hw_thermal_slowdown,"
-        "clocks_throttle_reasons.sw_thermal_slowdown --format=csv,noheader,nounits",
+        # Drivers since R535 name the throttle reasons clocks_event_reasons and keep the
+        # old names as deprecated aliases; ask with the new names first, the old ones
+        # on drivers that do not know them. Both print the same columns.
+        f"nvidia-smi --query-gpu={_GPU_FIELDS.format(reasons='clocks_event_reasons')} "
+        "--format=csv,noheader,nounits 2>/dev/null || "
+        f"nvidia-smi --query-gpu={_GPU_FIELDS.format(reasons='clocks_throttle_reasons')} "
+        "--format=csv,noheader,nounits",
         "Per-GPU ECC counters, temperature and throttle reasons (§ G.3, § G.4).",
         NodeKind.NVIDIA,
     ),
@@ -130,8 +139,15 @@ _PROBES: tuple[ProbeSpec, ...] = (
     ),
     ProbeSpec(
         "neuron_devices",
-        "neuron-ls --json-output",
+        # Neuron 2.34 replaced --json-output with --output-format json.
+        "neuron-ls --json-output 2>/dev/null || neuron-ls --output-format json",
         "Neuron devices visible on Trainium / Inferentia (§ G.5).",
+        NodeKind.NEURON,
+    ),
+    ProbeSpec(
+        "neuron_device_files",
+        "ls -1 /dev | grep -E '^neuron[0-9]+$'",
+        "Neuron device files the driver created, counted when neuron-ls cannot be read (§ G.5).",
         NodeKind.NEURON,
     ),
     ProbeSpec("efa_module", "lsmod", "Loaded kernel modules (the efa driver) (§ A).", NodeKind.EFA),

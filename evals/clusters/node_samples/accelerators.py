@@ -272,6 +272,12 @@ def neuron_ls(devices: int = 16, instance_type: str = "trn1.32xlarge") -> str:
 
 NEURON_LS_NOT_INSTALLED = "bash: line 1: neuron-ls: command not found\n"
 
+
+def neuron_device_files(devices: int = 16) -> str:
+    """`ls -1 /dev | grep -E '^neuron[0-9]+$'`: ls sorts the names as text."""
+    return "".join(f"{name}\n" for name in sorted(f"neuron{i}" for i in range(devices)))
+
+
 _LSMOD_BASE = (
     ("nvidia_uvm", 4956160, 0, ""),
     ("nvidia_drm", 122880, 0, ""),
