@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from agent.commands import checks_list, eval_cmd, iam_policy, record, triage
+from agent.commands import checks_list, eval_cmd, explain, iam_policy, probes_list, record, triage
 
 app = typer.Typer(
     name="hyperpod-debug",
@@ -18,25 +18,10 @@ app = typer.Typer(
 triage.register(app)
 record.register(app)
 checks_list.register(app)
+probes_list.register(app)
 iam_policy.register(app)
 eval_cmd.register(app)
-
-
-def _register_optional() -> None:
-    """Commands that live in their own modules and may land separately."""
-    import importlib
-
-    for module_name in ("agent.commands.explain",):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        module.register(app)
-
-
-_register_optional()
+explain.register(app)
 
 
 def main() -> None:

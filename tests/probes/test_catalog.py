@@ -50,3 +50,33 @@ def test_probes_for_kinds() -> None:
 def test_bundle_round_trips_its_probe_names() -> None:
     names = ["disk_usage", "gpu_list", "slurm_controller"]
     assert bundle_probes(build_bundle(names, "00ff00ff00ff00ff")) == names
+
+
+def test_the_kernel_log_filter_keeps_signatures_and_drops_look_alikes() -> None:
+    """Run the probe's own grep over sample kernel lines (grep is on every CI machine)."""
+    import re
+    import shlex
+    import subprocess
+
+    command = CATALOGUE["kernel_log"].command
+    pattern = shlex.split(re.search(r"grep -iE ('[^']*')", command).group(1))[0]  # type: ignore[union-attr]
+    lines = {
+        "Using default interface naming scheme 'v249'.": False,
+        "NVRM: Xid (PCI:0000:a8:00): 79, pid='<unknown>', GPU has fallen off the bus.": True,
+        "efa 0000:31:00.0: Setup irq:0x38 name:efa-mgmnt": True,
+        "mce: [Hardware Error]: Machine check events logged": True,
+        "python invoked oom-killer: gfp_mask=0x140cca": True,
+        "watchdog: BUG: soft lockup - CPU#12 stuck for 23s! [python:4242]": True,
+        "INFO: task python:4242 blocked for more than 122 seconds.": True,
+        "dmesg: read kernel buffer failed: Operation not permitted": True,
+        "systemd[1]: Started Session 4 of User ssm-user.": False,
+    }
+    result = subprocess.run(
+        ["grep", "-iE", pattern],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    kept = set(result.stdout.splitlines())
+    assert kept == {line for line, wanted in lines.items() if wanted}

@@ -40,9 +40,10 @@ class ProbeSpec:
 # The same grep pattern for kernel signatures in the current and the previous boot. The
 # last alternatives keep the tools' own refusals (dmesg_restrict, an unreadable journal) so
 # a log we could not read is reported as such, never mistaken for a clean one.
+# Short tokens only match as whole words ("efa" is inside "default").
 _KERNEL_SIGNATURES = (
-    "xid|nvrm|oom-kill|out of memory|killed process|panic|lockup|hung_task|"
-    "blocked for more than|nmi|watchdog|mce|machine check|i/o error|efa|"
+    "\\b(xid|nvrm|nmi|mce|efa)\\b|oom-kill|out of memory|killed process|panic|lockup|"
+    "hung_task|blocked for more than|watchdog|machine check|i/o error|"
     "read kernel buffer failed|operation not permitted|insufficient permissions"
 )
 
