@@ -68,3 +68,14 @@ def test_unreachable_nodes_and_no_gpu_nodes() -> None:
     [finding] = run_check(CHECK_ID, node("i-1", P5, healthy_p5(), unreachable="TargetNotConnected"))
     assert finding.status is Status.INFO
     assert "No probed node has NVIDIA GPUs" in finding.message
+
+
+def test_a_gpu_list_cut_off_mid_output_is_not_a_lost_gpu() -> None:
+    from tools.probes.model import ProbeOutput
+
+    cut = ProbeOutput(
+        stdout="\n".join(samples.gpu_list(8).splitlines()[:5]), exit_code=None, truncated=True
+    )
+    [finding] = run_check(CHECK_ID, node("i-p", P5, healthy_p5(gpu_list=cut)))
+    assert finding.status is Status.INFO
+    assert "session ended before the probe finished" in finding.message

@@ -8,17 +8,19 @@ a fault, so it is never a FAIL.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tools.checks._text import clip
 from tools.findings import Finding, info
-from tools.parsers.nvidia_smi import GpuRow
+from tools.parsers.nvidia_smi import GpuQuery, GpuRow, parse_gpu_query
 from tools.probes.instance_facts import InstanceFacts
 from tools.probes.model import NodeProbes
 from tools.triage.data import ClusterData
 
 _EXCERPT = 300
+Parsed = TypeVar("Parsed")
 
 
 @dataclass(frozen=True)
@@ -98,3 +100,40 @@ def judged_nodes(
 
 def none_probed(check: str, section: str, what: str) -> Finding:
     return info(check, section, f"No probed node has {what}: nothing to judge")
+
+
+def each_gpu_node(
+    data: ClusterData,
+    check: str,
+    section: str,
+    *,
+    probe: str,
+    what: str,
+    parse: Callable[[str], Parsed | None],
+    judge: Callable[[NodeProbes, int, Parsed], Finding | Iterable[Finding]],
+) -> list[Finding]:
+    """The loop every NVIDIA check shares: each reachable GPU node's `probe` parsed, and
+    judged when it finished and `parse` recognised it (it returns None otherwise), else an
+    INFO saying
+    `what` could not be read; one INFO when no probed node has GPUs."""
+    nodes = judged_nodes(data, lambda facts: facts.gpus)
+    if not nodes:
+        return [none_probed(check, section, "NVIDIA GPUs")]
+    findings: list[Finding] = []
+    for node, expected in nodes:
+        text = read(node, probe)
+        # A probe cut off mid-output is not evidence: half a GPU list is not a lost GPU.
+        complete = text.text is not None and not text.truncated
+        parsed = parse(text.text or "") if complete else None
+        if parsed is None:
+            findings.append(could_not_read(check, section, node, what, text))
+            continue
+        judged = judge(node, expected, parsed)
+        findings.extend([judged] if isinstance(judged, Finding) else judged)
+    return findings
+
+
+def recognised_query(text: str) -> GpuQuery | None:
+    """`nvidia-smi --query-gpu` rows, or None when the output is not such rows."""
+    query = parse_gpu_query(text)
+    return query if query.recognised else None

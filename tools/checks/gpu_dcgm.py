@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.checks._accel import each_gpu_node
 from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.parsers.dcgm import DcgmHealth, parse_dcgm_health
@@ -111,16 +111,12 @@ def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Find
 @check(CHECK_ID, section=SECTION, title="DCGM health")
 def gpu_dcgm(data: ClusterData) -> Iterable[Finding]:
     """DCGM health Failure (P0) or Warning (P1) with its incidents."""
-    nodes = judged_nodes(data, lambda facts: facts.gpus)
-    if not nodes:
-        return [none_probed(CHECK_ID, SECTION, "NVIDIA GPUs")]
-    findings: list[Finding] = []
-    for node, _ in nodes:
-        probe = read(node, "dcgm_health")
-        if probe.text is None or probe.truncated:
-            findings.append(could_not_read(CHECK_ID, SECTION, node, "DCGM health", probe))
-            continue
-        findings.append(
-            judge_dcgm(node.instance_id, node.instance_type, parse_dcgm_health(probe.text))
-        )
-    return findings
+    return each_gpu_node(
+        data,
+        CHECK_ID,
+        SECTION,
+        probe="dcgm_health",
+        what="DCGM health",
+        parse=parse_dcgm_health,
+        judge=lambda node, _, health: judge_dcgm(node.instance_id, node.instance_type, health),
+    )

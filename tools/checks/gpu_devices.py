@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.checks._accel import each_gpu_node
 from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed
 from tools.parsers.nvidia_smi import GpuList, parse_gpu_list
@@ -65,15 +65,18 @@ def judge_gpu_count(
 @check(CHECK_ID, section=SECTION, title="Visible GPU count")
 def gpu_count(data: ClusterData) -> Iterable[Finding]:
     """GPUs visible to nvidia-smi against the instance type's count (e.g. 7 of 8 on p5)."""
-    nodes = judged_nodes(data, lambda facts: facts.gpus)
-    if not nodes:
-        return [none_probed(CHECK_ID, SECTION, "NVIDIA GPUs")]
-    findings: list[Finding] = []
-    for node, expected in nodes:
-        probe = read(node, "gpu_list")
-        listing = parse_gpu_list(probe.text or "")
-        if probe.text is None or not listing.recognised:
-            findings.append(could_not_read(CHECK_ID, SECTION, node, "the GPU list", probe))
-            continue
-        findings.append(judge_gpu_count(node.instance_id, node.instance_type, expected, listing))
-    return findings
+    return each_gpu_node(
+        data,
+        CHECK_ID,
+        SECTION,
+        probe="gpu_list",
+        what="the GPU list",
+        parse=lambda text: _recognised(parse_gpu_list(text)),
+        judge=lambda node, expected, listing: judge_gpu_count(
+            node.instance_id, node.instance_type, expected, listing
+        ),
+    )
+
+
+def _recognised(listing: GpuList) -> GpuList | None:
+    return listing if listing.recognised else None

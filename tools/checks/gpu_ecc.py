@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tools.checks._accel import could_not_read, gpu_label, judged_nodes, none_probed, read
+from tools.checks._accel import each_gpu_node, gpu_label, recognised_query
 from tools.findings import Finding, Priority, fail, info, passed, warn
-from tools.parsers.nvidia_smi import GpuRow, parse_gpu_query
+from tools.parsers.nvidia_smi import GpuRow
 from tools.registry import check
 from tools.triage.data import ClusterData
 
@@ -96,15 +96,12 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
 def gpu_ecc(data: ClusterData) -> Iterable[Finding]:
     """Uncorrectable ECC errors since the driver loaded (FAIL) or only in a GPU's lifetime
     counter (WARN)."""
-    nodes = judged_nodes(data, lambda facts: facts.gpus)
-    if not nodes:
-        return [none_probed(CHECK_ID, SECTION, "NVIDIA GPUs")]
-    findings: list[Finding] = []
-    for node, _ in nodes:
-        probe = read(node, "gpu_query")
-        query = parse_gpu_query(probe.text or "")
-        if not query.recognised:
-            findings.append(could_not_read(CHECK_ID, SECTION, node, "GPU ECC counters", probe))
-            continue
-        findings.append(judge_ecc(node.instance_id, node.instance_type, query.rows))
-    return findings
+    return each_gpu_node(
+        data,
+        CHECK_ID,
+        SECTION,
+        probe="gpu_query",
+        what="GPU ECC counters",
+        parse=recognised_query,
+        judge=lambda node, _, query: judge_ecc(node.instance_id, node.instance_type, query.rows),
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.checks._accel import each_gpu_node
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.parsers.nvidia_smi import RemapGpu, RemapReport, parse_row_remap
 from tools.registry import check
@@ -103,15 +103,16 @@ def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -
 @check(CHECK_ID, section=SECTION, title="GPU row remapping")
 def gpu_row_remap(data: ClusterData) -> Iterable[Finding]:
     """Pending remaps (reboot, re-check), failed remaps (replace), spare rows running out."""
-    nodes = judged_nodes(data, lambda facts: facts.gpus)
-    if not nodes:
-        return [none_probed(CHECK_ID, SECTION, "NVIDIA GPUs")]
-    findings: list[Finding] = []
-    for node, _ in nodes:
-        probe = read(node, "gpu_row_remap")
-        report = parse_row_remap(probe.text or "")
-        if not report.recognised:
-            findings.append(could_not_read(CHECK_ID, SECTION, node, "the row remapper", probe))
-            continue
-        findings.extend(judge_row_remap(node.instance_id, node.instance_type, report))
-    return findings
+    return each_gpu_node(
+        data,
+        CHECK_ID,
+        SECTION,
+        probe="gpu_row_remap",
+        what="the row remapper",
+        parse=lambda text: _recognised(parse_row_remap(text)),
+        judge=lambda node, _, report: judge_row_remap(node.instance_id, node.instance_type, report),
+    )
+
+
+def _recognised(report: RemapReport) -> RemapReport | None:
+    return report if report.recognised else None

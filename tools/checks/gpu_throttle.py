@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tools.checks._accel import could_not_read, gpu_label, judged_nodes, none_probed, read
+from tools.checks._accel import each_gpu_node, gpu_label, recognised_query
 from tools.findings import Finding, Priority, fail, info, passed
-from tools.parsers.nvidia_smi import GpuRow, parse_gpu_query
+from tools.parsers.nvidia_smi import GpuRow
 from tools.registry import check
 from tools.triage.data import ClusterData
 
@@ -64,15 +64,14 @@ def judge_throttle(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...
 @check(CHECK_ID, section=SECTION, title="GPU thermal and hardware throttling")
 def gpu_throttle(data: ClusterData) -> Iterable[Finding]:
     """HW slowdown, HW thermal slowdown or SW thermal slowdown active, per GPU."""
-    nodes = judged_nodes(data, lambda facts: facts.gpus)
-    if not nodes:
-        return [none_probed(CHECK_ID, SECTION, "NVIDIA GPUs")]
-    findings: list[Finding] = []
-    for node, _ in nodes:
-        probe = read(node, "gpu_query")
-        query = parse_gpu_query(probe.text or "")
-        if not query.recognised:
-            findings.append(could_not_read(CHECK_ID, SECTION, node, "GPU throttle reasons", probe))
-            continue
-        findings.append(judge_throttle(node.instance_id, node.instance_type, query.rows))
-    return findings
+    return each_gpu_node(
+        data,
+        CHECK_ID,
+        SECTION,
+        probe="gpu_query",
+        what="GPU throttle reasons",
+        parse=recognised_query,
+        judge=lambda node, _, query: judge_throttle(
+            node.instance_id, node.instance_type, query.rows
+        ),
+    )
