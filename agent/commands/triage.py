@@ -108,6 +108,12 @@ def triage_command(
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OutputFormat.text,
     no_color: Annotated[bool, typer.Option("--no-color", help="Never colour the output.")] = False,
+    problems_only: Annotated[
+        bool,
+        typer.Option(
+            "--problems-only", "-p", help="Text output: only FAIL and WARN lines, then the summary."
+        ),
+    ] = False,
     profile: ProfileOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
@@ -159,7 +165,8 @@ def triage_command(
     if output_format is OutputFormat.json:
         typer.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
-        typer.echo(render_text(report, colour=use_colour(no_color)), nl=False)
+        text = render_text(report, colour=use_colour(no_color), problems_only=problems_only)
+        typer.echo(text, nl=False)
 
 
 def run_or_exit(run: Callable[[], T]) -> T:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from tools.findings import Finding, Priority, Status, fail, info, passed, warn
+from tools.findings import Finding, Priority, Skipped, Status, fail, info, passed, warn
 from tools.sections import SECTIONS, section
 from tools.triage.render import finding_line, render_text
 from tools.triage.report import ClusterIdentity, TriageReport
@@ -154,3 +154,37 @@ def test_a_capped_list_stays_capped_on_replay() -> None:
         ClusterName="c",
     )
     assert (len(wider.items), wider.truncated) == (150, True)
+
+
+def _report_of(findings: list[Finding], skipped: list[Skipped]) -> TriageReport:
+    identity = ClusterIdentity(name="c", region="us-west-2", orchestrator="eks")
+    return TriageReport(cluster=identity, recorded=True, findings=findings, skipped=skipped)
+
+
+def test_problems_only_leaves_out_pass_and_info_but_counts_them() -> None:
+    report = _report_of(
+        findings=[
+            fail("a", Priority.P0, "A", "sg-1 lacks the self rule"),
+            passed("b", "B.2", "DNS on"),
+            info("c", "F", "4 nodes"),
+        ],
+        skipped=[Skipped(check="d", reason="Missing IAM permission for ec2:DescribeVpcs")],
+    )
+    text = render_text(report, problems_only=True)
+    assert "[FAIL] P0 sg-1 lacks the self rule" in text
+    assert "[PASS]" not in text
+    assert "[INFO]" not in text
+    assert "Summary: FAIL 1, WARN 0, PASS 1, INFO 1; skipped 1" in text
+    assert "  - d: Missing IAM permission for ec2:DescribeVpcs" in text
+    assert "[PASS] DNS on" in render_text(report)
+
+
+def test_checks_skipped_for_one_reason_are_listed_once_with_the_fix() -> None:
+    reason, hint = "session-manager-plugin not found on PATH", "Install it (see § K)."
+    report = _report_of(
+        findings=[],
+        skipped=[Skipped(check=c, reason=reason, hint=hint) for c in ("n1", "n2", "n3")],
+    )
+    text = render_text(report)
+    assert text.count(reason) == 1
+    assert f"  - {reason} — {hint}\n    3 checks: n1, n2, n3\n" in text

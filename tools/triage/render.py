@@ -34,7 +34,9 @@ def finding_line(finding: Finding, *, colour: bool = False) -> str:
     return line
 
 
-def render_text(report: TriageReport, *, colour: bool = False) -> str:
+def render_text(report: TriageReport, *, colour: bool = False, problems_only: bool = False) -> str:
+    """The whole report; with `problems_only`, PASS and INFO lines are left out (the
+    summary still counts them)."""
     cluster = report.cluster
     title = f"HyperPod triage: {cluster.name} ({cluster.region}"
     if cluster.orchestrator:
@@ -47,14 +49,30 @@ def render_text(report: TriageReport, *, colour: bool = False) -> str:
     if report.recorded:
         title += " [recorded]"
     lines = [title, ""]
-    lines.extend(finding_line(f, colour=colour) for f in report.findings)
+    shown = report.problems() if problems_only else report.findings
+    lines.extend(finding_line(f, colour=colour) for f in shown)
     if report.skipped:
-        lines += ["", "Skipped (could not run):"]
-        for skip in report.skipped:
-            hint = f" — {skip.hint}" if skip.hint else ""
-            lines.append(f"  - {skip.check}: {skip.reason}{hint}")
+        lines += ["", "Skipped (could not run):"] if shown else ["Skipped (could not run):"]
+        lines.extend(_skipped_lines(report))
     lines += ["", _summary(report)]
     return "\n".join(lines) + "\n"
+
+
+def _skipped_lines(report: TriageReport) -> list[str]:
+    """One line per reason: a missing tool skips many checks for the same reason, and the
+    reader needs the reason and its fix once, with the checks it cost."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for skip in report.skipped:
+        grouped.setdefault((skip.reason, skip.hint), []).append(skip.check)
+    lines = []
+    for (reason, hint), checks in grouped.items():
+        fix = f" — {hint}" if hint else ""
+        if len(checks) == 1:
+            lines.append(f"  - {checks[0]}: {reason}{fix}")
+        else:
+            lines.append(f"  - {reason}{fix}")
+            lines.append(f"    {len(checks)} checks: {', '.join(checks)}")
+    return lines
 
 
 def _summary(report: TriageReport) -> str:
