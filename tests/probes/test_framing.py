@@ -46,7 +46,7 @@ def test_build_bundle_refuses_anything_outside_the_catalogue(
 
 def test_bundle_carries_each_fixed_command_quoted_and_bounded() -> None:
     command = build_bundle(["kernel_log"], NONCE)
-    assert "timeout 60 sh -c 'dmesg -T" in command
+    assert "timeout -k 5 60 sh -c 'dmesg -T" in command
     assert command.count("@@HPD-" + NONCE) == 2
 
 
@@ -55,7 +55,8 @@ def test_bundle_carries_each_fixed_command_quoted_and_bounded() -> None:
     [
         lambda c: c + "; reboot",
         lambda c: c.replace("df -P", "rm -rf"),
-        lambda c: c.replace("timeout 60", "timeout 6000"),
+        lambda c: c.replace("timeout -k 5 60", "timeout -k 5 6000"),
+        lambda c: c.replace("-k 5 ", ""),
         lambda c: "reboot; " + c,
         lambda c: c.replace("cat /proc/meminfo", "cat /etc/shadow"),
         lambda c: c[:-1],

@@ -20,6 +20,10 @@ from tools.probes.catalog import CATALOGUE
 from tools.probes.model import ProbeOutput
 
 _NONCE = re.compile(r"^[0-9a-f]{16}$")
+# A probe stuck in the kernel (nvidia-smi on a GPU that fell off the bus) can ignore the
+# TERM that `timeout` sends: KILL follows this many seconds later, so one hung tool cannot
+# eat the node's whole session budget.
+KILL_AFTER_S = 5
 _PROBE_NAME = r"[a-z][a-z0-9_]*"
 
 
@@ -31,7 +35,8 @@ def _probe_script(name: str, nonce: str) -> str:
     spec = CATALOGUE[name]
     return (
         f"printf '\\n@@HPD-{nonce} BEGIN {name}@@\\n'; "
-        f"timeout {spec.timeout_s} sh -c {shlex.quote(spec.command)} 2>&1 </dev/null; "
+        f"timeout -k {KILL_AFTER_S} {spec.timeout_s} sh -c {shlex.quote(spec.command)} "
+        "2>&1 </dev/null; "
         f"printf '\\n@@HPD-{nonce} END {name} %s@@\\n' \"$?\""
     )
 
