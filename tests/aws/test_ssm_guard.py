@@ -8,15 +8,16 @@ answered by a replay responder, so they run the whole client path through the gu
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from tools.aws.errors import MutatingOperationRefused
+from tools.aws.errors import AwsAccessError, MutatingOperationRefused
 from tools.aws.session import AwsAccess
-from tools.aws.ssm_guard import PROBE_DOCUMENT, refusal
+from tools.aws.ssm_guard import PROBE_DOCUMENT, StartedSessions, refusal
 from tools.probes.framing import build_bundle
-from tools.recorded.model import RecordedCall
+from tools.recorded.model import RecordedCall, RecordedError
 
 REGION = "us-west-2"
 TARGET = "sagemaker-cluster:a1b2c3d4e5f6_gpu-workers-i-0123456789abcdef0"
@@ -82,15 +83,23 @@ REFUSED: dict[str, dict[str, Any]] = {
 }
 
 
-class _Sessions:
-    """Answers StartSession / TerminateSession the way SSM does (shape only)."""
+SESSION = "hpd-0123456789abcdef0"
 
-    def __init__(self) -> None:
+
+class _Sessions:
+    """Answers StartSession / TerminateSession the way SSM does (shape only); with
+    `start_error`, StartSession fails with that code."""
+
+    def __init__(self, start_error: str | None = None) -> None:
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.start_error = start_error
 
     def respond(self, service: str, operation: str, params: dict[str, Any]) -> RecordedCall:
         self.calls.append((operation, params))
-        response: dict[str, Any] = {"SessionId": "hpd-0123456789abcdef0"}
+        if operation == "StartSession" and self.start_error:
+            error = RecordedError(code=self.start_error, message="no", http_status=400)
+            return RecordedCall(service=service, operation=operation, error=error)
+        response: dict[str, Any] = {"SessionId": SESSION}
         if operation == "StartSession":
             response.update(TokenValue="token", StreamUrl="wss://127.0.0.1/stream")
         return RecordedCall(service=service, operation=operation, params=params, response=response)
@@ -175,14 +184,63 @@ def test_other_ssm_execution_operations_stay_refused(
 
 
 def test_a_probe_session_passes_the_guard_and_terminate_follows() -> None:
-    """Control: the exact probe shape goes through the whole client path."""
+    """Control: the exact probe shape goes through the whole client path, and the session
+    it opened may be terminated."""
     sessions = _Sessions()
     access = AwsAccess(REGION, replay=sessions)
     started = access.call("ssm", "StartSession", **_start())
-    assert started["SessionId"] == "hpd-0123456789abcdef0"
+    assert started["SessionId"] == SESSION
     access.call("ssm", "TerminateSession", SessionId=started["SessionId"])
     assert [operation for operation, _ in sessions.calls] == ["StartSession", "TerminateSession"]
     assert sessions.calls[0][1]["Parameters"] == {"command": [BUNDLE]}
+    assert sessions.calls[1][1] == {"SessionId": SESSION}
+
+
+def test_terminating_a_session_this_run_did_not_start_is_refused() -> None:
+    """Another user's session (any id StartSession did not hand back here) stays alone,
+    even after this run opened sessions of its own."""
+    sessions = _Sessions()
+    access = AwsAccess(REGION, replay=sessions)
+    access.call("ssm", "StartSession", **_start())
+    with pytest.raises(MutatingOperationRefused, match="was not started by this run"):
+        access.call("ssm", "TerminateSession", SessionId="someone-else-0fedcba987654321")
+    assert [operation for operation, _ in sessions.calls] == ["StartSession"]
+
+
+def test_terminating_before_any_session_is_refused(offline: tuple[AwsAccess, list[str]]) -> None:
+    access, sent = offline
+    with pytest.raises(MutatingOperationRefused, match="was not started by this run"):
+        access.call("ssm", "TerminateSession", SessionId=SESSION)
+    assert sent == []
+
+
+def test_a_failed_start_session_opens_nothing_to_terminate() -> None:
+    sessions = _Sessions(start_error="TargetNotConnected")
+    access = AwsAccess(REGION, replay=sessions, max_attempts=1)
+    with pytest.raises(AwsAccessError):
+        access.call("ssm", "StartSession", **_start())
+    # The id SSM would have returned, had the start succeeded.
+    with pytest.raises(MutatingOperationRefused, match="was not started by this run"):
+        access.call("ssm", "TerminateSession", SessionId=SESSION)
+    assert [operation for operation, _ in sessions.calls] == ["StartSession"]
+
+
+def test_the_pure_guard_terminates_only_listed_sessions() -> None:
+    started = StartedSessions()
+    assert "not started" in str(refusal("ssm", "TerminateSession", {"SessionId": SESSION}))
+    assert "not started" in str(refusal("ssm", "TerminateSession", {"SessionId": SESSION}, started))
+    started.add(SESSION)
+    assert refusal("ssm", "TerminateSession", {"SessionId": SESSION}, started) is None
+    assert refusal("ssm", "TerminateSession", {"SessionId": SESSION + "x"}, started) is not None
+
+
+def test_started_sessions_are_kept_from_many_threads() -> None:
+    started = StartedSessions()
+    ids = [f"hpd-{n:016x}" for n in range(400)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(started.add, ids))
+    assert all(session_id in started for session_id in ids)
+    assert "hpd-other" not in started
 
 
 @pytest.mark.parametrize(

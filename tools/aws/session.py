@@ -28,7 +28,7 @@ from tools.aws.errors import (
     ResourceNotFound,
     Throttled,
 )
-from tools.aws.ssm_guard import refusal
+from tools.aws.ssm_guard import StartedSessions, refusal
 from tools.recorded.model import Paging
 
 if TYPE_CHECKING:
@@ -118,6 +118,8 @@ class AwsAccess:
         self._endpoint_url = endpoint_url
         self._clients: dict[str, Any] = {}
         self._lock = threading.Lock()
+        # Only sessions opened here may be terminated here (see tools/aws/ssm_guard.py).
+        self._sessions = StartedSessions()
         if replay is not None:
             from tools.recorded.model import RecordedCluster
             from tools.recorded.replay import ReplayStore
@@ -159,13 +161,12 @@ class AwsAccess:
 
     # -- hooks -----------------------------------------------------------------------------
 
-    @staticmethod
-    def _guard(model: Any, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
+    def _guard(self, model: Any, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
         service = model.service_model.service_name
         if not is_allowed(service, model.name):
             raise MutatingOperationRefused(service, model.name)
         # Some allowed operations (an SSM session) are safe only with exact parameters.
-        reason = refusal(service, model.name, params)
+        reason = refusal(service, model.name, params, self._sessions)
         if reason is not None:
             raise MutatingOperationRefused(service, model.name, reason)
         context[_CONTEXT_PARAMS] = dict(params)
@@ -346,6 +347,11 @@ class AwsAccess:
         except BotoCoreError as exc:
             raise AwsAccessError(service, operation, f"{type(exc).__name__}: {exc}") from None
         result: dict[str, Any] = _jsonable(raw)
+        if (service, operation) == ("ssm", "StartSession"):
+            # Only a session that was really opened (the call returned) may be ended later.
+            session_id = result.get("SessionId")
+            if isinstance(session_id, str) and session_id:
+                self._sessions.add(session_id)
         return result
 
 

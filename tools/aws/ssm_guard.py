@@ -5,12 +5,17 @@ the request itself must be a node-probe session, exactly. The guard fails closed
 parameter it does not expect, any other document, any target that is not a HyperPod node
 and any command that is not byte for byte a bundle of catalogued probes is refused before
 botocore builds the request.
+
+TerminateSession ends someone's session, so it is held to the sessions this process
+opened: `StartedSessions` keeps the ids successful StartSession calls returned, and any
+other id (another user's session, one from a StartSession that failed) is refused.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Container, Mapping
 from typing import Any
 
 from tools.probes.framing import bundle_probes
@@ -26,7 +31,25 @@ SSM_TARGET = re.compile(
 _START_KEYS = frozenset({"Target", "DocumentName", "Parameters"})
 
 
-def _start_session(params: Mapping[str, Any]) -> str | None:
+class StartedSessions:
+    """The SessionIds of the StartSession calls that succeeded in this process.
+
+    Thread-safe: the probe runner opens sessions on many nodes at once."""
+
+    def __init__(self) -> None:
+        self._ids: set[str] = set()
+        self._lock = threading.Lock()
+
+    def add(self, session_id: str) -> None:
+        with self._lock:
+            self._ids.add(session_id)
+
+    def __contains__(self, session_id: object) -> bool:
+        with self._lock:
+            return session_id in self._ids
+
+
+def _start_session(params: Mapping[str, Any], started: Container[str]) -> str | None:
     extra = sorted(set(params) - _START_KEYS)
     if extra:
         return f"unexpected parameters {', '.join(extra)}"
@@ -53,24 +76,34 @@ def _start_session(params: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _terminate_session(params: Mapping[str, Any]) -> str | None:
+def _terminate_session(params: Mapping[str, Any], started: Container[str]) -> str | None:
     if set(params) != {"SessionId"}:
         return "TerminateSession takes exactly one SessionId"
     session_id = params["SessionId"]
     if not isinstance(session_id, str) or not session_id:
         return "the SessionId must be a non-empty string"
+    if session_id not in started:
+        return f"session {session_id[:80]!r} was not started by this run"
     return None
 
 
-_GUARDS: dict[tuple[str, str], Callable[[Mapping[str, Any]], str | None]] = {
+_Guard = Callable[[Mapping[str, Any], Container[str]], str | None]
+_GUARDS: dict[tuple[str, str], _Guard] = {
     ("ssm", "StartSession"): _start_session,
     ("ssm", "TerminateSession"): _terminate_session,
 }
 
 
-def refusal(service: str, operation: str, params: Mapping[str, Any]) -> str | None:
+def refusal(
+    service: str,
+    operation: str,
+    params: Mapping[str, Any],
+    started: Container[str] = frozenset(),
+) -> str | None:
     """Why an allow-listed call with these parameters is refused, or None when it may go.
 
-    Operations without a parameter guard are judged by the allow-list alone."""
+    `started` holds the SessionIds this process opened (only those may be terminated; by
+    default none). Operations without a parameter guard are judged by the allow-list
+    alone."""
     guard = _GUARDS.get((service, operation))
-    return guard(params) if guard is not None else None
+    return guard(params, started) if guard is not None else None
