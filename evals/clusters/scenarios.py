@@ -62,7 +62,7 @@ DEMO = Scenario(
         ("k8s-node-health", "FAIL", "F.2"),
         ("gpu-count", "FAIL", "G"),
         ("gpu-xid", "FAIL", "G.2"),
-        ("node-vcpus", "FAIL", "J"),
+        ("node-vcpus", "INFO", "J"),
     ],
     resources={
         "efa-security-groups": [base.SG],

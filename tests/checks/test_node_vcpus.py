@@ -13,20 +13,44 @@ HALF = parse_lscpu(system.lscpu(cpus=96, threads_per_core=1))
 FULL = parse_lscpu(system.lscpu())
 
 
-def test_96_of_192_with_threads_per_core_1() -> None:
+def test_96_of_192_as_threads_per_core_1_sets_is_info_pointing_at_the_group() -> None:
     [finding] = judge_vcpus("i-1", "ml.p5.48xlarge", HALF, 192, "gpu", 1)
-    assert (finding.status, finding.priority, finding.section) == (Status.FAIL, Priority.P1, "J")
+    assert (finding.status, finding.section) == (Status.INFO, "J")
     assert finding.check == CHECK_ID
     assert "shows 96 of 192 vCPUs" in finding.message
     assert "ThreadsPerCore=1" in finding.message
-    assert "ThreadsPerCore=2" in finding.message
     assert finding.evidence["group_threads_per_core"] == 1
     assert_well_formed([finding])
 
 
+def test_fewer_than_the_groups_setting_gives_fails() -> None:
+    [finding] = judge_vcpus(
+        "i-1",
+        "ml.p5.48xlarge",
+        parse_lscpu(system.lscpu(cpus=80, threads_per_core=1)),
+        192,
+        "gpu",
+        1,
+    )
+    assert (finding.status, finding.priority) == (Status.FAIL, Priority.P1)
+    assert "fewer than the 96 that ThreadsPerCore=1 on instance group gpu gives" in finding.message
+
+
+def test_offline_cpus_are_counted_and_said() -> None:
+    text = system.lscpu().replace(
+        "On-line CPU(s) list:              0-191", "On-line CPU(s) list:              0-187"
+    )
+    cpu = parse_lscpu(text)
+    assert cpu.online_cpus == 188
+    [finding] = judge_vcpus("i-1", "ml.p5.48xlarge", cpu, 192, "gpu", 2)
+    assert finding.status is Status.FAIL
+    assert "188 of 192 vCPUs online" in finding.message
+    assert "4 of its 192 CPUs are offline" in finding.message
+
+
 def test_other_causes_are_worded_apart() -> None:
     [two] = judge_vcpus("i-1", "ml.p5.48xlarge", HALF, 192, "gpu", 2)
-    assert "offline for another reason" in two.message
+    assert "missing for another reason" in two.message
     [unknown] = judge_vcpus("i-1", "ml.p5.48xlarge", HALF, 192, "gpu", None)
     assert "not known" in unknown.message
 
@@ -59,9 +83,9 @@ def test_registered_check_reads_the_group_setting() -> None:
         threads_per_core=1,
     )
     findings = list(node_vcpus(data))
-    assert statuses(findings) == [Status.FAIL, Status.PASS]
+    assert statuses(findings) == [Status.INFO, Status.PASS]
     assert "96 of 192" in findings[0].message
-    assert "gpu-workers runs with ThreadsPerCore=1" in findings[0].message
+    assert "instance group gpu-workers runs with ThreadsPerCore=1" in findings[0].message
 
 
 def test_registered_check_unreadable() -> None:

@@ -1,10 +1,10 @@
-"""§ J: the vCPUs a node shows (lscpu) against its instance type's.
+"""§ J: the vCPUs a node shows online (lscpu) against what its group's setting gives.
 
-Fewer CPUs than the type has is a FAIL P1: jobs sized for the full count oversubscribe
-the node, and Slurm may drain it for a CPU mismatch. The usual cause is an instance
-group created with ThreadsPerCore=1 (96 of 192 on a p5.48xlarge), so the message names
-the group's setting; with ThreadsPerCore=2 the missing CPUs are offline for another
-reason.
+An instance group created with ThreadsPerCore=1 gives each node half the type's vCPUs
+(96 of 192 on a p5.48xlarge): that is the group's configuration, which the
+threads-per-core check reports once for the group, so here it is an INFO that points
+there. Fewer online CPUs than the group's setting gives is a FAIL P1: jobs sized for the
+full count oversubscribe the node, and Slurm may drain it for a CPU mismatch.
 """
 
 from __future__ import annotations
@@ -51,27 +51,43 @@ def judge_vcpus(
                 **evidence,
             )
         ]
-    if cpu.cpus is None or cpu.cpus >= expected:
+    visible = cpu.online_cpus if cpu.online_cpus is not None else cpu.cpus
+    evidence["online_cpus"] = visible
+    if visible is None or visible >= expected:
         return []
     where = f"instance group {group}" if group else "its instance group"
+    offline = (
+        f"; {cpu.cpus - visible} of its {cpu.cpus} CPUs are offline"
+        if cpu.cpus is not None and cpu.online_cpus is not None and cpu.online_cpus < cpu.cpus
+        else ""
+    )
+    if threads_per_core == 1 and visible == expected // 2:
+        return [
+            info(
+                CHECK_ID,
+                "J",
+                f"{node} ({instance_type}) shows {visible} of {expected} vCPUs: {where} runs "
+                "with ThreadsPerCore=1 (multithreading off), which gives half of them; see the "
+                "ThreadsPerCore finding",
+                resources=[node],
+                **evidence,
+            )
+        ]
     if threads_per_core == 1:
-        cause = (
-            f"{where} runs with ThreadsPerCore=1 (multithreading off); ThreadsPerCore=2 "
-            "gives the node all of its vCPUs"
-        )
+        cause = f"fewer than the {expected // 2} that ThreadsPerCore=1 on {where} gives{offline}"
     elif threads_per_core is None:
-        cause = f"ThreadsPerCore of {where} is not known; compare lscpu Thread(s) per core"
+        cause = f"ThreadsPerCore of {where} is not known; compare lscpu Thread(s) per core{offline}"
     else:
         cause = (
-            f"{where} runs with ThreadsPerCore={threads_per_core}, so CPUs are offline for "
-            "another reason"
+            f"{where} runs with ThreadsPerCore={threads_per_core}, so CPUs are missing for "
+            f"another reason{offline}"
         )
     return [
         fail(
             CHECK_ID,
             Priority.P1,
             "J",
-            f"{node} ({instance_type}) shows {cpu.cpus} of {expected} vCPUs: {cause}",
+            f"{node} ({instance_type}) shows {visible} of {expected} vCPUs online: {cause}",
             resources=[node],
             **evidence,
         )
@@ -92,7 +108,8 @@ def group_threads(groups: list[dict[str, Any]], group: str, instance_type: str) 
 
 @check(CHECK_ID, section="J", title="vCPUs visible on the node")
 def node_vcpus(data: ClusterData) -> Iterable[Finding]:
-    """lscpu CPU(s) below the instance type's vCPUs (ThreadsPerCore=1, offline CPUs)."""
+    """Online CPUs below what the type and the group's ThreadsPerCore give (offline CPUs,
+    missing cores); ThreadsPerCore=1 halving them is an INFO."""
     findings: list[Finding] = []
     healthy: list[str] = []
     groups = data.instance_groups()

@@ -82,7 +82,11 @@ def _summary(report: TriageReport) -> str:
     lines = [f"Summary: {counts}; skipped {len(report.skipped)}"]
     problems = report.problems()
     if not problems:
-        lines.append("  No problems found.")
+        lines.append(
+            f"  No problems found in the checks that ran; {len(report.skipped)} could not run."
+            if report.skipped
+            else "  No problems found."
+        )
     for priority in Priority:
         group = [f for f in problems if f.priority == priority]
         if not group:
