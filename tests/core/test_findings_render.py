@@ -188,3 +188,11 @@ def test_checks_skipped_for_one_reason_are_listed_once_with_the_fix() -> None:
     text = render_text(report)
     assert text.count(reason) == 1
     assert f"  - {reason} — {hint}\n    3 checks: n1, n2, n3\n" in text
+
+
+def test_nothing_found_says_how_many_checks_could_not_run() -> None:
+    skipped = [Skipped(check="k8s-cni", reason="no kubeconfig found")]
+    assert "No problems found in the checks that ran; 1 could not run." in render_text(
+        _report_of([passed("b", "B.2", "DNS on")], skipped)
+    )
+    assert "  No problems found.\n" in render_text(_report_of([], []))
