@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from evals.clusters import base
 from evals.clusters.node_samples import system
-from tools.checks.node_services import CHECK_ID, judge_services, node_services
+from tools.checks.node_services import CHECK_ID, judge_services, node_services, slurm_role
 from tools.findings import Priority, Status
 from tools.parsers.systemd import parse_units
 from tools.probes.model import ProbeOutput
@@ -29,7 +30,9 @@ def test_healthy_eks_and_slurm_nodes() -> None:
     worker = parse_units(units(system.slurm_services()))
     assert judge_services("i-1", worker, "slurm") == ([], [])
     controller = parse_units(units(system.slurm_services(controller=True)))
-    assert judge_services("i-1", controller, "slurm", controller=True) == ([], [])
+    assert judge_services("i-1", controller, "slurm", "controller") == ([], [])
+    login = parse_units(units(system.slurm_services(slurmd="missing")))
+    assert judge_services("i-1", login, "slurm", "login") == ([], [])
 
 
 def test_kubelet_failed_on_eks_fails_p1_under_m() -> None:
@@ -62,8 +65,35 @@ def test_slurm_worker_and_controller_daemons() -> None:
     assert "not installed" in findings[0].message
     assert "inactive/dead" in findings[1].message
     controller = parse_units(units(system.slurm_services(controller=True, slurmctld="failed")))
-    [finding] = judge_services("i-1", controller, "slurm", controller=True)[0]
+    [finding] = judge_services("i-1", controller, "slurm", "controller")[0]
     assert (finding.priority, finding.evidence["unit"]) == (Priority.P0, "slurmctld.service")
+
+
+def test_a_login_node_needs_munge_and_the_ssm_agent_but_no_slurmd() -> None:
+    no_slurmd = parse_units(units(system.slurm_services(slurmd="missing")))
+    assert judge_services("i-1", no_slurmd, "slurm", "login") == ([], [])
+    # The same node judged as a compute node is missing its slurmd.
+    [compute] = judge_services("i-1", no_slurmd, "slurm", "compute")[0]
+    assert compute.evidence["unit"] == "slurmd.service"
+    states = system.slurm_services(slurmd="missing", munge="failed")
+    states["snap.amazon-ssm-agent.amazon-ssm-agent"] = "inactive"
+    broken = parse_units(units(states))
+    findings, unknown = judge_services("i-1", broken, "slurm", "login")
+    assert unknown == []
+    assert [(f.section, f.priority, f.evidence["unit"]) for f in findings] == [
+        ("K", Priority.P1, "snap.amazon-ssm-agent.amazon-ssm-agent.service"),
+        ("H", Priority.P1, "munge.service"),
+    ]
+
+
+def test_slurm_roles_follow_the_instance_group() -> None:
+    assert slurm_role("gpu-workers", controller=False) == "compute"
+    assert slurm_role("login-nodes", controller=False) == "login"
+    assert slurm_role("Login", controller=False) == "login"
+    assert slurm_role("controller-machine", controller=False) == "controller"
+    assert slurm_role("head", controller=False) == "controller"
+    # The controller found for the cluster is the controller whatever its group is called.
+    assert slurm_role("anything", controller=True) == "controller"
 
 
 def test_containerd_on_slurm_is_optional_but_a_stopped_one_warns() -> None:
@@ -125,6 +155,34 @@ def test_registered_check_on_slurm_knows_the_controller() -> None:
     ]
     assert findings[0].evidence["unit"] == "slurmd.service"
     assert findings[1].evidence["orchestrator"] == "slurm"
+
+
+def test_registered_check_on_slurm_knows_login_nodes() -> None:
+    login_services = units(system.slurm_services(slurmd="missing"))
+    data = node_data(
+        node(
+            SLURM_CONTROLLER,
+            group="controller",
+            instance_type="ml.m5.4xlarge",
+            outputs=healthy_outputs("slurm", controller=True),
+        ),
+        node(
+            SLURM_WORKER, group="login", outputs=healthy_outputs("slurm"), services=login_services
+        ),
+        node(
+            base.instance_id(3),
+            outputs=healthy_outputs("slurm"),
+            services=units(system.slurm_services(slurmd="missing")),
+        ),
+        orchestrator="slurm",
+    )
+    findings = list(node_services(data))
+    assert [(f.status, f.resources) for f in findings] == [
+        (Status.FAIL, [base.instance_id(3)]),
+        (Status.PASS, [SLURM_CONTROLLER, SLURM_WORKER]),
+    ]
+    assert findings[0].evidence["unit"] == "slurmd.service"
+    assert "not installed" in findings[0].message
 
 
 def test_registered_check_without_systemctl() -> None:

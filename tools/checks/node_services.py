@@ -1,10 +1,11 @@
 """§ K, § M, § H: the node's daemons: SSM agent, containerd and kubelet, slurmd / munge.
 
 Which units must run depends on the orchestrator and the node's role: containerd and
-kubelet on EKS workers (§ M); munge everywhere on Slurm, slurmd on Slurm workers and
-slurmctld on the controller (§ H); an SSM agent everywhere (§ K; deb / rpm or snap unit).
+kubelet on EKS workers (§ M); munge everywhere on Slurm, slurmd on Slurm compute nodes and
+slurmctld on the controller (§ H); a login node runs neither daemon, only munge (its users
+submit jobs, which munge signs); an SSM agent everywhere (§ K; deb / rpm or snap unit).
 A required unit that is not installed or not active is a FAIL: P0 for the Slurm
-controller's daemons (nothing schedules without them), P1 for a worker's (that node is
+controller's daemons (nothing schedules without them), P1 for another node's (that node is
 lost to the cluster). containerd on Slurm is optional (container jobs need it): installed
 but not running is a WARN P2.
 """
@@ -13,16 +14,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from tools.checks._node_reads import healthy_summary, partly_read, read_probe, unreadable
+from tools.checks._slurm import NOT_COMPUTE_GROUP
 from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info, warn
 from tools.parsers.systemd import Units, UnitState, parse_units
 from tools.registry import check
 from tools.triage.data import ClusterData
+from tools.triage.data.nodes import CONTROLLER_GROUP
 
 CHECK_ID = "node-services"
 SSM_UNITS = ("amazon-ssm-agent", "snap.amazon-ssm-agent.amazon-ssm-agent")
+
+# A Slurm node's part in the cluster, which decides the daemons it needs.
+SlurmRole = Literal["controller", "login", "compute"]
 
 
 @dataclass(frozen=True)
@@ -33,17 +40,30 @@ class Required:
     role: str  # what the unit does, for the message
 
 
-def required_units(orchestrator: str, controller: bool) -> list[Required]:
+def slurm_role(group: str, controller: bool) -> SlurmRole:
+    """`controller` when the node is the controller found for the cluster or sits in a
+    controller group; `login` for the other groups that hold no compute nodes."""
+    if controller or CONTROLLER_GROUP.search(group):
+        return "controller"
+    if NOT_COMPUTE_GROUP.search(group):
+        return "login"
+    return "compute"
+
+
+def required_units(orchestrator: str, role: SlurmRole = "compute") -> list[Required]:
     if orchestrator == "eks":
         return [
             Required("containerd", "M", Priority.P1, "container runtime"),
             Required("kubelet", "M", Priority.P1, "Kubernetes node agent"),
         ]
-    if controller:
+    if role == "controller":
         return [
             Required("slurmctld", "H", Priority.P0, "Slurm controller"),
             Required("munge", "H", Priority.P0, "Slurm authentication"),
         ]
+    if role == "login":
+        # No slurmd: a login node is not in sinfo and runs no jobs.
+        return [Required("munge", "H", Priority.P1, "Slurm authentication")]
     return [
         Required("slurmd", "H", Priority.P1, "Slurm node daemon"),
         Required("munge", "H", Priority.P1, "Slurm authentication"),
@@ -73,13 +93,14 @@ def _not_running(node: str, unit: UnitState, need: Required) -> Finding:
 
 
 def judge_services(
-    node: str, units: Units, orchestrator: str, controller: bool = False
+    node: str, units: Units, orchestrator: str, role: SlurmRole = "compute"
 ) -> tuple[list[Finding], list[str]]:
-    """(problems, units the output did not cover) for one node (`node`: its instance id)."""
+    """(problems, units the output did not cover) for one node (`node`: its instance id;
+    `role` matters on Slurm only)."""
     findings: list[Finding] = []
     unknown: list[str] = []
     findings += _judge_ssm(node, units, unknown)
-    for need in required_units(orchestrator, controller):
+    for need in required_units(orchestrator, role):
         unit = units.get(need.unit)
         if unit is None:
             unknown.append(need.unit)
@@ -154,9 +175,8 @@ def node_services(data: ClusterData) -> Iterable[Finding]:
             continue
         if read.truncated:
             findings.append(partly_read(CHECK_ID, "K", "the service states", node, "services"))
-        problems, unknown = judge_services(
-            node.instance_id, units, orchestrator, node.instance_id == controller_id
-        )
+        role = slurm_role(node.group, node.instance_id == controller_id)
+        problems, unknown = judge_services(node.instance_id, units, orchestrator, role)
         findings += problems
         if unknown:
             findings.append(

@@ -32,7 +32,7 @@ from tools.triage.data.network import NetworkReads
 
 MAX_FAILING_NODES = 16
 HEALTHY_STATUSES = frozenset({"Running", "SystemUpdating", "DeepHealthCheckInProgress"})
-_CONTROLLER_GROUP = re.compile(r"controller|head", re.IGNORECASE)
+CONTROLLER_GROUP = re.compile(r"controller|head", re.IGNORECASE)
 LOCAL = "local"
 
 
@@ -103,7 +103,7 @@ class NodeReads(NetworkReads):
         if self.orchestrator != "slurm":
             return None
         for node in self.nodes().items:
-            if _CONTROLLER_GROUP.search(str(node.get("InstanceGroupName", ""))):
+            if CONTROLLER_GROUP.search(str(node.get("InstanceGroupName", ""))):
                 return node
         return None
 
