@@ -60,6 +60,46 @@ def test_health_labels_fail_and_say_what_comes_next(
     assert finding.evidence["node_health_status"] == label
 
 
+def test_unschedulable_while_deep_health_checks_run_is_info_not_a_fault() -> None:
+    objects = samples.set_node_health(cluster(), IDS[1], "Unschedulable", deep="InProgress")
+    findings = judge_node_health(judged(objects), "Automatic")
+    assert problems(findings) == []
+    [note] = findings
+    assert (note.status, note.priority, note.section, note.resources) == (
+        Status.INFO,
+        None,
+        "F.2",
+        [IDS[1]],
+    )
+    assert "deep health check is running" in note.message
+    assert IDS[1] in note.message
+    assert note.evidence["deep_health_check_status"] == "InProgress"
+    assert not k8s.node_unhealthy(k8s_node(objects, IDS[1]))
+
+
+@pytest.mark.parametrize("deep", ["Passed", None])
+def test_unschedulable_without_running_deep_checks_still_fails(deep: str | None) -> None:
+    objects = samples.set_node_health(cluster(), IDS[1], "Unschedulable", deep=deep)
+    [finding] = problems_of(judge_node_health(judged(objects)))
+    assert (finding.priority, finding.resources) == (Priority.P1, [IDS[1]])
+    assert k8s.node_unhealthy(k8s_node(objects, IDS[1]))
+
+
+def test_deep_checks_running_do_not_hide_a_not_ready_node() -> None:
+    objects = samples.set_node_health(cluster(), IDS[1], "Unschedulable", deep="InProgress")
+    samples.set_node_not_ready(objects, IDS[1])
+    findings = judge_node_health(judged(objects))
+    assert [(f.status, f.priority) for f in findings if f.resources == [IDS[1]]] == [
+        (Status.INFO, None),
+        (Status.FAIL, Priority.P0),
+    ]
+    assert k8s.node_unhealthy(k8s_node(objects, IDS[1]))
+
+
+def k8s_node(objects: Any, instance_id: str) -> dict[str, Any]:
+    return next(n for n in objects.nodes if k8s.instance_id_of(n) == instance_id)
+
+
 def test_node_recovery_none_says_act_yourself() -> None:
     objects = samples.set_node_health(cluster(), IDS[0], "UnschedulablePendingReboot")
     [finding] = problems_of(judge_node_health(judged(objects), "None"))
@@ -167,3 +207,16 @@ def test_registered_check_reads_replayed_objects_and_focuses_on_node() -> None:
     data = kube_data(world, objects)
     assert data.kube_unhealthy_instance_ids() == [ids[1], ids[3]]
     assert data.failing_instance_ids()[:2] == [ids[1], ids[3]]
+
+
+def test_nodes_in_deep_health_checks_are_not_picked_as_failing() -> None:
+    world, objects, ids = world_and_objects()
+    samples.set_node_health(objects, ids[0], "Unschedulable", deep="InProgress")
+    samples.set_node_health(objects, ids[2], "Unschedulable", deep="Passed")
+    data = kube_data(world, objects)
+    assert data.kube_unhealthy_instance_ids() == [ids[2]]
+    findings = list(k8s_node_health(data))
+    assert [(f.status, f.resources) for f in findings] == [
+        (Status.FAIL, [ids[2]]),
+        (Status.INFO, [ids[0]]),
+    ]

@@ -19,7 +19,7 @@ CHECK = "k8s-node-health"
 
 PENDING_REPLACEMENT = "UnschedulablePendingReplacement"
 PENDING_REBOOT = "UnschedulablePendingReboot"
-UNSCHEDULABLE = "Unschedulable"
+UNSCHEDULABLE = k8s.UNSCHEDULABLE
 
 # Node pressure conditions and where each is explained. DiskPressure is the kubelet
 # running out of space on its filesystems (root volume, container images): the disk and
@@ -50,7 +50,10 @@ def _recovery_clause(action: str, node_recovery: str | None) -> str:
     return f"HyperPod will {action} it when NodeRecovery is Automatic (§ F.1)"
 
 
-def _health_problem(value: str, deep_failed: bool, node_recovery: str | None) -> Problem | None:
+def _health_problem(
+    value: str, deep_status: str | None, node_recovery: str | None
+) -> Problem | None:
+    deep_failed = deep_status == "Failed"
     deep = "; deep health checks failed (GPU evidence: § G)" if deep_failed else ""
     if value == PENDING_REPLACEMENT:
         text = (
@@ -64,6 +67,16 @@ def _health_problem(value: str, deep_failed: bool, node_recovery: str | None) ->
             f"{_recovery_clause('reboot', node_recovery)}"
         )
         return Problem(f"health:{value}", Status.FAIL, Priority.P0, "F.2", text)
+    if value == UNSCHEDULABLE and deep_status == k8s.DEEP_HEALTH_IN_PROGRESS:
+        # HyperPod holds a node Unschedulable while its deep health checks run: an expected
+        # transition with nothing to fix yet, so no FAIL; their verdict decides what's next.
+        text = (
+            f"is labelled {value} while its deep health check is running "
+            f"(deep-health-check-status {k8s.DEEP_HEALTH_IN_PROGRESS}): an expected "
+            "transition; HyperPod keeps work off the node until the checks pass (then "
+            "Schedulable) or fail (then a reboot or replacement label)"
+        )
+        return Problem(f"health:{value}:deep-running", Status.INFO, None, "F.2", text)
     if value == UNSCHEDULABLE:
         text = (
             f"is labelled {value}{deep}: HyperPod is running deep health checks and keeps "
@@ -112,10 +125,11 @@ def _pressure_problems(node: dict[str, Any]) -> list[Problem]:
 
 def node_problems(node: dict[str, Any], node_recovery: str | None) -> list[Problem]:
     labels = k8s.labels(node)
-    deep_failed = labels.get(k8s.DEEP_HEALTH_LABEL) == "Failed"
+    deep_status = labels.get(k8s.DEEP_HEALTH_LABEL)
+    deep_failed = deep_status == "Failed"
     problems: list[Problem] = []
     health = labels.get(k8s.HEALTH_LABEL)
-    labelled = _health_problem(health, deep_failed, node_recovery) if health else None
+    labelled = _health_problem(health, deep_status, node_recovery) if health else None
     if labelled:
         problems.append(labelled)
     elif deep_failed:

@@ -16,6 +16,8 @@ FAULT_TYPE_LABELS = (PREFIX + "fault-type", PREFIX + "fault-types")
 FAULT_REASON_LABELS = (PREFIX + "fault-reason", PREFIX + "fault-reasons")
 FAULT_DETAILS = PREFIX + "fault-details"
 SCHEDULABLE = "Schedulable"
+UNSCHEDULABLE = "Unschedulable"
+DEEP_HEALTH_IN_PROGRESS = "InProgress"
 
 INSTANCE_ID = re.compile(r"i-[0-9a-f]{8}(?:[0-9a-f]{9})?")
 
@@ -97,13 +99,24 @@ def first_label(node: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     return None
 
 
+def deep_health_running(node: dict[str, Any]) -> bool:
+    """HyperPod holds the node Unschedulable while its deep health checks run: an expected
+    transition (they end Schedulable, or with a reboot / replacement label), not a fault."""
+    node_labels = labels(node)
+    return (
+        node_labels.get(HEALTH_LABEL) == UNSCHEDULABLE
+        and node_labels.get(DEEP_HEALTH_LABEL) == DEEP_HEALTH_IN_PROGRESS
+    )
+
+
 def node_unhealthy(node: dict[str, Any]) -> bool:
-    """NotReady, or HyperPod labels it anything but Schedulable, or deep checks failed."""
+    """NotReady, or HyperPod labels it anything but Schedulable (except Unschedulable while
+    deep health checks run), or deep checks failed."""
     node_labels = labels(node)
     health = node_labels.get(HEALTH_LABEL)
     return (
         ready_status(node) != "True"
-        or (health is not None and health != SCHEDULABLE)
+        or (health is not None and health != SCHEDULABLE and not deep_health_running(node))
         or node_labels.get(DEEP_HEALTH_LABEL) == "Failed"
     )
 

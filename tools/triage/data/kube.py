@@ -144,7 +144,8 @@ class KubeReads(NodeReads, EksReads):
         return self._once(("kube", "aws-node-logs"), fetch)
 
     def kube_unhealthy_instance_ids(self) -> list[str]:
-        """Instance ids of EKS nodes that are NotReady or labelled unhealthy by HyperPod."""
+        """Instance ids of EKS nodes that are NotReady or labelled unhealthy by HyperPod (a
+        node held Unschedulable while its deep health checks run is not)."""
         ids: list[str] = []
         for node in self.kube_nodes():
             instance = k8s.instance_id_of(node)
