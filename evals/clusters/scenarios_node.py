@@ -19,6 +19,7 @@ from evals.clusters.node_world import (
 )
 from evals.clusters.scenario import Base, Scenario
 from evals.clusters.world import World
+from tools.probes.ssm import TARGET_NOT_CONNECTED
 from tools.recorded.model import KubernetesObjects
 
 GPU_NODE = base.instance_id(1)  # the accelerator node a triage probes when nothing fails
@@ -219,10 +220,8 @@ def soft_lockup(world: World) -> None:
 
 def target_not_connected(world: World) -> None:
     """The SSM agent on the probed node is down: every session attempt is refused."""
-    world.unreachable[GPU_NODE] = (
-        "TargetNotConnected: sagemaker-cluster:a1b2c3d4e5f6_gpu-workers-"
-        f"{GPU_NODE} is not connected."
-    )
+    # The reason as the live transport words it, not SSM's raw error text.
+    world.unreachable[GPU_NODE] = TARGET_NOT_CONNECTED
 
 
 def plugin_missing(world: World) -> None:

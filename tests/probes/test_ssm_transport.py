@@ -18,7 +18,7 @@ import pytest
 from tools.aws.session import AwsAccess
 from tools.probes.framing import build_bundle
 from tools.probes.runner import ProbePlan, ProbeRunner
-from tools.probes.ssm import SsmSessionTransport, find_plugin
+from tools.probes.ssm import TARGET_NOT_CONNECTED, SsmSessionTransport, find_plugin
 from tools.probes.transport import NodeUnreachable, ProbeTarget, run_bundle
 from tools.recorded.model import RecordedCall, RecordedError
 
@@ -210,8 +210,7 @@ def test_the_runner_retries_target_not_connected_then_reports_the_node(plugin: P
     slept: list[float] = []
     runner = ProbeRunner(_transport(ssm), sleep=slept.append)
     result = runner.probe_node(ProbePlan(TARGET, PROBES))
-    assert result.unreachable is not None
-    assert "TargetNotConnected" in result.unreachable
+    assert result.unreachable == TARGET_NOT_CONNECTED
     assert slept == [2.0, 5.0]
     assert ssm.operations() == ["StartSession"] * 3
 

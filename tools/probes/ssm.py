@@ -45,7 +45,9 @@ _READ_CHUNK = 65536
 # wrap or truncate their tables. Wide enough for any probe line.
 _WINDOW = struct.pack("HHHH", 50, 512, 0, 0)
 _NONCE = re.compile(r"@@HPD-([0-9a-f]{16}) BEGIN ")
-_TARGET_NOT_CONNECTED = (
+# The reason a node refused with TargetNotConnected is reported with (the bundled scenario
+# of that refusal uses it too, so replay reads as a live run does).
+TARGET_NOT_CONNECTED = (
     "TargetNotConnected: SSM cannot reach this node. Usually the wrong account, region or "
     "cluster id (the target must use the cluster id, not its name), or the SSM agent on "
     "the node is down"
@@ -127,7 +129,7 @@ class SsmSessionTransport:
             ) from None
         except AwsAccessError as exc:
             if _error_code(exc) == "TargetNotConnected":
-                raise NodeUnreachable(_TARGET_NOT_CONNECTED, transient=True) from None
+                raise NodeUnreachable(TARGET_NOT_CONNECTED, transient=True) from None
             raise NodeUnreachable(exc.reason) from None
 
     def _terminate(self, session_id: str) -> None:
