@@ -11,8 +11,8 @@ from tools.probes.model import ProbeOutput
 from ._node_data import GPU_NODE, assert_well_formed, cpu_node, node, node_data, statuses
 
 
-def judged(lines: list[str], boot: str = "current") -> list[tuple[Status, Priority | None, str]]:
-    findings = judge_kernel("i-1", parse_kernel_log(system.kernel_log(lines)), boot)
+def judged(lines: list[str]) -> list[tuple[Status, Priority | None, str]]:
+    findings = judge_kernel("i-1", parse_kernel_log(system.kernel_log(lines)))
     assert_well_formed(findings)
     return [(f.status, f.priority, f.evidence["signature"]) for f in findings]
 
@@ -65,12 +65,36 @@ def test_nvrm_errors_point_to_g_and_xid_and_oom_are_left_to_their_checks() -> No
     assert finding.priority is Priority.P1
 
 
-def test_previous_boot_is_said() -> None:
-    log = parse_kernel_log(system.kernel_log_previous_boot([system.panic_line()]))
-    [finding] = judge_kernel("i-1", log, "previous")
+def test_a_previous_boot_only_signature_is_history() -> None:
+    previous = parse_kernel_log(
+        system.kernel_log_previous_boot([system.panic_line(), system.soft_lockup_line()])
+    )
+    panic, lockup = judge_kernel("i-1", parse_kernel_log(system.kernel_log()), previous)
+    assert (panic.status, panic.priority) == (Status.WARN, Priority.P2)
+    assert (lockup.status, lockup.priority) == (Status.WARN, Priority.P2)
+    assert "in the previous boot at 2026-" in panic.message
+    assert "none in this boot since the reboot" in panic.message
+    assert panic.evidence["boot"] == "previous"
+    assert panic.evidence["first_time"] is not None
+    assert_well_formed([panic, lockup])
+
+
+def test_history_when_this_boot_could_not_be_read() -> None:
+    previous = parse_kernel_log(system.kernel_log_previous_boot([system.panic_line()]))
+    [finding] = judge_kernel("i-1", None, previous)
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+    assert "could not be read" in finding.message
+
+
+def test_a_signature_in_both_boots_fails_for_this_boot_and_means_replace() -> None:
+    current = parse_kernel_log(system.kernel_log([system.hard_lockup_line()]))
+    previous = parse_kernel_log(system.kernel_log_previous_boot([system.hard_lockup_line(7)]))
+    [finding] = judge_kernel("i-1", current, previous)
     assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
-    assert "in the previous boot" in finding.message
-    assert finding.evidence["boot"] == "previous"
+    assert finding.evidence["boot"] == "current"
+    assert "previous boot had it too" in finding.message
+    assert "replace the node" in finding.message
+    assert finding.evidence["previous_boot"]["count"] == 1
 
 
 def test_clean_log_has_no_findings() -> None:
@@ -87,10 +111,10 @@ def test_registered_check() -> None:
         cpu_node(),
     )
     findings = list(node_kernel(data))
-    assert [(f.status, f.evidence.get("boot")) for f in findings] == [
-        (Status.FAIL, "current"),
-        (Status.FAIL, "previous"),
-        (Status.PASS, None),
+    assert [(f.status, f.priority, f.evidence.get("boot")) for f in findings] == [
+        (Status.FAIL, Priority.P1, "current"),
+        (Status.WARN, Priority.P2, "previous"),
+        (Status.PASS, None, None),
     ]
     assert findings[2].evidence["previous_boot_not_kept"] == [findings[2].resources[0]]
 
@@ -123,3 +147,26 @@ def test_a_refused_dmesg_is_unreadable_not_clean() -> None:
 def test_a_kernel_message_mentioning_permissions_is_still_a_kernel_message() -> None:
     line = "[Fri Nov 20 11:30:00 2026] audit: operation not permitted for pid 12"
     assert parse_kernel_log(line + "\n").refused is None
+
+
+def test_registered_check_first_boot_is_not_a_clean_previous_boot() -> None:
+    data = node_data(
+        node(
+            GPU_NODE,
+            kernel_log_previous_boot=(
+                "No journal boot entry found from the specified boot offset (-1).\n"
+            ),
+        )
+    )
+    [finding] = list(node_kernel(data))
+    assert finding.status is Status.PASS
+    assert finding.evidence["previous_boot_not_kept"] == [GPU_NODE]
+
+
+def test_registered_check_unprivileged_journal_is_unreadable() -> None:
+    hint = "Hint: You are currently not seeing messages from other users and the system.\n"
+    data = node_data(node(GPU_NODE, kernel_log_previous_boot=hint))
+    findings = list(node_kernel(data))
+    assert statuses(findings) == [Status.INFO, Status.PASS]
+    assert "Could not read the previous boot's kernel log" in findings[0].message
+    assert "not seeing messages" in findings[0].message

@@ -116,3 +116,69 @@ def test_registered_check_healthy_and_unreadable() -> None:
     assert "Could not read memory on" in findings[0].message
     assert "Could not read the kernel log on" in findings[1].message
     assert findings[2].resources == [GPU_NODE]
+
+
+def cgroup_oom_log(name: str, pid: int) -> str:
+    return system.kernel_log(
+        [
+            f"{name} invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=985",
+            "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=cri-containerd-1a2b,"
+            "mems_allowed=0-1,oom_memcg=/kubepods/burstable/pod7f3e,"
+            f"task_memcg=/kubepods/burstable/pod7f3e/1a2b,task={name},pid={pid},uid=0",
+            f"Memory cgroup out of memory: Killed process {pid} ({name}) total-vm:9876543kB, "
+            "anon-rss:8765432kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:17123kB "
+            "oom_score_adj:985",
+        ]
+    )
+
+
+def test_cgroup_oom_kill_is_a_workload_at_its_limit() -> None:
+    log = parse_kernel_log(cgroup_oom_log("python", 4242))
+    [finding] = judge_memory("i-1", HEALTHY, log, None, efa=True)
+    assert (finding.status, finding.priority, finding.section) == (Status.FAIL, Priority.P1, "I.2")
+    assert "reached its memory limit" in finding.message
+    assert "python (pid 4242)" in finding.message
+    assert "The OOM killer ended" not in finding.message
+    # An EFA node, but its huge pages are not exhausted: not the fork case.
+    assert "FI_EFA_USE_HUGE_PAGE" not in finding.message
+    assert finding.evidence["scope"] == "cgroup"
+    assert_well_formed([finding])
+
+
+def test_cgroup_oom_kill_with_exhausted_huge_pages_on_efa_gets_the_hint() -> None:
+    exhausted = parse_meminfo(system.meminfo(hugepages_total=5128, hugepages_free=0))
+    log = parse_kernel_log(cgroup_oom_log("python", 4242))
+    [finding] = judge_memory("i-1", exhausted, log, None, efa=True)
+    assert "reached its memory limit" in finding.message
+    assert "FI_EFA_USE_HUGE_PAGE=0" in finding.message
+
+
+def test_node_and_cgroup_kills_are_reported_apart() -> None:
+    text = oom_log(("trainer", 9)) + cgroup_oom_log("python", 4242)
+    node_kill, cgroup_kill = judge_memory("i-1", HEALTHY, parse_kernel_log(text), None, efa=True)
+    assert node_kill.evidence["scope"] == "node"
+    assert "trainer (pid 9)" in node_kill.message
+    assert "FI_EFA_USE_HUGE_PAGE=0" in node_kill.message
+    assert cgroup_kill.evidence["scope"] == "cgroup"
+    assert "python (pid 4242)" in cgroup_kill.message
+
+
+def test_previous_boot_cgroup_kills_are_history() -> None:
+    previous = parse_kernel_log(
+        system.kernel_log_previous_boot(
+            ["Memory cgroup out of memory: Killed process 7 (python) total-vm:1kB"]
+        )
+    )
+    [finding] = judge_memory("i-1", HEALTHY, parse_kernel_log(""), previous, efa=False)
+    assert finding.status is Status.INFO
+    assert finding.evidence["scope"] == "cgroup"
+    assert "memory cgroup" in finding.message
+
+
+def test_registered_check_cgroup_kill() -> None:
+    data = node_data(node(GPU_NODE, kernel_log=cgroup_oom_log("python", 4242)))
+    [finding] = list(node_memory(data))
+    assert (finding.status, finding.resources) == (Status.FAIL, [GPU_NODE])
+    assert "reached its memory limit" in finding.message
+    # The p5 has EFA, but its huge pages are free: no fork hint.
+    assert "FI_EFA_USE_HUGE_PAGE" not in finding.message

@@ -86,7 +86,11 @@ def test_raw_dmesg_timestamps() -> None:
         ("BUG: workqueue lockup - pool cpus=3 node=0 flags=0x0 nice=0 stuck for 41s!", K.WATCHDOG),
         ("blk_update_request: I/O error, dev nvme1n1, sector 2048 op 0x1:(WRITE)", K.IO_ERROR),
         ("Buffer I/O error on dev nvme0n1p1, logical block 0, async page read", K.IO_ERROR),
-        ("Memory cgroup out of memory: Killed process 7 (pt_main_thread) total-vm:1kB", K.OOM_KILL),
+        (
+            "Memory cgroup out of memory: Killed process 7 (pt_main_thread) total-vm:1kB",
+            K.CGROUP_OOM_KILL,
+        ),
+        ("Memory cgroup out of memory: Kill process 7 (java) score 900 or sacrifice child", K.OOM),
         ("Out of memory: Kill process 1234 (java) score 900 or sacrifice child", K.OOM),
         ("NVRM: GPU at PCI:0000:53:00: GPU-5f0a8c1e-0000-0000-0000-000000000000", K.OTHER),
         ("NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ gpu.c:2012", K.NVRM),
@@ -112,6 +116,59 @@ def test_previous_boot_unavailable() -> None:
     assert log.events == ()
     assert log.previous_boot_unavailable
     assert parse_kernel_log("-- No entries --\n").previous_boot_unavailable
+
+
+# What journalctl answers for `-b -1` when there is no previous boot, across systemd versions.
+NO_PREVIOUS_BOOT = [
+    "Data from the specified boot (-1) is not available: No such boot ID in journal",
+    "No journal boot entry found from the specified boot offset (-1).",
+    "No journal boot entry found for the specified boot (-1).",
+    "Failed to look up boot -1: No such boot ID in journal",
+    "Failed to find journal entry from the specified boot offset (-1): Cannot assign requested address",
+    "-- No entries --",
+]
+
+
+@pytest.mark.parametrize("answer", NO_PREVIOUS_BOOT)
+def test_journalctl_answers_for_a_first_boot_mean_unavailable(answer: str) -> None:
+    log = parse_kernel_log(answer + "\n")
+    assert log.previous_boot_unavailable
+    assert log.events == ()
+    assert log.refused is None
+
+
+def test_an_unprivileged_journalctl_is_a_refusal() -> None:
+    text = (
+        "Hint: You are currently not seeing messages from other users and the system.\n"
+        "      Users in groups 'adm', 'systemd-journal' can see all messages.\n"
+    )
+    log = parse_kernel_log(text)
+    assert log.refused is not None
+    assert log.refused.startswith("Hint: You are currently not seeing messages")
+    # The same words inside a timestamped kernel message are a kernel message.
+    stamped = "[Fri Nov 20 11:30:00 2026] audit: hint: you are currently not seeing messages from other users and the system"
+    assert parse_kernel_log(stamped + "\n").refused is None
+
+
+def test_cgroup_oom_kills_are_tagged_apart_from_node_oom_kills() -> None:
+    text = system.kernel_log(
+        [
+            # Newer kernels: the constraint line names the memory cgroup and the pid.
+            "python invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0",
+            "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=cri-containerd-1a2b,mems_allowed=0-1,oom_memcg=/kubepods/burstable/pod7f3e,task_memcg=/kubepods/burstable/pod7f3e/1a2b,task=python,pid=48211,uid=0",
+            "Memory cgroup out of memory: Killed process 48211 (python) total-vm:98765432kB, anon-rss:87654321kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:171234kB oom_score_adj:985",
+            # Older kernels: the kill is announced, then printed without the cgroup words.
+            "Memory cgroup out of memory: Kill process 77 (java) score 900 or sacrifice child",
+            "Killed process 77 (java) total-vm:10kB, anon-rss:5kB, file-rss:0kB",
+            # A node OOM: the global constraint.
+            "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0-1,global_oom,task_memcg=/user.slice,task=trainer,pid=9,uid=0",
+            system.oom_kill_line("trainer", 9),
+        ]
+    )
+    log = parse_kernel_log(text)
+    cgroup = log.of_kind(K.CGROUP_OOM_KILL)
+    assert [(e.process, e.pid) for e in cgroup] == [("python", 48211), ("java", 77)]
+    assert [(e.process, e.pid) for e in log.of_kind(K.OOM_KILL)] == [("trainer", 9)]
 
 
 def test_samples_round_trip() -> None:

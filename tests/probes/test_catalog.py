@@ -80,3 +80,73 @@ def test_the_kernel_log_filter_keeps_signatures_and_drops_look_alikes() -> None:
     )
     kept = set(result.stdout.splitlines())
     assert kept == {line for line, wanted in lines.items() if wanted}
+
+
+def _grep(probe_name: str, lines: list[str]) -> set[str]:
+    """The lines the probe's own grep keeps (grep is on every CI machine)."""
+    import re
+    import shlex
+    import subprocess
+
+    command = CATALOGUE[probe_name].command
+    pattern = shlex.split(re.search(r"grep -iE ('[^']*')", command).group(1))[0]  # type: ignore[union-attr]
+    result = subprocess.run(
+        ["grep", "-iE", pattern],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return set(result.stdout.splitlines())
+
+
+# journalctl's answers for `-k -b -1` when it cannot show a previous boot.
+JOURNAL_ANSWERS = [
+    "Specifying boot ID or boot offset has no effect, no persistent journal was found.",
+    "Data from the specified boot (-1) is not available: No such boot ID in journal",
+    "No journal boot entry found from the specified boot offset (-1).",
+    "No journal boot entry found for the specified boot (-1).",
+    "Failed to look up boot -1: No such boot ID in journal",
+    "-- No entries --",
+    "Hint: You are currently not seeing messages from other users and the system.",
+]
+
+
+def test_the_previous_boot_filter_keeps_journalctl_answers() -> None:
+    from tools.parsers.kernel_log import parse_kernel_log
+
+    noise = [
+        "2026-11-18T08:14:20+0000 ip-10-1-0-11 kernel: Using default interface naming scheme.",
+        "2026-11-18T08:14:21+0000 ip-10-1-0-11 kernel: usb 1-1: new high-speed USB device",
+    ]
+    signature = "2026-11-18T08:14:22+0000 ip-10-1-0-11 kernel: Kernel panic - not syncing: Fatal"
+    kept = _grep("kernel_log_previous_boot", [*JOURNAL_ANSWERS, *noise, signature])
+    assert kept == {*JOURNAL_ANSWERS, signature}
+    # What the grep keeps is read as "no previous boot" or "not allowed", never as clean.
+    for answer in JOURNAL_ANSWERS:
+        log = parse_kernel_log(answer + "\n")
+        assert log.previous_boot_unavailable or log.refused is not None, answer
+
+
+def test_the_current_boot_filter_does_not_grow_journal_noise() -> None:
+    dmesg_lines = [
+        "[Fri Nov 20 11:30:00 2026] systemd[1]: No entries matched the specified boot time.",
+        "[Fri Nov 20 11:30:01 2026] hv_balloon: Data from the specified boot is ignored",
+    ]
+    assert _grep("kernel_log", dmesg_lines) == set()
+    assert _grep("kernel_log", dmesg_lines) != _grep("kernel_log_previous_boot", dmesg_lines)
+
+
+def test_nccl_libraries_looks_on_ubuntu_amazon_linux_and_arm() -> None:
+    command = CATALOGUE["nccl_libraries"].command
+    for path in (
+        "/opt/nccl/build/lib",
+        "/usr/local/cuda/lib64",
+        "/usr/local/cuda/lib ",
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+        "/usr/lib64",
+    ):
+        assert path in command, path
+    assert command.count("|") == 1
+    assert "2>/dev/null" in command

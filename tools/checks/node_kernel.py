@@ -3,9 +3,10 @@
 Panics and hard lockups are FAIL P0 (the node stops or reboots); soft lockups, hung tasks,
 NMIs, machine checks and watchdog stalls are FAIL P1; I/O errors are WARN P1. NVIDIA driver
 (NVRM) errors other than Xid are FAIL P1 pointing here and to § G; Xid lines themselves are
-judged by gpu-xid, and OOM kills by node-memory. A signature of the previous boot is judged
-the same way and says so: it is the usual trace of an unexpected reboot, and one that is
-back in the current boot after a reboot points to replacement (§ F.4).
+judged by gpu-xid, and OOM kills by node-memory. Only the current boot fails: a signature
+seen only in the previous boot is history (WARN P2, with when it happened), the usual trace
+of an unexpected reboot that the node has been clean of since. One that is back in the
+current boot after a reboot points to replacement (§ F.4).
 """
 
 from __future__ import annotations
@@ -60,35 +61,84 @@ def _detail(event: KernelEvent) -> str:
     return " ".join(parts)
 
 
-def _one(node: str, sig: Signature, events: tuple[KernelEvent, ...], boot: str) -> Finding:
-    when = "in this boot" if boot == "current" else "in the previous boot"
-    details = sorted({d for e in events if (d := _detail(e))})
-    shown = f" ({', '.join(details[:QUOTED_LINES])})" if details else ""
-    message = f"{len(events)} {sig.label} line(s) on {node} {when}{shown}"
-    if sig.kind is K.NVRM:
-        message += ": the NVIDIA driver is the likely trigger; see § G and the gpu-xid findings"
-    elif boot == "previous":
-        message += "; a signature that returns after the reboot means replacement"
-    evidence = {
-        "boot": boot,
-        "signature": sig.kind.value,
+def _evidence(events: tuple[KernelEvent, ...]) -> dict[str, object]:
+    return {
         "count": len(events),
         "lines": [clip(e.message) for e in events[:QUOTED_LINES]],
         "first_time": events[0].timestamp,
         "last_time": events[-1].timestamp,
     }
+
+
+def _shown(events: tuple[KernelEvent, ...]) -> str:
+    details = sorted({d for e in events if (d := _detail(e))})
+    return f" ({', '.join(details[:QUOTED_LINES])})" if details else ""
+
+
+def _now(
+    node: str, sig: Signature, events: tuple[KernelEvent, ...], before: tuple[KernelEvent, ...]
+) -> Finding:
+    message = f"{len(events)} {sig.label} line(s) on {node} in this boot{_shown(events)}"
+    if sig.kind is K.NVRM:
+        message += ": the NVIDIA driver is the likely trigger; see § G and the gpu-xid findings"
+    if before:
+        message += (
+            f"; the previous boot had it too ({len(before)} line(s)), so a reboot did not clear "
+            "it: replace the node (§ F.4)"
+        )
+    extra: dict[str, object] = {"previous_boot": _evidence(before)} if before else {}
     make = fail if sig.failing else warn
-    return make(CHECK_ID, sig.priority, "N", message, resources=[node], **evidence)
+    return make(
+        CHECK_ID,
+        sig.priority,
+        "N",
+        message,
+        resources=[node],
+        boot="current",
+        signature=sig.kind.value,
+        **extra,
+        **_evidence(events),
+    )
 
 
-def judge_kernel(node: str, log: KernelLog, boot: str = "current") -> list[Finding]:
-    """One finding per signature found in one boot's log of one node (`node`: instance id;
-    `boot`: "current" or "previous")."""
+def _history(
+    node: str, sig: Signature, events: tuple[KernelEvent, ...], current_read: bool
+) -> Finding:
+    first, last = events[0].timestamp, events[-1].timestamp
+    when = f" at {first}" if first == last else f" between {first} and {last}"
+    since = (
+        "none in this boot since the reboot"
+        if current_read
+        else "this boot's log could not be read to tell whether it is back"
+    )
+    return warn(
+        CHECK_ID,
+        Priority.P2,
+        "N",
+        f"{len(events)} {sig.label} line(s) on {node} in the previous boot"
+        f"{when if first else ''}{_shown(events)}; {since} — history, likely why the node "
+        "rebooted; replace it if the signature returns",
+        resources=[node],
+        boot="previous",
+        signature=sig.kind.value,
+        **_evidence(events),
+    )
+
+
+def judge_kernel(
+    node: str, current: KernelLog | None, previous: KernelLog | None = None
+) -> list[Finding]:
+    """One finding per signature of one node (`node`: instance id). A signature of this boot
+    fails (saying when the previous boot had it too); one only in the previous boot is a WARN
+    P2 of history. None: that boot's log could not be read."""
     findings: list[Finding] = []
     for sig in SIGNATURES:
-        events = log.of_kind(sig.kind)
-        if events:
-            findings.append(_one(node, sig, events, boot))
+        now = current.of_kind(sig.kind) if current is not None else ()
+        before = previous.of_kind(sig.kind) if previous is not None else ()
+        if now:
+            findings.append(_now(node, sig, now, before))
+        elif before:
+            findings.append(_history(node, sig, before, current is not None))
     return findings
 
 
@@ -101,13 +151,9 @@ def node_kernel(data: ClusterData) -> Iterable[Finding]:
     for node in data.reachable_nodes():
         current = read_kernel_log(node, "kernel_log", CHECK_ID, "N", findings)
         previous = read_kernel_log(node, "kernel_log_previous_boot", CHECK_ID, "N", findings)
-        problems: list[Finding] = []
-        if current is not None:
-            problems += judge_kernel(node.instance_id, current, "current")
-        if previous is not None:
-            problems += judge_kernel(node.instance_id, previous, "previous")
-            if previous.previous_boot_unavailable:
-                previous_unkept.append(node.instance_id)
+        if previous is not None and previous.previous_boot_unavailable:
+            previous_unkept.append(node.instance_id)
+        problems = judge_kernel(node.instance_id, current, previous)
         findings += problems
         if current is not None and not problems:
             healthy.append(node.instance_id)

@@ -1,10 +1,13 @@
 """§ I.2: OOM kills in the kernel log, low available memory, and EFA huge pages.
 
 An OOM kill in the current boot is a FAIL P1: a process of the job (or the node's own
-agents) was ended. One in the previous boot is history, reported as INFO, since the reboot
-has cleared the memory that caused it. On EFA nodes the FI_EFA_USE_HUGE_PAGE=0 hint goes
-with OOM kills and with exhausted huge pages, because fork() of a process holding
-huge-page-backed EFA buffers fails with ENOMEM even when `free` shows room.
+agents) was ended. A node OOM kill means the node ran out of memory; a memory cgroup's kill
+means a container, pod or job reached its own memory limit while the node may have had
+room, so the fix is the workload's limit or its use. One in the previous boot is history,
+reported as INFO, since the reboot has cleared the memory that caused it. On EFA nodes the
+FI_EFA_USE_HUGE_PAGE=0 hint goes with node OOM kills and with exhausted huge pages, because
+fork() of a process holding huge-page-backed EFA buffers fails with ENOMEM even when `free`
+shows room; a cgroup kill gets it only when the huge pages are exhausted too.
 """
 
 from __future__ import annotations
@@ -28,12 +31,19 @@ EFA_HINT = (
 )
 
 
-def oom_victims(log: KernelLog) -> list[KernelEvent]:
-    """Each process the OOM killer ended, once (older kernels print the kill twice)."""
+def oom_victims(
+    log: KernelLog, kind: KernelEventKind = KernelEventKind.OOM_KILL
+) -> list[KernelEvent]:
+    """Each process the OOM killer ended, once (older kernels print the kill twice); `kind`
+    chooses node kills (OOM_KILL) or memory cgroup kills (CGROUP_OOM_KILL)."""
     seen: dict[tuple[int | None, str | None], KernelEvent] = {}
-    for event in log.of_kind(KernelEventKind.OOM_KILL):
+    for event in log.of_kind(kind):
         seen.setdefault((event.pid, event.process), event)
     return list(seen.values())
+
+
+def cgroup_victims(log: KernelLog) -> list[KernelEvent]:
+    return oom_victims(log, KernelEventKind.CGROUP_OOM_KILL)
 
 
 def _victim_list(victims: list[KernelEvent]) -> str:
@@ -72,25 +82,51 @@ def judge_memory(
                 f"{_victim_list(victims)}{hint}",
                 resources=[node],
                 boot="current",
+                scope="node",
                 kills=len(victims),
                 victims=_victim_evidence(victims),
                 lines=[clip(v.message) for v in victims[:NAMED_KILLS]],
             )
         )
-    earlier = oom_victims(previous) if previous is not None else []
-    if earlier:
+    limited = cgroup_victims(current) if current is not None else []
+    if limited:
+        # The EFA fork case shows as exhausted huge pages; without it the limit is the cause.
+        hint = f"; {EFA_HINT}" if efa and exhausted else ""
         findings.append(
-            info(
+            fail(
                 CHECK_ID,
+                Priority.P1,
                 "I.2",
-                f"The OOM killer ended {len(earlier)} process(es) on {node} in the previous "
-                f"boot: {_victim_list(earlier)}",
+                f"A workload reached its memory limit on {node} in this boot: the memory cgroup "
+                f"OOM killer ended {len(limited)} process(es): {_victim_list(limited)} — raise "
+                f"the container or job memory limit, or lower its use{hint}",
                 resources=[node],
-                boot="previous",
-                kills=len(earlier),
-                victims=_victim_evidence(earlier),
+                boot="current",
+                scope="cgroup",
+                kills=len(limited),
+                victims=_victim_evidence(limited),
+                lines=[clip(v.message) for v in limited[:NAMED_KILLS]],
             )
         )
+    for scope, earlier in (
+        ("node", oom_victims(previous) if previous is not None else []),
+        ("cgroup", cgroup_victims(previous) if previous is not None else []),
+    ):
+        if earlier:
+            who = "The OOM killer" if scope == "node" else "The memory cgroup OOM killer"
+            findings.append(
+                info(
+                    CHECK_ID,
+                    "I.2",
+                    f"{who} ended {len(earlier)} process(es) on {node} in the previous "
+                    f"boot: {_victim_list(earlier)}",
+                    resources=[node],
+                    boot="previous",
+                    scope=scope,
+                    kills=len(earlier),
+                    victims=_victim_evidence(earlier),
+                )
+            )
     pct = meminfo.available_pct if meminfo is not None else None
     if meminfo is not None and pct is not None and pct < LOW_AVAILABLE_PCT:
         findings.append(
@@ -107,7 +143,7 @@ def judge_memory(
                 available_pct=round(pct, 2),
             )
         )
-    if efa and exhausted and meminfo is not None and not victims:
+    if efa and exhausted and meminfo is not None and not (victims or limited):
         findings.append(
             warn(
                 CHECK_ID,

@@ -1,7 +1,8 @@
 """Kernel log lines (`dmesg -T`, `dmesg`, `journalctl -k -o short-iso`) classified by signature.
 
 The probes already keep only lines that match the signatures worth judging; this module
-strips each line's timestamp and names what the line reports: an OOM kill, a panic, a
+strips each line's timestamp and names what the line reports: an OOM kill (of the node, or
+of a memory cgroup: a container or job at its own memory limit), a panic, a
 soft or hard lockup, a hung task, an NMI, a machine check, an I/O error, an NVIDIA driver
 (NVRM) error. Xid lines are recognised as such and nothing more: tools/parsers/xid.py reads
 them. Benign lines the same grep lets through (watchdog and NMI-watchdog start-up, "NVRM:
@@ -11,12 +12,13 @@ loading ...", "mce: ... Thermal monitoring enabled") are OTHER, never a fault.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 
 class KernelEventKind(StrEnum):
-    OOM_KILL = "oom-kill"  # a process the OOM killer ended
+    OOM_KILL = "oom-kill"  # a process the OOM killer ended: the node ran out of memory
+    CGROUP_OOM_KILL = "cgroup-oom-kill"  # ended because its memory cgroup hit its limit
     OOM = "oom"  # OOM killer context lines (invoked, constraint, reaper)
     PANIC = "panic"
     HARD_LOCKUP = "hard-lockup"
@@ -56,10 +58,12 @@ class KernelLog:
 
 
 # What dmesg / journalctl print when they may not read the log (a line of their own, not a
-# kernel message: those carry a timestamp).
+# kernel message: those carry a timestamp). journalctl run without privileges shows only
+# the caller's own messages and says so in a hint: for the kernel journal that is nothing.
 _REFUSED = re.compile(
     r"^(?:dmesg: )?read kernel buffer failed|^dmesg: .*operation not permitted|"
-    r"insufficient permissions",
+    r"insufficient permissions|"
+    r"^hint: you are currently not seeing messages from other users and the system",
     re.IGNORECASE,
 )
 _DMESG_T = re.compile(r"^\[(?P<ts>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d \d{4})\]\s?")
@@ -68,14 +72,28 @@ _JOURNAL = re.compile(
     r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?)"
     r"\s+\S+\s+[^\s:\[]+(?:\[\d{1,10}\])?:\s?"
 )
+# journalctl's own answers when there is no previous boot to show (a first boot, a journal
+# kept in memory only): the previous boot is unknown, not clean.
 _JOURNAL_NOTE = re.compile(
     r"no persistent journal|specifying boot id|no such boot id|"
-    r"data from the specified boot .* is not available|^-- no entries --$",
+    r"data from the specified boot .* is not available|no journal boot entry found|"
+    r"failed to look up boot|failed to find journal entry from the specified boot|"
+    r"^-- no entries --$",
     re.IGNORECASE,
 )
 
 _XID = re.compile(r"(?<![A-Za-z])xid(?![A-Za-z])", re.IGNORECASE)
 _KILLED = re.compile(r"killed process (?P<pid>\d{1,10}) \((?P<name>[^)]{0,64})\)", re.IGNORECASE)
+# A memory cgroup's kill: on one line ("Memory cgroup out of memory: Killed process 7 (x)"),
+# or announced before a separate "Killed process 7 (x)" line by older kernels ("Memory cgroup
+# out of memory: Kill process 7 (x) score ...") and by the constraint line of newer ones
+# ("oom-kill:constraint=CONSTRAINT_MEMCG,...,pid=7,...").
+_CGROUP_OOM = re.compile(r"memory cgroup out of memory", re.IGNORECASE)
+_CGROUP_ANNOUNCED = re.compile(
+    r"memory cgroup out of memory: kill process (?P<pid>\d{1,10})\b|"
+    r"constraint=constraint_memcg\b.*?\bpid=(?P<memcg_pid>\d{1,10})\b",
+    re.IGNORECASE,
+)
 _OOM_CONTEXT = re.compile(
     r"invoked oom-killer|oom-kill:|out of memory|oom_reaper|oom killer", re.IGNORECASE
 )
@@ -138,8 +156,9 @@ def classify(message: str, timestamp: str | None = None) -> KernelEvent:
         return KernelEvent(kind.PANIC, message, timestamp)
     killed = _KILLED.search(message)
     if killed is not None:
+        which = kind.CGROUP_OOM_KILL if _CGROUP_OOM.search(message) else kind.OOM_KILL
         return KernelEvent(
-            kind.OOM_KILL, message, timestamp, process=killed["name"], pid=int(killed["pid"])
+            which, message, timestamp, process=killed["name"], pid=int(killed["pid"])
         )
     if _OOM_CONTEXT.search(message):
         return KernelEvent(kind.OOM, message, timestamp)
@@ -203,4 +222,21 @@ def parse_kernel_log(text: str) -> KernelLog:
             continue
         timestamp, message = strip_timestamp(line)
         events.append(classify(message.strip(), timestamp))
-    return KernelLog(tuple(events), unavailable, refused)
+    return KernelLog(_cgroup_kills(events), unavailable, refused)
+
+
+def _cgroup_kills(events: list[KernelEvent]) -> tuple[KernelEvent, ...]:
+    """Kills announced as a memory cgroup's (by an earlier line naming the pid) are cgroup
+    kills even when their own "Killed process" line does not say so."""
+    announced: set[int] = set()
+    tagged: list[KernelEvent] = []
+    for event in events:
+        if event.kind is KernelEventKind.OOM:
+            match = _CGROUP_ANNOUNCED.search(event.message)
+            if match is not None:
+                announced.add(int(match["pid"] or match["memcg_pid"]))
+        elif event.kind is KernelEventKind.OOM_KILL and event.pid in announced:
+            tagged.append(replace(event, kind=KernelEventKind.CGROUP_OOM_KILL))
+            continue
+        tagged.append(event)
+    return tuple(tagged)

@@ -46,6 +46,14 @@ _KERNEL_SIGNATURES = (
     "hung_task|blocked for more than|watchdog|machine check|i/o error|"
     "read kernel buffer failed|operation not permitted|insufficient permissions"
 )
+# journalctl's own answers for the previous boot: there is none to show (a first boot, a
+# journal kept in memory only) or, without privileges, only the caller's own messages. Kept
+# so that neither reads as a clean previous boot. dmesg never prints them: the current-boot
+# probe does not grep for them.
+_JOURNAL_ANSWERS = (
+    "no persistent journal|specifying boot id|specified boot|no journal boot entry|"
+    "failed to look up boot|-- no entries --|not seeing messages from other users"
+)
 
 _GPU_FIELDS = (
     "index,pci.bus_id,name,driver_version,temperature.gpu,"
@@ -79,7 +87,7 @@ _PROBES: tuple[ProbeSpec, ...] = (
     ProbeSpec(
         "kernel_log_previous_boot",
         f"journalctl -k -b -1 --no-pager -o short-iso 2>&1 | grep -iE "
-        f"'{_KERNEL_SIGNATURES}|no persistent journal|specifying boot id' | tail -n 400",
+        f"'{_KERNEL_SIGNATURES}|{_JOURNAL_ANSWERS}' | tail -n 400",
         "The same signatures in the previous boot's kernel journal (§ N; repeated Xid after "
         "a reboot).",
     ),
@@ -133,7 +141,9 @@ _PROBES: tuple[ProbeSpec, ...] = (
     ),
     ProbeSpec(
         "nccl_libraries",
-        "ls -1 /opt/nccl/build/lib /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu "
+        # Ubuntu x86 and Arm multiarch paths, Amazon Linux's /usr/lib64, both CUDA layouts.
+        "ls -1 /opt/nccl/build/lib /usr/local/cuda/lib64 /usr/local/cuda/lib "
+        "/usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 "
         "2>/dev/null | grep -E '^libnccl\\.so\\.[0-9]'",
         "NCCL shared libraries installed on the host (§ E).",
         NodeKind.NVIDIA,
