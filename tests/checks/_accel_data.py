@@ -19,13 +19,18 @@ CPU = "ml.m5.2xlarge"
 
 
 class FakeNodeData:
-    """Only the reads the node checks use: reachable_nodes, node_probes, instance_facts."""
+    """Only the reads the node checks use: reachable_nodes, node_probes, instance_facts,
+    orchestrator."""
 
     def __init__(
-        self, nodes: Iterable[NodeProbes], facts: Mapping[str, InstanceFacts] | None = None
+        self,
+        nodes: Iterable[NodeProbes],
+        facts: Mapping[str, InstanceFacts] | None = None,
+        orchestrator: str = "eks",
     ) -> None:
         self._nodes = list(nodes)
         self._facts = dict(facts or {})
+        self.orchestrator = orchestrator
 
     def node_probes(self) -> dict[str, NodeProbes]:
         return {n.instance_id: n for n in self._nodes}
@@ -80,8 +85,8 @@ def without(outputs: Mapping[str, str | ProbeOutput], *names: str) -> dict[str, 
     return {k: v for k, v in outputs.items() if k not in names}
 
 
-def run_check(check_id: str, *nodes: NodeProbes) -> list[Finding]:
+def run_check(check_id: str, *nodes: NodeProbes, orchestrator: str = "eks") -> list[Finding]:
     """Run a registered check against the fake data, as the triage runner would."""
     spec = get_check(check_id)
     run: Callable[[ClusterData], Iterable[Finding]] = spec.run
-    return list(run(cast(ClusterData, FakeNodeData(nodes))))
+    return list(run(cast(ClusterData, FakeNodeData(nodes, orchestrator=orchestrator))))

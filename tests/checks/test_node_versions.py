@@ -71,3 +71,32 @@ def test_registered_check_finds_driver_drift_and_skips_nodes_without_versions() 
     drift = {f.evidence["component"] for f in findings if f.status is Status.WARN}
     assert drift == {"driver", "cuda"}
     assert not any("i-cpu" in f.resources for f in findings)
+
+
+def test_on_eks_the_host_nccl_is_said_to_be_the_hosts() -> None:
+    nodes = {
+        "i-a": NodeVersions(driver="550.127.05", nccl="2.21.5"),
+        "i-b": NodeVersions(driver="550.127.05", nccl="2.18.3"),
+        "i-c": NodeVersions(driver="550.127.05"),
+    }
+    findings = judge_versions(nodes, eks=True)
+    by_node = {f.resources[0]: f.evidence for f in findings if f.status is Status.INFO}
+    assert by_node["i-a"]["nccl_scope"] == "host"
+    assert "nccl_scope" not in by_node["i-c"]  # no NCCL found on that host
+    [drift] = [f for f in findings if f.status is Status.WARN]
+    assert "not necessarily the one containers use" in drift.message
+    assert not any("containers" in f.message for f in judge_versions(nodes))
+
+
+def test_registered_check_notes_the_host_nccl_on_eks_only() -> None:
+    older = healthy_p5(nccl_libraries="libnccl.so.2\nlibnccl.so.2.18.3\n")
+    for orchestrator, noted in (("eks", True), ("slurm", False)):
+        findings = run_check(
+            CHECK_ID,
+            node("i-a", P5, healthy_p5()),
+            node("i-b", P5, older),
+            orchestrator=orchestrator,
+        )
+        [drift] = [f for f in findings if f.status is Status.WARN]
+        assert drift.evidence["component"] == "nccl"
+        assert ("containers use" in drift.message) is noted, orchestrator

@@ -46,9 +46,16 @@ def _summary(versions: NodeVersions) -> str:
     )
 
 
-def judge_versions(per_node: Mapping[str, NodeVersions]) -> list[Finding]:
+# On EKS the training containers usually bring their own NCCL (in the image), so the
+# libraries found on the host say little about what a job loads. Said where NCCL drift is
+# judged; the per-node INFO keeps it in its evidence.
+EKS_NCCL_NOTE = "; the NCCL is the host's, not necessarily the one containers use"
+
+
+def judge_versions(per_node: Mapping[str, NodeVersions], eks: bool = False) -> list[Finding]:
     """One INFO per node with its versions; WARN P1 per component whose known values differ
-    between nodes; PASS when several nodes agree on everything they report."""
+    between nodes; PASS when several nodes agree on everything they report. `eks`: say that
+    the host NCCL is not necessarily what containers use."""
     known = {node: v for node, v in per_node.items() if v.known}
     findings = [
         info(
@@ -57,6 +64,7 @@ def judge_versions(per_node: Mapping[str, NodeVersions]) -> list[Finding]:
             f"{node} versions: {_summary(versions)}",
             resources=[node],
             **versions.as_dict(),
+            **({"nccl_scope": "host"} if eks and versions.nccl else {}),
         )
         for node, versions in known.items()
     ]
@@ -79,7 +87,8 @@ def judge_versions(per_node: Mapping[str, NodeVersions]) -> list[Finding]:
                 Priority.P1,
                 SECTION,
                 f"{name} version drift across probed nodes: {listed} — bring the odd nodes "
-                "back to the cluster's image (replace them, or update the cluster software)",
+                "back to the cluster's image (replace them, or update the cluster software)"
+                f"{EKS_NCCL_NOTE if eks and key == 'nccl' else ''}",
                 resources=sorted({n for ns in by_value.values() for n in ns}),
                 component=key,
                 values=dict(sorted(by_value.items())),
@@ -105,4 +114,4 @@ def judge_versions(per_node: Mapping[str, NodeVersions]) -> list[Finding]:
 def versions(data: ClusterData) -> Iterable[Finding]:
     """Versions per node as INFO; WARN P1 when they differ between probed nodes."""
     per_node = {node.instance_id: node_versions(node) for node in data.reachable_nodes()}
-    return judge_versions(per_node)
+    return judge_versions(per_node, eks=data.orchestrator == "eks")
