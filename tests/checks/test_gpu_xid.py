@@ -15,6 +15,25 @@ FELL_OFF_BEFORE = samples.xid_line(PCI, 79, "GPU has fallen off the bus.", style
 APP = samples.xid_line(samples.driver_pci(1), 13, "Graphics SM Warp Exception", pid="4812")
 CLEANUP = samples.xid_line(samples.driver_pci(1), 45, "Ch 00000008", pid="4812")
 UNKNOWN = samples.xid_line(samples.driver_pci(2), 71, "copy engine error")
+DBE = samples.xid_line(PCI, 48, "An uncorrectable double bit error (DBE) has been detected.")
+REMAP = samples.xid_line(
+    PCI,
+    63,
+    "Row Remapper: New row (0x00000000000b8b1e) marked for remapping, reset gpu to activate.",
+)
+REMAP_FAILED = samples.xid_line(PCI, 64, "Row Remapper Error")
+OTHER_GPU_FELL_OFF_BEFORE = samples.xid_line(
+    samples.driver_pci(5), 79, "GPU has fallen off the bus.", style="journal"
+)
+UNPRIVILEGED_JOURNAL = (
+    "Hint: You are currently not seeing messages from other users and the system.\n"
+)
+
+
+def recovery(action: str) -> str:
+    return samples.xid_line(
+        PCI, 154, f"GPU recovery action changed from 0x0 (None) to {action}", pid="0"
+    )
 
 
 def test_hardware_xid_this_boot_fails_p0_with_numbers_and_gpus() -> None:
@@ -92,3 +111,127 @@ def test_missing_kernel_log_is_info() -> None:
     [finding] = run_check(CHECK_ID, node("i-1", P5, without(healthy_p5(), "kernel_log")))
     assert finding.status is Status.INFO
     assert "kernel log" in finding.message
+
+
+def test_different_hardware_xids_across_boots_are_not_called_repeated() -> None:
+    [finding] = judge_xids("i-1", parse_xids(DBE), parse_xids(FELL_OFF_BEFORE), P5)
+    assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
+    assert "repeated" not in finding.message
+    assert "replace the node" not in finding.message
+    assert "Xid 48" in finding.message
+    assert "the previous boot had hardware Xid 79" in finding.message
+    assert "isolate the node, reboot it" in finding.message
+    assert finding.evidence["repeated_after_reboot"] is False
+    assert finding.evidence["previous_boot"]["xids"] == [79]
+
+
+def test_the_same_xid_on_another_gpu_is_not_called_repeated() -> None:
+    [finding] = judge_xids("i-1", parse_xids(FELL_OFF), parse_xids(OTHER_GPU_FELL_OFF_BEFORE), P5)
+    assert finding.status is Status.FAIL
+    assert finding.evidence["repeated_after_reboot"] is False
+    assert "previous boot had hardware Xid 79" in finding.message
+    assert samples.driver_pci(5) in finding.message
+
+
+def test_only_the_repeated_xid_is_named_repeated() -> None:
+    [finding] = judge_xids("i-1", parse_xids(FELL_OFF + DBE), parse_xids(FELL_OFF_BEFORE), P5)
+    assert finding.evidence["repeated_after_reboot"] is True
+    assert "hardware Xid 79 (GPU has fallen off the bus) on 0000:86:00 repeated" in finding.message
+    assert finding.evidence["xids"] == [48, 79]
+    assert finding.evidence["previous_boot"]["xids"] == [79]
+
+
+def test_xid_63_is_a_remap_to_apply_not_a_hardware_fault() -> None:
+    [finding] = judge_xids("i-1", parse_xids(REMAP), parse_xids(REMAP), P5)
+    assert (finding.status, finding.priority, finding.section) == (
+        Status.WARN,
+        Priority.P1,
+        "G.1.a",
+    )
+    assert "reboot the node, then re-check row remapping" in finding.message
+    assert "still pending after the reboot means replace" in finding.message
+    assert finding.evidence["xids"] == [63]
+
+
+def test_xid_64_remap_failure_stays_hardware_p0() -> None:
+    [finding] = judge_xids("i-1", parse_xids(REMAP_FAILED), None, P5)
+    assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
+    assert "hardware Xid 64" in finding.message
+
+
+def test_xid_154_says_what_the_driver_asks_for() -> None:
+    hardware, reboot = judge_xids(
+        "i-1", parse_xids(FELL_OFF + recovery("0x2 (Node Reboot Required)")), None
+    )
+    assert hardware.evidence["xids"] == [79]
+    assert (reboot.status, reboot.priority) == (Status.FAIL, Priority.P0)
+    assert "the driver asks for a node reboot (Node Reboot Required)" in reboot.message
+    assert reboot.evidence["recovery"] == "reboot"
+    assert reboot.evidence["recovery_actions"] == ["Node Reboot Required"]
+
+    [reset] = judge_xids("i-1", parse_xids(recovery("0x1 (GPU Reset Required)")), None)
+    assert (reset.status, reset.priority) == (Status.FAIL, Priority.P0)
+    assert "a GPU reset" in reset.message
+
+    [drain] = judge_xids("i-1", parse_xids(recovery("0x3 (Drain P2P)")), None)
+    assert (drain.status, drain.priority) == (Status.WARN, Priority.P1)
+    assert "draining peer-to-peer traffic" in drain.message
+
+    [unlabelled] = judge_xids(
+        "i-1", parse_xids(samples.xid_line(PCI, 154, "GPU recovery action changed")), None
+    )
+    assert (unlabelled.status, unlabelled.priority) == (Status.WARN, Priority.P1)
+    assert unlabelled.evidence["recovery"] == "unknown"
+
+    [cleared] = judge_xids(
+        "i-1",
+        parse_xids(
+            samples.xid_line(
+                PCI,
+                154,
+                "GPU recovery action changed from 0x2 (Node Reboot Required) to 0x0 (None)",
+            )
+        ),
+        None,
+    )
+    assert cleared.status is Status.INFO
+
+
+def test_registered_check_different_xids_across_boots() -> None:
+    [finding] = run_check(
+        CHECK_ID,
+        node("i-1", P5, healthy_p5(kernel_log=DBE, kernel_log_previous_boot=FELL_OFF_BEFORE)),
+    )
+    assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
+    assert "repeated" not in finding.message
+    assert "previous boot had hardware Xid 79" in finding.message
+
+
+def test_registered_check_remap_warns() -> None:
+    [finding] = run_check(CHECK_ID, node("i-1", P5, healthy_p5(kernel_log=REMAP)))
+    assert (finding.status, finding.priority, finding.section) == (
+        Status.WARN,
+        Priority.P1,
+        "G.1.a",
+    )
+
+
+def test_an_unprivileged_journal_is_not_a_previous_boot() -> None:
+    [finding] = run_check(
+        CHECK_ID,
+        node(
+            "i-1",
+            P5,
+            healthy_p5(kernel_log=FELL_OFF, kernel_log_previous_boot=UNPRIVILEGED_JOURNAL),
+        ),
+    )
+    assert finding.status is Status.FAIL
+    assert finding.evidence["previous_boot_read"] is False
+
+
+def test_a_refused_dmesg_is_not_a_clean_log() -> None:
+    refused = "dmesg: read kernel buffer failed: Operation not permitted\n"
+    [finding] = run_check(CHECK_ID, node("i-1", P5, healthy_p5(kernel_log=refused)))
+    assert finding.status is Status.INFO
+    assert "Could not read the kernel log" in finding.message
+    assert "Operation not permitted" in finding.message

@@ -46,7 +46,7 @@ def test_finds_every_xid_in_order() -> None:
         (43, "application", "G.2"),
         (45, "follow-on", "G.2"),
         (48, "hardware", "G.3"),
-        (63, "hardware", "G.1.a"),
+        (63, "remap", "G.1.a"),
         (64, "hardware", "G.1.a"),
         (74, "hardware", "G.2"),
         (79, "hardware", "G.2"),
@@ -56,6 +56,7 @@ def test_finds_every_xid_in_order() -> None:
         (109, "hardware", "G.2"),
         (119, "hardware", "G.2"),
         (120, "hardware", "G.2"),
+        (154, "recovery-action", "G.2"),
         (999, "unknown", "G.2"),
     ],
 )
@@ -76,6 +77,11 @@ def test_classification(number: int, kind: str, section_id: str) -> None:
         ("NVRM: Xid (PCI:0000:3b:00): 48, pid=1, DBE (double bit error)", "G.3"),
         ("NVRM: Xid (PCI:0000:3b:00): 95, pid=1, Uncontained", "G.3"),
         ("NVRM: Xid (PCI:0000:3b:00): 109, pid=1, Ctx timeout", "G.2"),
+        (
+            "NVRM: Xid (PCI:0000:3b:00): 154, GPU recovery action changed from 0x0 (None) to "
+            "0x2 (Node Reboot Required)",
+            "G.2",
+        ),
     ],
 )
 def test_xid_drives_the_best_section(text: str, best: str) -> None:
@@ -90,3 +96,9 @@ def test_hardware_xid_outranks_application_xid() -> None:
 
 def test_xid_numbers_reach_the_identifiers() -> None:
     assert explain("Xid 79, later Xid 48, again Xid 79").identifiers.xids == [48, 79]
+
+
+def test_xid_63_advice_is_the_remap_path() -> None:
+    result = explain("NVRM: Xid (PCI:0000:3b:00): 63, pid=1, Row Remapper: New row marked")
+    assert result.matches[0].section == "G.1.a"
+    assert "reboot to apply the remap" in result.matches[0].why

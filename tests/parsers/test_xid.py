@@ -69,3 +69,52 @@ def test_previous_boot_unavailable_markers() -> None:
     )
     assert no_previous_boot("No journal boot entry found from the specified boot offset (-1).")
     assert not no_previous_boot(JOURNAL)
+
+
+def test_xid_63_is_a_remap_event_and_64_stays_hardware() -> None:
+    remap = parse_xid_line(
+        "NVRM: Xid (PCI:0000:18:00): 63, pid=3321, name=torchrun, Row Remapper: New row "
+        "(0x00000000000b8b1e) marked for remapping, reset gpu to activate."
+    )
+    failure = parse_xid_line("NVRM: Xid (PCI:0000:bb:00): 64, pid=0, Row Remapper Error")
+    assert remap is not None
+    assert failure is not None
+    assert remap.kind == "remap"
+    assert failure.kind == "hardware"
+
+
+def test_xid_154_names_the_recovery_the_driver_asks_for() -> None:
+    text = """\
+[Sun Mar 29 19:20:37 2026] NVRM: Xid (PCI:0000:5f:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)
+[Sun Mar 29 19:20:38 2026] NVRM: Xid (PCI:0000:01:00): 154, pid='<unknown>', name=<unknown>, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)
+[Sun Mar 29 19:20:39 2026] NVRM: Xid (PCI:0000:02:00): 154, GPU recovery action changed from 0x0 (None) to 0x3 (Drain P2P)
+[Sun Mar 29 19:20:40 2026] NVRM: Xid (PCI:0000:03:00): 154, GPU recovery action changed from 0x0 (None) to 0x4 (Drain and Reset)
+[Sun Mar 29 19:20:41 2026] NVRM: Xid (PCI:0000:04:00): 154, GPU recovery action changed from 0x2 (Node Reboot Required) to 0x0 (None)
+[Sun Mar 29 19:20:42 2026] NVRM: Xid (PCI:0000:05:00): 154, GPU recovery action changed
+"""
+    events = parse_xids(text)
+    assert {e.kind for e in events} == {"recovery-action"}
+    assert [(e.recovery_action, e.recovery) for e in events] == [
+        ("GPU Reset Required", "reset"),
+        ("Node Reboot Required", "reboot"),
+        ("Drain P2P", "drain"),
+        ("Drain and Reset", "reset"),
+        ("None", "none"),
+        (None, "unknown"),
+    ]
+    assert events[1].process is None
+
+
+def test_other_xids_carry_no_recovery_action() -> None:
+    event = parse_xid_line("NVRM: Xid (PCI:0000:53:00): 79, pid=1, GPU has fallen off the bus.")
+    assert event is not None
+    assert event.recovery_action is None
+
+
+def test_no_previous_boot_covers_journalctl_answers() -> None:
+    for answer in (
+        "Data from the specified boot (-1) is not available: No such boot ID in journal",
+        "Failed to look up boot -1: No such boot ID in journal",
+        "-- No entries --",
+    ):
+        assert no_previous_boot(answer + "\n"), answer

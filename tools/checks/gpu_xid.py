@@ -1,18 +1,30 @@
 """§ G.2: NVRM Xid events in this boot's kernel log and the previous boot's journal.
 
 Hardware Xids mean the node needs attention (reboot, then replace if they come back);
-the same class of fault in both boots means the reboot did not help, so the node goes to
-replacement (§ F.4: investigate → reboot → replace). Application Xids point at the job.
+the same Xid on the same GPU in both boots means the reboot did not help, so the node goes
+to replacement (§ F.4: investigate → reboot → replace). A different hardware Xid after the
+reboot is a new fault of this boot, judged as such. Xid 63 (a row remap waiting for a reset)
+is the normal repair path, judged with row remapping (§ G.1.a); Xid 154 carries the recovery
+the driver asks for. Application Xids point at the job.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
+from tools.checks._accel import could_not_read, judged_nodes, label, none_probed, read
 from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info, passed, warn
-from tools.parsers.xid import XidEvent, gpus, no_previous_boot, numbers, of_kind, parse_xids
+from tools.parsers.kernel_log import parse_kernel_log
+from tools.parsers.xid import (
+    Recovery,
+    XidEvent,
+    gpus,
+    no_previous_boot,
+    numbers,
+    of_kind,
+    parse_xids,
+)
 from tools.registry import check
 from tools.triage.data import ClusterData
 
@@ -40,6 +52,128 @@ def _evidence(events: Iterable[XidEvent]) -> dict[str, object]:
     }
 
 
+def _same_fault(now: tuple[XidEvent, ...], before: tuple[XidEvent, ...]) -> tuple[XidEvent, ...]:
+    """The events of `now` whose Xid number was also logged by the same GPU in `before`."""
+    earlier = {(e.xid, e.pci) for e in before}
+    return tuple(e for e in now if (e.xid, e.pci) in earlier)
+
+
+def _hardware(
+    where: str,
+    instance_id: str,
+    now: tuple[XidEvent, ...],
+    before: tuple[XidEvent, ...],
+    previous_read: bool,
+) -> list[Finding]:
+    repeated = _same_fault(now, before)
+    if repeated:
+        # The same Xid on the same GPU survived a reboot: rebooting again will not help.
+        return [
+            fail(
+                CHECK_ID,
+                Priority.P0,
+                SECTION,
+                f"{where}: hardware {describe(repeated)} repeated after a reboot (the same Xid "
+                "on the same GPU in the previous boot) — replace the node",
+                resources=[instance_id],
+                repeated_after_reboot=True,
+                previous_boot=_evidence(_same_fault(before, repeated)),
+                **_evidence(now),
+            )
+        ]
+    if now:
+        earlier = (
+            f" (the previous boot had hardware {describe(before)}: not the same Xid on the "
+            "same GPU)"
+            if before
+            else ""
+        )
+        return [
+            fail(
+                CHECK_ID,
+                Priority.P0,
+                SECTION,
+                f"{where}: hardware {describe(now)} in this boot{earlier} — isolate the node, "
+                "reboot it and check again; replace it if the Xid returns",
+                resources=[instance_id],
+                repeated_after_reboot=False,
+                previous_boot_read=previous_read,
+                **({"previous_boot": _evidence(before)} if before else {}),
+                **_evidence(now),
+            )
+        ]
+    if before:
+        return [
+            info(
+                CHECK_ID,
+                SECTION,
+                f"{where}: the previous boot had hardware {describe(before)}; none "
+                "since the reboot — watch for it to return",
+                resources=[instance_id],
+                **_evidence(before),
+            )
+        ]
+    return []
+
+
+_ASKS: dict[Recovery, str] = {
+    "reboot": "a node reboot",
+    "reset": "a GPU reset (reboot the node to get one)",
+    "drain": "draining peer-to-peer traffic (stop the jobs using the GPU)",
+}
+
+
+def _recovery(where: str, instance_id: str, events: tuple[XidEvent, ...]) -> list[Finding]:
+    """Xid 154: the driver states the recovery it needs; judged by the worst one asked."""
+    asked = {e.recovery for e in events}
+    labels = sorted({e.recovery_action or "no label" for e in events})
+    evidence = {**_evidence(events), "recovery_actions": labels}
+    for need in ("reboot", "reset"):
+        if need in asked:
+            return [
+                fail(
+                    CHECK_ID,
+                    Priority.P0,
+                    SECTION,
+                    f"{where}: Xid 154 on {', '.join(gpus(events))}: the driver asks for "
+                    f"{_ASKS[need]} ({', '.join(labels)}) — isolate the node and do it, then "
+                    "check the Xid that came before it",
+                    resources=[instance_id],
+                    recovery=need,
+                    **evidence,
+                )
+            ]
+    if "drain" in asked or "unknown" in asked:
+        what = (
+            f"asks for {_ASKS['drain']}"
+            if "drain" in asked
+            else "changed the GPU's recovery action to one this tool does not know"
+        )
+        return [
+            warn(
+                CHECK_ID,
+                Priority.P1,
+                SECTION,
+                f"{where}: Xid 154 on {', '.join(gpus(events))}: the driver {what} "
+                f"({', '.join(labels)}); check the Xid that came before it",
+                resources=[instance_id],
+                recovery="drain" if "drain" in asked else "unknown",
+                **evidence,
+            )
+        ]
+    return [
+        info(
+            CHECK_ID,
+            SECTION,
+            f"{where}: Xid 154 on {', '.join(gpus(events))}: the driver set the recovery action "
+            "back to None, nothing left to do for it",
+            resources=[instance_id],
+            recovery="none",
+            **evidence,
+        )
+    ]
+
+
 def judge_xids(
     instance_id: str,
     current: tuple[XidEvent, ...],
@@ -48,48 +182,30 @@ def judge_xids(
 ) -> list[Finding]:
     """Findings for one node; `previous` is None when the previous boot could not be read."""
     where = f"{instance_id} ({instance_type})" if instance_type else instance_id
-    findings: list[Finding] = []
-    hardware_now = of_kind(current, "hardware")
-    hardware_before = of_kind(previous or (), "hardware")
-    if hardware_now and hardware_before:
+    findings = _hardware(
+        where,
+        instance_id,
+        of_kind(current, "hardware"),
+        of_kind(previous or (), "hardware"),
+        previous is not None,
+    )
+    remap = of_kind(current, "remap")
+    if remap:
         findings.append(
-            fail(
+            warn(
                 CHECK_ID,
-                Priority.P0,
-                SECTION,
-                f"{where}: hardware {describe(hardware_now)} repeated after a reboot (previous "
-                f"boot: {describe(hardware_before)}) — replace the node",
+                Priority.P1,
+                "G.1.a",
+                f"{where}: {describe(remap)} — the remap takes effect at the next GPU reset: "
+                "reboot the node, then re-check row remapping; still pending after the reboot "
+                "means replace",
                 resources=[instance_id],
-                repeated_after_reboot=True,
-                previous_boot=_evidence(hardware_before),
-                **_evidence(hardware_now),
+                **_evidence(remap),
             )
         )
-    elif hardware_now:
-        findings.append(
-            fail(
-                CHECK_ID,
-                Priority.P0,
-                SECTION,
-                f"{where}: hardware {describe(hardware_now)} in this boot — isolate the node, "
-                "reboot it and check again; replace it if the Xid returns",
-                resources=[instance_id],
-                repeated_after_reboot=False,
-                previous_boot_read=previous is not None,
-                **_evidence(hardware_now),
-            )
-        )
-    elif hardware_before:
-        findings.append(
-            info(
-                CHECK_ID,
-                SECTION,
-                f"{where}: the previous boot had hardware {describe(hardware_before)}; none "
-                "since the reboot — watch for it to return",
-                resources=[instance_id],
-                **_evidence(hardware_before),
-            )
-        )
+    recovery = of_kind(current, "recovery-action")
+    if recovery:
+        findings += _recovery(where, instance_id, recovery)
     application = of_kind(current, "application")
     if application:
         findings.append(
@@ -117,7 +233,8 @@ def judge_xids(
             )
         )
     follow_on = of_kind(current, "follow-on")
-    if follow_on and not (hardware_now or application or unknown):
+    primary = of_kind(current, "hardware") or remap or recovery or application or unknown
+    if follow_on and not primary:
         findings.append(
             info(
                 CHECK_ID,
@@ -140,6 +257,12 @@ def judge_xids(
     return findings
 
 
+def _previous_boot_kept(text: str) -> bool:
+    """The journal showed the previous boot: it had one, and we were allowed to read it."""
+    log = parse_kernel_log(text)
+    return not (no_previous_boot(text) or log.previous_boot_unavailable or log.refused)
+
+
 @check(CHECK_ID, section=SECTION, title="GPU Xid errors")
 def gpu_xid(data: ClusterData) -> Iterable[Finding]:
     """Hardware, application and follow-on Xids; a hardware Xid seen again after a reboot."""
@@ -152,9 +275,22 @@ def gpu_xid(data: ClusterData) -> Iterable[Finding]:
         if this_boot.text is None:
             findings.append(could_not_read(CHECK_ID, SECTION, node, "the kernel log", this_boot))
             continue
+        if refused := parse_kernel_log(this_boot.text).refused:
+            # dmesg would not read the log: no Xid in it is unknown, not clean.
+            findings.append(
+                info(
+                    CHECK_ID,
+                    SECTION,
+                    f"Could not read the kernel log on {label(node)}: {clip(refused, 200)}",
+                    resources=[node.instance_id],
+                    probe="kernel_log",
+                    problem=clip(refused, 200),
+                )
+            )
+            continue
         before = read(node, "kernel_log_previous_boot")
         previous: tuple[XidEvent, ...] | None = None
-        if before.text is not None and not no_previous_boot(before.text):
+        if before.text is not None and _previous_boot_kept(before.text):
             previous = parse_xids(before.text)
         findings.extend(
             judge_xids(node.instance_id, parse_xids(this_boot.text), previous, node.instance_type)

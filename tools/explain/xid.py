@@ -6,7 +6,11 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-XidKind = Literal["application", "follow-on", "hardware", "unknown"]
+# "remap": the driver recorded a row remap / page retirement that the next GPU reset applies,
+# the normal repair path rather than a fault by itself (its state is judged in § G.1.a).
+# "recovery-action": Xid 154, the driver saying what it needs after another error (a GPU
+# reset, a node reboot, draining peer-to-peer traffic); the text names the action.
+XidKind = Literal["application", "follow-on", "hardware", "remap", "recovery-action", "unknown"]
 
 # "NVRM: Xid (PCI:0000:53:00): 79, pid=..." · "Xid 79" · "XID error 48" · "xid=63" ·
 # "Xid (43, pid: 5678)"
@@ -30,7 +34,7 @@ _XIDS: dict[int, XidInfo] = {
     43: XidInfo("application", "G.2", "GPU stopped processing"),
     45: XidInfo("follow-on", "G.2", "preemptive cleanup after an earlier error"),
     48: XidInfo("hardware", "G.3", "double-bit (uncorrectable) ECC error"),
-    63: XidInfo("hardware", "G.1.a", "row remap or page retirement recorded; reset to apply"),
+    63: XidInfo("remap", "G.1.a", "row remap or page retirement recorded; reset to apply"),
     64: XidInfo("hardware", "G.1.a", "row remap or page retirement failure"),
     74: XidInfo("hardware", "G.2", "NVLink error"),
     79: XidInfo("hardware", "G.2", "GPU has fallen off the bus"),
@@ -40,6 +44,7 @@ _XIDS: dict[int, XidInfo] = {
     109: XidInfo("hardware", "G.2", "context-switch timeout"),
     119: XidInfo("hardware", "G.2", "GSP RPC timeout"),
     120: XidInfo("hardware", "G.2", "GSP error"),
+    154: XidInfo("recovery-action", "G.2", "GPU recovery action changed"),
 }
 _UNKNOWN = XidInfo("unknown", "G.2", "not in this tool's table; see NVIDIA's Xid catalogue")
 
@@ -47,6 +52,8 @@ WEIGHTS: dict[XidKind, float] = {
     "hardware": 6.0,
     "application": 3.0,
     "follow-on": 1.5,
+    "remap": 5.0,
+    "recovery-action": 5.0,
     "unknown": 3.0,
 }
 
@@ -54,6 +61,8 @@ _ADVICE: dict[XidKind, str] = {
     "hardware": "hardware: reboot once, replace the node if it returns",
     "application": "application level: check the workload before the node",
     "follow-on": "a follow-on of another error: look for the Xid before it",
+    "remap": "reboot to apply the remap, then re-check; still pending after the reboot: replace",
+    "recovery-action": "the driver names the recovery it needs (GPU reset, node reboot, drain)",
     "unknown": "check the catalogue before acting",
 }
 

@@ -4,8 +4,10 @@ A driver line looks like
 ``NVRM: Xid (PCI:0000:53:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.``
 with a `[Tue Oct  8 03:22:07 2024]` prefix from `dmesg -T`, a `[12345.678901]` prefix from
 plain dmesg, or `2024-10-08T03:22:07+0000 host kernel:` from journalctl's short-iso format.
-Classification (application / hardware / follow-on / unknown) comes from
-`tools.explain.xid`, the project's single Xid table.
+Classification (application / hardware / follow-on / remap / recovery-action / unknown)
+comes from `tools.explain.xid`, the project's single Xid table. Xid 154 is read further: its
+text names the recovery the driver asks for,
+``154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)``.
 """
 
 from __future__ import annotations
@@ -13,8 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from tools.explain.xid import XidKind, classify_xid
+
+# What a recovery action asks of the operator, worst first.
+Recovery = Literal["reboot", "reset", "drain", "none", "unknown"]
 
 _NVRM_XID = re.compile(
     r"NVRM:\s*Xid\s*\(\s*PCI:([0-9A-Fa-f:.]{4,24})\s*\)\s*:\s*(\d{1,4})(?!\d)\s*,?\s*(.*)$",
@@ -25,6 +31,8 @@ _NAME = re.compile(r"^name\s*=\s*('?<?[^,\s]*>?'?)\s*,?\s*", re.IGNORECASE)
 _DMESG_T = re.compile(r"^\[\s*([A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d \d{4})\s*\]")
 _DMESG_RAW = re.compile(r"^\[\s*(\d+\.\d+)\s*\]")
 _ISO = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\s")
+# "... changed from 0x0 (None) to 0x2 (Node Reboot Required)": the label after "to".
+_RECOVERY_TO = re.compile(r"\bto\s+(?:0x[0-9a-f]{1,8}\s*)?\(\s*([^()]{1,60}?)\s*\)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,35 @@ class XidEvent:
     kind: XidKind
     meaning: str
     line: str
+    # Xid 154 only: the driver's label of the new recovery action ("Node Reboot Required").
+    recovery_action: str | None = None
+
+    @property
+    def recovery(self) -> Recovery:
+        return recovery_needed(self.recovery_action)
+
+
+def recovery_needed(label: str | None) -> Recovery:
+    """What a recovery-action label asks for. A reboot outranks a reset ("Drain and Reset"
+    is a reset); an unreadable or missing label is unknown, never assumed harmless."""
+    if label is None:
+        return "unknown"
+    lowered = label.lower()
+    if "reboot" in lowered:
+        return "reboot"
+    if "reset" in lowered or "flr" in lowered:
+        return "reset"
+    if "drain" in lowered:
+        return "drain"
+    if lowered.strip() == "none":
+        return "none"
+    return "unknown"
+
+
+def recovery_label(text: str) -> str | None:
+    """The label of the action an Xid 154 text changes to, as the driver printed it."""
+    match = _RECOVERY_TO.search(text)
+    return match.group(1).strip() if match else None
 
 
 def _timestamp(line: str) -> str | None:
@@ -79,6 +116,7 @@ def parse_xid_line(line: str) -> XidEvent | None:
         kind=info.kind,
         meaning=info.meaning,
         line=line.strip(),
+        recovery_action=recovery_label(rest) if info.kind == "recovery-action" else None,
     )
 
 
@@ -120,6 +158,8 @@ def no_previous_boot(text: str) -> bool:
             "specifying boot id",
             "no journal boot entry",
             "failed to look up boot",
+            "failed to find journal entry from the specified boot",
             "data from the specified boot",
+            "-- no entries --",
         )
     )
