@@ -42,7 +42,7 @@ def test_probes_for_kinds() -> None:
     gpu = probes_for({NodeKind.NVIDIA, NodeKind.EFA})
     assert {"gpu_list", "gpu_row_remap", "efa_devices"} <= set(gpu)
     assert "neuron_devices" not in gpu
-    assert probes_for({NodeKind.NEURON})[-2:] == ["neuron_devices", "neuron_device_files"]
+    assert probes_for({NodeKind.NEURON})[-2:] == ["neuron_device_files", "neuron_devices"]
     controller = probes_for({NodeKind.SLURM_CONTROLLER})
     assert {"slurm_nodes", "slurm_stuck_jobs", "slurm_controller"} <= set(controller)
 
@@ -150,3 +150,16 @@ def test_nccl_libraries_looks_on_ubuntu_amazon_linux_and_arm() -> None:
         assert path in command, path
     assert command.count("|") == 1
     assert "2>/dev/null" in command
+
+
+def test_probes_that_may_hang_run_last_and_fit_the_node_budget_together() -> None:
+    from tools.probes.catalog import NODE_TIMEOUT_S
+    from tools.probes.framing import KILL_AFTER_S
+
+    for kinds in ({NodeKind.NVIDIA, NodeKind.EFA, NodeKind.EKS}, {NodeKind.NEURON}):
+        names = probes_for(kinds)
+        hang = [n for n in names if CATALOGUE[n].may_hang]
+        assert hang
+        assert names[-len(hang) :] == hang
+        worst = sum(CATALOGUE[n].timeout_s + KILL_AFTER_S for n in hang)
+        assert worst < NODE_TIMEOUT_S

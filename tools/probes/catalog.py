@@ -35,6 +35,10 @@ class ProbeSpec:
     description: str
     kind: NodeKind = NodeKind.ANY
     timeout_s: int = 60  # per probe, inside the node's overall budget
+    # Talks to a GPU / accelerator driver or daemon, which can hang when the hardware is
+    # sick (nvidia-smi on a GPU that fell off the bus): such probes get a shorter timeout
+    # and run after the cheap file reads, so a hang cannot cost the node's other answers.
+    may_hang: bool = False
 
 
 # The same grep pattern for kernel signatures in the current and the previous boot. The
@@ -54,6 +58,8 @@ _JOURNAL_ANSWERS = (
     "no persistent journal|specifying boot id|specified boot|no journal boot entry|"
     "failed to look up boot|-- no entries --|not seeing messages from other users"
 )
+
+HANG_TIMEOUT_S = 30  # four of these hung (plus the kill grace) still fit the node budget
 
 _GPU_FIELDS = (
     "index,pci.bus_id,name,driver_version,temperature.gpu,"
@@ -107,6 +113,8 @@ _PROBES: tuple[ProbeSpec, ...] = (
         "nvidia-smi -L",
         "GPUs visible to the driver (§ G).",
         NodeKind.NVIDIA,
+        timeout_s=HANG_TIMEOUT_S,
+        may_hang=True,
     ),
     ProbeSpec(
         "gpu_query",
@@ -119,6 +127,8 @@ _PROBES: tuple[ProbeSpec, ...] = (
         "--format=csv,noheader,nounits",
         "Per-GPU ECC counters, temperature and throttle reasons (§ G.3, § G.4).",
         NodeKind.NVIDIA,
+        timeout_s=HANG_TIMEOUT_S,
+        may_hang=True,
     ),
     ProbeSpec(
         "gpu_row_remap",
@@ -126,12 +136,16 @@ _PROBES: tuple[ProbeSpec, ...] = (
         "Row-remapping state and bank histogram per GPU, with driver and CUDA versions "
         "(§ G.1.a, § E).",
         NodeKind.NVIDIA,
+        timeout_s=HANG_TIMEOUT_S,
+        may_hang=True,
     ),
     ProbeSpec(
         "dcgm_health",
         "dcgmi health -c -j",
         "DCGM health watches, as JSON (§ G.1.b).",
         NodeKind.NVIDIA,
+        timeout_s=HANG_TIMEOUT_S,
+        may_hang=True,
     ),
     ProbeSpec(
         "nvidia_driver",
@@ -154,6 +168,8 @@ _PROBES: tuple[ProbeSpec, ...] = (
         "neuron-ls --json-output 2>/dev/null || neuron-ls --output-format json",
         "Neuron devices visible on Trainium / Inferentia (§ G.5).",
         NodeKind.NEURON,
+        timeout_s=HANG_TIMEOUT_S,
+        may_hang=True,
     ),
     ProbeSpec(
         "neuron_device_files",
@@ -220,6 +236,8 @@ def probe(name: str) -> ProbeSpec:
 
 
 def probes_for(kinds: set[NodeKind]) -> list[str]:
-    """The probe names that apply to a node of these kinds, in catalogue order."""
+    """The probe names that apply to a node of these kinds: catalogue order, with the
+    probes that may hang moved last."""
     wanted = {*kinds, NodeKind.ANY}
-    return [p.name for p in _PROBES if p.kind in wanted]
+    chosen = [p for p in _PROBES if p.kind in wanted]
+    return [p.name for p in sorted(chosen, key=lambda p: p.may_hang)]  # stable: cheap first
