@@ -13,6 +13,7 @@ from tools.probes.model import NodeProbes, ProbeOutput
 from tools.registry import get_check
 from tools.sources import ProbesUnavailable
 from tools.triage.data import ClusterData
+from tools.triage.data.slurm_source import SlurmSource
 from tools.triage.target import TriageTarget
 
 REGION = "us-west-2"
@@ -110,6 +111,10 @@ class SlurmData(ClusterData):
         if self._describe_denied:
             raise AccessDenied("sagemaker", "DescribeClusterNode", "denied")
         return self._details.get(node_id, {})
+
+    def slurm_source(self) -> SlurmSource:
+        self.slurm_probes()  # the same error when the probes cannot run
+        return SlurmSource(CONTROLLER, "sinfo is not installed here")
 
     def slurm_probes(self) -> NodeProbes:
         if self._outputs is None:

@@ -1,14 +1,16 @@
-"""Pieces shared by the Slurm checks: naming a node, and an unreadable probe as INFO."""
+"""Pieces shared by the Slurm checks: naming a node, an unreadable probe as INFO, and
+whose Slurm answered (this machine or the controller) on every finding."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tools.checks._text import clip
 from tools.findings import Finding, info
 from tools.triage.data.slurm import SlurmNodeRow, SlurmRead
+from tools.triage.data.slurm_source import SlurmSource
 
 # Groups whose nodes are not Slurm compute nodes (the controller, login nodes): they are
 # not expected in sinfo, so a missing Slurm node there is not a finding.
@@ -53,3 +55,25 @@ def could_not_read(
         exit_code=read.output.exit_code if read.output else None,
         output=clip(read.output.stdout, 300) if read.output else "",
     )
+
+
+def with_source(findings: Iterable[Finding], source: SlurmSource) -> list[Finding]:
+    """The findings, each with where the Slurm probes ran and why there in its evidence
+    (a judgement of the wrong cluster's Slurm must be visible as such)."""
+    extra = source.evidence()
+    return [f.model_copy(update={"evidence": {**f.evidence, **extra}}) for f in findings]
+
+
+def source_note(check_id: str, section: str, source: SlurmSource) -> list[Finding]:
+    """An INFO saying whose Slurm answered, when this machine's was considered (it has
+    sinfo); nothing when it was not, since the controller is then the only source."""
+    if source.local:
+        text = f"Slurm state read on this machine: {clip(source.reason, 300)}"
+    elif source.local_rejected:
+        text = (
+            f"Slurm state read from the controller {source.host} over SSM, not from this "
+            f"machine's Slurm: {clip(source.local_rejected, 300)}"
+        )
+    else:
+        return []
+    return [info(check_id, section, text)]

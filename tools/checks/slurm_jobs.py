@@ -20,6 +20,7 @@ from tools.checks._slurm import (
     instances_of,
     node_label,
     where,
+    with_source,
 )
 from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info, passed
@@ -165,6 +166,10 @@ def judge_stuck_jobs(
 @check(CHECK_ID, section="H.2", title="Slurm jobs stuck", orchestrators=("slurm",))
 def slurm_jobs(data: ClusterData) -> Iterable[Finding]:
     """Jobs CONFIGURING for 10 minutes or more, or COMPLETING on a node out of service."""
+    return with_source(_judge_jobs(data), data.slurm_source())
+
+
+def _judge_jobs(data: ClusterData) -> list[Finding]:
     state = data.slurm_state()
     read = state.jobs
     if read.value is None or read.problem:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from tools.checks._slurm import GROUP_ABOVE, NOT_COMPUTE_GROUP, SAMPLES
+from tools.checks._slurm import GROUP_ABOVE, NOT_COMPUTE_GROUP, SAMPLES, with_source
 from tools.checks._text import clip
 from tools.findings import Finding, Priority, info, warn
 from tools.registry import check
@@ -153,4 +153,4 @@ def judge_node_map(node_map: SlurmNodeMap, focus: str | None = None) -> list[Fin
 def slurm_node_mapping(data: ClusterData) -> Iterable[Finding]:
     """The Slurm node name <-> instance id table, with where each mapping came from, and
     nodes that HyperPod runs but Slurm does not list (or the other way round)."""
-    return judge_node_map(data.slurm_node_map(), data.target.node)
+    return with_source(judge_node_map(data.slurm_node_map(), data.target.node), data.slurm_source())

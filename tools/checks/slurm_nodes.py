@@ -19,7 +19,9 @@ from tools.checks._slurm import (
     could_not_read,
     instances_of,
     node_label,
+    source_note,
     where,
+    with_source,
 )
 from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
@@ -221,7 +223,13 @@ def judge_slurm_nodes(
 @check(CHECK_ID, section="H.1", title="Slurm controller and node states", orchestrators=("slurm",))
 def slurm_nodes(data: ClusterData) -> Iterable[Finding]:
     """slurmctld answering scontrol ping, and every Slurm node that is DOWN, FAIL, not
-    responding or drained, with its reason and instance id."""
+    responding or drained, with its reason and instance id; and whose Slurm answered."""
+    source = data.slurm_source()
+    findings = source_note(CHECK_ID, "H", source) + _judge_cluster(data)
+    return with_source(findings, source)
+
+
+def _judge_cluster(data: ClusterData) -> list[Finding]:
     state = data.slurm_state()
     findings = judge_controller(state.ping, state.host)
     read = state.nodes

@@ -4,8 +4,8 @@ Probing is the expensive part of a triage (one SSM session per node), so it happ
 for a deliberate set of nodes: with `--node`, that node; otherwise the failing nodes first
 (HyperPod status, EKS health labels / NotReady, Slurm DOWN / DRAIN / FAIL), capped, then
 one healthy accelerator node so a GPU / Neuron host is always looked at (never only the
-controller). On Slurm the controller (or this machine, when it has sinfo) answers the
-Slurm probes.
+controller). On Slurm the controller answers the Slurm probes, or this machine when it has
+sinfo and its Slurm is shown to be this cluster's (tools/triage/data/slurm_source.py).
 """
 
 from __future__ import annotations
@@ -28,12 +28,14 @@ from tools.probes.model import NodeProbes
 from tools.probes.runner import ProbePlan, ProbeRunner
 from tools.probes.transport import ProbeTarget
 from tools.sources import ProbesUnavailable, SourceUnavailable
+from tools.triage.data import slurm_source
 from tools.triage.data.network import NetworkReads
+from tools.triage.data.slurm_source import LocalVerdict, SlurmSource, local_slurm_verdict
 
 MAX_FAILING_NODES = 16
 HEALTHY_STATUSES = frozenset({"Running", "SystemUpdating", "DeepHealthCheckInProgress"})
 CONTROLLER_GROUP = re.compile(r"controller|head", re.IGNORECASE)
-LOCAL = "local"
+LOCAL = slurm_source.LOCAL  # the "instance id" of this machine's Slurm probes
 
 
 def _not_configured() -> Any:
@@ -189,33 +191,84 @@ class NodeReads(NetworkReads):
         return [n for n in self.node_probes().values() if n.unreachable is None]
 
     def slurm_probes(self) -> NodeProbes:
-        """The Slurm controller probes: run here when this machine has sinfo, else on the
-        controller node over SSM."""
+        """The Slurm controller probes: run here when this machine has sinfo and its Slurm
+        is this cluster's, else on the controller node over SSM."""
+        return self._slurm_run()[0]
 
-        def fetch() -> NodeProbes:
+    def slurm_source(self) -> SlurmSource:
+        """Where `slurm_probes()` ran and why there (and why not here, when not)."""
+        return self._slurm_run()[1]
+
+    def _slurm_run(self) -> tuple[NodeProbes, SlurmSource]:
+        def fetch() -> tuple[NodeProbes, SlurmSource]:
             names = tuple(
                 p
                 for p in probes_for({NodeKind.SLURM_CONTROLLER})
                 if CATALOGUE[p].kind is NodeKind.SLURM_CONTROLLER
             )
+            rejected = ""
             local = self.sources.slurm_local()
             if local is not None:
-                target = ProbeTarget(self.cluster_id, LOCAL, LOCAL)
-                return local.probe_node(ProbePlan(target, names))
-            controller = self.slurm_controller_node()
-            if controller is None:
-                raise ProbesUnavailable(
-                    "no Slurm controller group found (an instance group named like "
-                    "'controller' or 'head') and sinfo is not installed here",
-                    hint="Run hyperpod-debug on the Slurm controller, or use --node.",
+                here = local.probe_node(
+                    ProbePlan(ProbeTarget(self.cluster_id, LOCAL, LOCAL), names)
                 )
-            runner = self.sources.probes()
-            target = ProbeTarget(
-                self.cluster_id,
-                str(controller.get("InstanceGroupName", "")),
-                str(controller.get("InstanceId", "")),
-                str(controller.get("InstanceType", "")),
-            )
-            return runner.probe_node(ProbePlan(target, names))
+                verdict = self._local_slurm_verdict(here)
+                if verdict.belongs:
+                    return here, SlurmSource(LOCAL, verdict.reason)
+                rejected = verdict.reason
+            return self._controller_slurm_probes(names, rejected)
 
         return self._once(("slurm-probes",), fetch)
+
+    def _local_slurm_verdict(self, here: NodeProbes) -> LocalVerdict:
+        if here.unreachable is not None:
+            return LocalVerdict(False, f"the probes did not run here: {here.unreachable}")
+        try:
+            listed = self.nodes()
+        except AwsAccessError as exc:
+            return LocalVerdict(
+                False, f"ListClusterNodes could not be read to confirm it: {exc.reason}"
+            )
+        verdict = local_slurm_verdict(
+            here, [n for n in listed.items if isinstance(n, dict)], self.target.cluster
+        )
+        if not verdict.belongs and listed.truncated:
+            return LocalVerdict(False, verdict.reason + " (the node list read was cut short)")
+        return verdict
+
+    def _controller_slurm_probes(
+        self, names: tuple[str, ...], rejected: str
+    ) -> tuple[NodeProbes, SlurmSource]:
+        not_here = f"; this machine's Slurm was not used: {rejected}" if rejected else ""
+        controller = self.slurm_controller_node()
+        if controller is None:
+            raise ProbesUnavailable(
+                "no Slurm controller group found (an instance group named like "
+                "'controller' or 'head') and "
+                + (
+                    f"this machine's Slurm is not this cluster's ({rejected})"
+                    if rejected
+                    else "sinfo is not installed here"
+                ),
+                hint="Run hyperpod-debug on the Slurm controller, or use --node.",
+            )
+        try:
+            runner = self.sources.probes()
+        except ProbesUnavailable as exc:
+            if not rejected:
+                raise
+            raise ProbesUnavailable(exc.reason + not_here, hint=exc.hint) from None
+        instance_id = str(controller.get("InstanceId", ""))
+        target = ProbeTarget(
+            self.cluster_id,
+            str(controller.get("InstanceGroupName", "")),
+            instance_id,
+            str(controller.get("InstanceType", "")),
+        )
+        reason = (
+            "this machine's Slurm is not this cluster's"
+            if rejected
+            else "sinfo is not installed here"
+        )
+        source = SlurmSource(instance_id, reason, rejected)
+        return runner.probe_node(ProbePlan(target, names)), source

@@ -1,9 +1,10 @@
 """Slurm reads: the controller probes parsed once, and Slurm node names mapped to instances.
 
-The Slurm probes run on the controller (or here, when this machine has sinfo) through
-`NodeReads.slurm_probes()`. Each probe's output is parsed into a `SlurmRead`, which keeps
-why an output could not be used (missing, failed, cut off, the tool not installed) so a
-check can say "could not read" rather than judge an empty list.
+The Slurm probes run on the controller (or here, when this machine has sinfo and its Slurm
+is this cluster's) through `NodeReads.slurm_probes()`; `slurm_source()` says which. Each
+probe's output is parsed into a `SlurmRead`, which keeps why an output could not be used
+(missing, failed, cut off, the tool not installed) so a check can say "could not read"
+rather than judge an empty list.
 
 Slurm knows nodes by host name (`ip-10-1-2-3`), HyperPod by instance id. The map is built
 from the cheapest source that answers, and every row says which one did:
@@ -289,9 +290,11 @@ class SlurmReads(NodeReads):
         def fetch() -> SlurmState:
             probes = self.slurm_probes()
             if probes.unreachable is not None:
+                rejected = self.slurm_source().local_rejected
+                not_here = f"; this machine's Slurm was not used: {rejected}" if rejected else ""
                 raise ProbesUnavailable(
                     f"the Slurm controller {probes.instance_id} could not be reached: "
-                    f"{probes.unreachable}",
+                    f"{probes.unreachable}{not_here}",
                     hint="See § K (node reachability over SSM).",
                 )
             return parse_slurm_state(probes)
