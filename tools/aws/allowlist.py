@@ -5,8 +5,9 @@ Keyed by the boto3 client name and the API operation name. Everything here is a 
 session can run any command on a node, so those two pass only with exact parameters
 (`tools.aws.ssm_guard`): StartSession with the AWS-StartNonInteractiveCommand document, a
 HyperPod node target and a command that is byte for byte a bundle of catalogued read-only
-probes; TerminateSession with a session id alone. ssm:SendCommand stays out (it does not
-work on HyperPod targets, and it would run arbitrary documents).
+probes; TerminateSession with the id of a session this run started, alone.
+ssm:SendCommand stays out (it does not work on HyperPod targets, and it would run
+arbitrary documents).
 """
 
 from __future__ import annotations
