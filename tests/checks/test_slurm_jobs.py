@@ -5,7 +5,8 @@ from __future__ import annotations
 from evals.clusters.node_samples import slurm as samples
 from tools.checks.slurm_jobs import CHECK_ID, STUCK_AFTER_S, judge_stuck_jobs
 from tools.findings import Priority, Status
-from tools.parsers.slurm import SlurmNode, parse_sinfo_nodes, parse_squeue_jobs
+from tools.parsers.slurm_sinfo import SlurmNode, parse_sinfo_nodes
+from tools.parsers.slurm_squeue import parse_squeue_jobs
 
 from ._slurm_data import SlurmData, hp_node, output, probe_outputs, problems, run
 

@@ -8,7 +8,8 @@ import pytest
 from evals.clusters.node_samples import slurm as samples
 from tools.checks.slurm_nodes import CHECK_ID, judge_controller, judge_slurm_nodes
 from tools.findings import Priority, Status
-from tools.parsers.slurm import PingResult, parse_scontrol_ping, parse_sinfo_nodes
+from tools.parsers.slurm_config import PingResult, parse_scontrol_ping
+from tools.parsers.slurm_sinfo import parse_sinfo_nodes
 from tools.probes.model import NodeProbes
 from tools.sources import SourceUnavailable
 from tools.triage.data.slurm import SlurmNodeRow, SlurmRead, read_probe

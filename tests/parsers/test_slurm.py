@@ -7,24 +7,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evals.clusters.node_samples import slurm as samples
-from tools.parsers.slurm import (
+from tools.parsers.slurm_config import parse_resource_config, parse_scontrol_ping
+from tools.parsers.slurm_names import (
+    expand_hostlist,
+    ip_from_node_name,
+    node_name_from_ip,
+    short_hostname,
+)
+from tools.parsers.slurm_sinfo import (
     DOWN,
     DRAIN,
     FAIL,
     INVALID,
     NOT_RESPONDING,
-    expand_hostlist,
-    ip_from_node_name,
-    node_name_from_ip,
-    parse_elapsed,
     parse_node_state,
-    parse_resource_config,
-    parse_scontrol_ping,
     parse_sinfo_nodes,
-    parse_squeue_jobs,
-    short_hostname,
-    tool_missing,
 )
+from tools.parsers.slurm_squeue import parse_elapsed, parse_squeue_jobs
+from tools.parsers.slurm_text import tool_missing
 
 SINFO = """\
 ip-10-1-5-20|idle|Unknown|none

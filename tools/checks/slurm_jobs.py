@@ -24,7 +24,8 @@ from tools.checks._slurm import (
 )
 from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info, passed
-from tools.parsers.slurm import SlurmJob, SlurmNode, SqueueJobs
+from tools.parsers.slurm_sinfo import SlurmNode
+from tools.parsers.slurm_squeue import SlurmJob, SqueueJobs
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.slurm import SlurmNodeRow

@@ -25,14 +25,13 @@ from tools.checks._slurm import (
 )
 from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
-from tools.parsers.slurm import (
+from tools.parsers.slurm_config import Controller, PingResult
+from tools.parsers.slurm_sinfo import (
     DOWN,
     DRAIN,
     FAIL,
     INVALID,
     NOT_RESPONDING,
-    Controller,
-    PingResult,
     SinfoNodes,
     SlurmNode,
 )

@@ -23,20 +23,16 @@ from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 from tools.aws.errors import AwsAccessError
-from tools.parsers.slurm import (
+from tools.parsers.slurm_config import (
     PingResult,
     ResourceConfig,
-    SinfoNodes,
-    SqueueJobs,
-    ip_from_node_name,
-    node_name_from_ip,
     parse_resource_config,
     parse_scontrol_ping,
-    parse_sinfo_nodes,
-    parse_squeue_jobs,
-    short_hostname,
-    tool_missing,
 )
+from tools.parsers.slurm_names import ip_from_node_name, node_name_from_ip, short_hostname
+from tools.parsers.slurm_sinfo import SinfoNodes, parse_sinfo_nodes
+from tools.parsers.slurm_squeue import SqueueJobs, parse_squeue_jobs
+from tools.parsers.slurm_text import tool_missing
 from tools.probes.model import NodeProbes, ProbeOutput
 from tools.sources import ProbesUnavailable
 from tools.triage.data.nodes import NodeReads

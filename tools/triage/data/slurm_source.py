@@ -16,12 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tools.parsers.slurm import (
-    parse_resource_config,
-    parse_sinfo_nodes,
-    short_hostname,
-    tool_missing,
-)
+from tools.parsers.slurm_config import parse_resource_config
+from tools.parsers.slurm_names import short_hostname
+from tools.parsers.slurm_sinfo import parse_sinfo_nodes
+from tools.parsers.slurm_text import tool_missing
 from tools.probes.model import NodeProbes, ProbeOutput
 
 LOCAL = "local"
