@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from evals.clusters import base
 from evals.clusters.node_samples import accelerators as accel
-from evals.clusters.node_samples import kubernetes as kube
-from evals.clusters.node_samples import slurm, system
+from evals.clusters.node_samples import k8s_objects, slurm, system
 from evals.clusters.world import Json, World
 from tools.probes.instance_facts import InstanceFacts, ec2_name, fallback, from_describe
 from tools.probes.model import ProbeOutput
@@ -126,7 +125,7 @@ def add_node_level(world: World) -> World:
     for node in world.nodes:
         world.probes[str(node["InstanceId"])] = healthy_outputs(world, node)
     if "Eks" in (world.cluster.get("Orchestrator") or {}):
-        world.kubernetes = kube.healthy_objects(
+        world.kubernetes = k8s_objects.healthy_objects(
             [
                 (str(n["InstanceId"]), str(n["InstanceGroupName"]), str(n["InstanceType"]), base.AZ)
                 for n in world.nodes

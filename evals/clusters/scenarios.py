@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from evals.clusters import base
 from evals.clusters.edits import FAILED_NODE
-from evals.clusters.node_samples import kubernetes as kube
-from evals.clusters.node_samples import system
+from evals.clusters.node_samples import k8s_faults, system
 from evals.clusters.node_world import set_probe
 from evals.clusters.scenario import Scenario, unchanged
+from evals.clusters.scenarios_accelerators import ACCELERATORS, fell_off_the_bus
 from evals.clusters.scenarios_cluster import CLUSTER, hma_xid_detection, threads_per_core_p5
 from evals.clusters.scenarios_lifecycle import LIFECYCLE
 from evals.clusters.scenarios_network import NETWORK
-from evals.clusters.scenarios_node import NODE, fell_off_the_bus
+from evals.clusters.scenarios_node_system import NODE_SYSTEM
+from evals.clusters.scenarios_orchestrators import ORCHESTRATORS
 from evals.clusters.world import World
 
 
@@ -32,13 +33,13 @@ def demo_eks(world: World) -> None:
     fell_off_the_bus(world, FAILED_NODE, gpu=5)
     set_probe(world, FAILED_NODE, "cpu", system.lscpu(cpus=96, threads_per_core=1))
     assert world.kubernetes is not None
-    kube.set_node_health(
+    k8s_faults.set_node_health(
         world.kubernetes,
         FAILED_NODE,
         "UnschedulablePendingReplacement",
         fault_type="NvidiaErrorReplace",
         fault_reason="XidHardwareFailure",
-        fault_details=kube.xid_fault_details(),
+        fault_details=k8s_faults.xid_fault_details(),
     )
 
 
@@ -75,4 +76,13 @@ DEMO = Scenario(
     },
 )
 
-SCENARIOS: list[Scenario] = [*HEALTHY, *NETWORK, *CLUSTER, *LIFECYCLE, *NODE, DEMO]
+SCENARIOS: list[Scenario] = [
+    *HEALTHY,
+    *NETWORK,
+    *CLUSTER,
+    *LIFECYCLE,
+    *ACCELERATORS,
+    *NODE_SYSTEM,
+    *ORCHESTRATORS,
+    DEMO,
+]

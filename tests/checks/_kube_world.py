@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from evals.clusters import base
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_node, k8s_objects
 from evals.clusters.world import World
 from tools.aws.session import AwsAccess
 from tools.kube.access import KubeAccess
@@ -14,7 +14,7 @@ from tools.triage.data import ClusterData, NodeSources
 from tools.triage.target import TriageTarget
 
 
-def specs(world: World) -> list[samples.NodeSpec]:
+def specs(world: World) -> list[k8s_node.NodeSpec]:
     return [
         (n["InstanceId"], n["InstanceGroupName"], n["InstanceType"], base.AZ) for n in world.nodes
     ]
@@ -23,7 +23,7 @@ def specs(world: World) -> list[samples.NodeSpec]:
 def world_and_objects() -> tuple[World, KubernetesObjects, list[str]]:
     world = base.healthy_eks()
     nodes = specs(world)
-    return world, samples.healthy_objects(nodes), [n[0] for n in nodes]
+    return world, k8s_objects.healthy_objects(nodes), [n[0] for n in nodes]
 
 
 def kube_data(

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_faults, k8s_objects
 from tools.checks.k8s_node_health import CHECK, JudgedNode, judge_node_health, k8s_node_health
 from tools.findings import Finding, Priority, Status
 from tools.kube import objects as k8s
@@ -17,7 +17,7 @@ IDS = [f"i-0{n:016x}" for n in range(1, 31)]
 
 
 def cluster(count: int = 3) -> Any:
-    return samples.healthy_objects(
+    return k8s_objects.healthy_objects(
         [(i, "gpu-workers", "ml.p5.48xlarge", "us-west-2c") for i in IDS[:count]]
     )
 
@@ -50,7 +50,7 @@ def test_healthy_nodes_pass() -> None:
 def test_health_labels_fail_and_say_what_comes_next(
     label: str, priority: Priority, words: str
 ) -> None:
-    objects = samples.set_node_health(cluster(), IDS[1], label)
+    objects = k8s_faults.set_node_health(cluster(), IDS[1], label)
     [finding] = [
         f for f in judge_node_health(judged(objects), "Automatic") if f.status is Status.FAIL
     ]
@@ -61,7 +61,7 @@ def test_health_labels_fail_and_say_what_comes_next(
 
 
 def test_unschedulable_while_deep_health_checks_run_is_info_not_a_fault() -> None:
-    objects = samples.set_node_health(cluster(), IDS[1], "Unschedulable", deep="InProgress")
+    objects = k8s_faults.set_node_health(cluster(), IDS[1], "Unschedulable", deep="InProgress")
     findings = judge_node_health(judged(objects), "Automatic")
     assert problems(findings) == []
     [note] = findings
@@ -79,15 +79,15 @@ def test_unschedulable_while_deep_health_checks_run_is_info_not_a_fault() -> Non
 
 @pytest.mark.parametrize("deep", ["Passed", None])
 def test_unschedulable_without_running_deep_checks_still_fails(deep: str | None) -> None:
-    objects = samples.set_node_health(cluster(), IDS[1], "Unschedulable", deep=deep)
+    objects = k8s_faults.set_node_health(cluster(), IDS[1], "Unschedulable", deep=deep)
     [finding] = problems_of(judge_node_health(judged(objects)))
     assert (finding.priority, finding.resources) == (Priority.P1, [IDS[1]])
     assert k8s.node_unhealthy(k8s_node(objects, IDS[1]))
 
 
 def test_deep_checks_running_do_not_hide_a_not_ready_node() -> None:
-    objects = samples.set_node_health(cluster(), IDS[1], "Unschedulable", deep="InProgress")
-    samples.set_node_not_ready(objects, IDS[1])
+    objects = k8s_faults.set_node_health(cluster(), IDS[1], "Unschedulable", deep="InProgress")
+    k8s_faults.set_node_not_ready(objects, IDS[1])
     findings = judge_node_health(judged(objects))
     assert [(f.status, f.priority) for f in findings if f.resources == [IDS[1]]] == [
         (Status.INFO, None),
@@ -101,7 +101,7 @@ def k8s_node(objects: Any, instance_id: str) -> dict[str, Any]:
 
 
 def test_node_recovery_none_says_act_yourself() -> None:
-    objects = samples.set_node_health(cluster(), IDS[0], "UnschedulablePendingReboot")
+    objects = k8s_faults.set_node_health(cluster(), IDS[0], "UnschedulablePendingReboot")
     [finding] = problems_of(judge_node_health(judged(objects), "None"))
     assert "NodeRecovery is None" in finding.message
     assert "§ F.4" in finding.message
@@ -112,21 +112,21 @@ def problems_of(findings: list[Finding]) -> list[Finding]:
 
 
 def test_deep_health_failed_points_to_g_then_f() -> None:
-    objects = samples.set_node_health(cluster(), IDS[2], "Schedulable", deep="Failed")
+    objects = k8s_faults.set_node_health(cluster(), IDS[2], "Schedulable", deep="Failed")
     [finding] = problems_of(judge_node_health(judged(objects)))
     assert (finding.priority, finding.section) == (Priority.P0, "F.2")
     assert "§ G" in finding.message
 
 
 def test_fault_labels_and_details_are_evidence_plural_or_singular() -> None:
-    objects = samples.set_node_health(
+    objects = k8s_faults.set_node_health(
         cluster(),
         IDS[0],
         "UnschedulablePendingReplacement",
         deep="Failed",
         fault_type="NvidiaGpuError",
         fault_reason="XidHardwareFailure",
-        fault_details=samples.xid_fault_details(),
+        fault_details=k8s_faults.xid_fault_details(),
         plural=True,
     )
     [finding] = problems_of(judge_node_health(judged(objects)))
@@ -139,7 +139,7 @@ def test_fault_labels_and_details_are_evidence_plural_or_singular() -> None:
 
 @pytest.mark.parametrize("garbage", ["{not json", '"a string"', "[1, 2]", "x" * 50_000])
 def test_garbled_fault_details_are_tolerated(garbage: str) -> None:
-    objects = samples.set_node_health(
+    objects = k8s_faults.set_node_health(
         cluster(), IDS[0], "UnschedulablePendingReboot", fault_details=garbage
     )
     [finding] = problems_of(judge_node_health(judged(objects)))
@@ -149,8 +149,8 @@ def test_garbled_fault_details_are_tolerated(garbage: str) -> None:
 
 def test_not_ready_and_pressure_conditions() -> None:
     objects = cluster()
-    samples.set_node_not_ready(objects, IDS[0])
-    samples.set_node_not_ready(
+    k8s_faults.set_node_not_ready(objects, IDS[0])
+    k8s_faults.set_node_not_ready(
         objects,
         IDS[1],
         "False",
@@ -158,8 +158,8 @@ def test_not_ready_and_pressure_conditions() -> None:
         "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady "
         "message:Network plugin returns error: cni plugin not initialized",
     )
-    samples.set_node_pressure(objects, IDS[2], "DiskPressure")
-    samples.set_node_pressure(objects, IDS[2], "MemoryPressure")
+    k8s_faults.set_node_pressure(objects, IDS[2], "DiskPressure")
+    k8s_faults.set_node_pressure(objects, IDS[2], "MemoryPressure")
     found = {
         (f.resources[0], f.section): f for f in problems_of(judge_node_health(judged(objects)))
     }
@@ -171,7 +171,9 @@ def test_not_ready_and_pressure_conditions() -> None:
 
 
 def test_healthy_node_with_fault_history_is_info() -> None:
-    objects = samples.set_node_health(cluster(), IDS[0], "Schedulable", fault_type="NvidiaGpuError")
+    objects = k8s_faults.set_node_health(
+        cluster(), IDS[0], "Schedulable", fault_type="NvidiaGpuError"
+    )
     findings = judge_node_health(judged(objects))
     assert [f.status for f in findings] == [Status.INFO, Status.PASS]
     assert "past fault" in findings[0].message
@@ -180,7 +182,7 @@ def test_healthy_node_with_fault_history_is_info() -> None:
 def test_many_nodes_with_one_problem_make_one_finding() -> None:
     objects = cluster(30)
     for instance in IDS[:25]:
-        samples.set_node_health(
+        k8s_faults.set_node_health(
             objects, instance, "UnschedulablePendingReplacement", fault_reason="XidHardwareFailure"
         )
     findings = problems_of(judge_node_health(judged(objects)))
@@ -194,8 +196,8 @@ def test_many_nodes_with_one_problem_make_one_finding() -> None:
 
 def test_registered_check_reads_replayed_objects_and_focuses_on_node() -> None:
     world, objects, ids = world_and_objects()
-    samples.set_node_health(objects, ids[1], "UnschedulablePendingReplacement", deep="Failed")
-    samples.set_node_not_ready(objects, ids[3])
+    k8s_faults.set_node_health(objects, ids[1], "UnschedulablePendingReplacement", deep="Failed")
+    k8s_faults.set_node_not_ready(objects, ids[3])
     findings = list(k8s_node_health(kube_data(world, objects)))
     assert sorted((f.resources[0], f.priority) for f in problems_of(findings)) == [
         (ids[1], Priority.P0),
@@ -211,8 +213,8 @@ def test_registered_check_reads_replayed_objects_and_focuses_on_node() -> None:
 
 def test_nodes_in_deep_health_checks_are_not_picked_as_failing() -> None:
     world, objects, ids = world_and_objects()
-    samples.set_node_health(objects, ids[0], "Unschedulable", deep="InProgress")
-    samples.set_node_health(objects, ids[2], "Unschedulable", deep="Passed")
+    k8s_faults.set_node_health(objects, ids[0], "Unschedulable", deep="InProgress")
+    k8s_faults.set_node_health(objects, ids[2], "Unschedulable", deep="Passed")
     data = kube_data(world, objects)
     assert data.kube_unhealthy_instance_ids() == [ids[2]]
     findings = list(k8s_node_health(data))

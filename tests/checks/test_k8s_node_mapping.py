@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_objects
 from tools.checks.k8s_node_mapping import judge_mapping, k8s_node_mapping
 from tools.findings import Priority, Status
 from tools.kube.objects import instance_id_of
@@ -38,7 +38,7 @@ def test_rows_and_an_instance_that_never_joined() -> None:
 
 def test_large_clusters_get_one_summary_and_grouped_missing() -> None:
     specs = [(f"i-0{n:016x}", "gpu", "ml.p5.48xlarge", "us-west-2c") for n in range(1, 61)]
-    objects = samples.healthy_objects(specs[:30])
+    objects = k8s_objects.healthy_objects(specs[:30])
     hyperpod = [
         {"InstanceId": s[0], "InstanceGroupName": "gpu", "InstanceStatus": {"Status": "Running"}}
         for s in specs

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.checks.k8s_pod_failures import judge_pods, judge_sandbox_events, k8s_pod_failures
 from tools.findings import Priority, Status
 
@@ -11,9 +11,9 @@ from ._kube_world import kube_data, world_and_objects
 
 def test_image_pull_and_oom_fail_p1_in_m() -> None:
     _, objects, ids = world_and_objects()
-    samples.image_pull_backoff(objects, ids[0])
-    samples.oom_killed(objects, ids[1])
-    nodes = {samples.node_name(i): i for i in ids}
+    k8s_faults.image_pull_backoff(objects, ids[0])
+    k8s_faults.oom_killed(objects, ids[1])
+    nodes = {k8s_node.node_name(i): i for i in ids}
     findings = judge_pods(objects.pods, dict(nodes))
     assert [(f.status, f.priority, f.section) for f in findings] == [
         (Status.FAIL, Priority.P1, "M")
@@ -34,7 +34,9 @@ def test_each_waiting_failure_reason_is_judged() -> None:
         "RunContainerError",
         "CreateContainerConfigError",
     ]
-    workload = [p for p in objects.pods if p["metadata"]["namespace"] == samples.WORKLOAD_NAMESPACE]
+    workload = [
+        p for p in objects.pods if p["metadata"]["namespace"] == k8s_objects.WORKLOAD_NAMESPACE
+    ]
     for pod, reason in zip(workload, reasons, strict=False):
         pod["status"]["containerStatuses"][0]["state"] = {"waiting": {"reason": reason}}
     found = sorted(f.evidence["reason"] for f in judge_pods(objects.pods, {}))
@@ -43,14 +45,14 @@ def test_each_waiting_failure_reason_is_judged() -> None:
 
 def test_network_system_pods_are_left_to_k8s_cni() -> None:
     _, objects, ids = world_and_objects()
-    samples.aws_node_crashloop(objects, ids[0])
+    k8s_faults.aws_node_crashloop(objects, ids[0])
     assert judge_pods(objects.pods, {}) == []
 
 
 def test_many_failures_of_one_reason_are_grouped() -> None:
     _, objects, ids = world_and_objects()
     template = next(
-        p for p in objects.pods if p["metadata"]["namespace"] == samples.WORKLOAD_NAMESPACE
+        p for p in objects.pods if p["metadata"]["namespace"] == k8s_objects.WORKLOAD_NAMESPACE
     )
     pods = []
     for n in range(25):
@@ -66,7 +68,7 @@ def test_many_failures_of_one_reason_are_grouped() -> None:
             ],
         }
         pods.append(pod)
-    [grouped] = judge_pods(pods, {samples.node_name(ids[0]): ids[0]})
+    [grouped] = judge_pods(pods, {k8s_node.node_name(ids[0]): ids[0]})
     assert grouped.evidence["count"] == 25
     assert "25 pod containers are CrashLoopBackOff" in grouped.message
     assert len(judge_pods(pods, {}, group_above=None)) == 25
@@ -74,9 +76,9 @@ def test_many_failures_of_one_reason_are_grouped() -> None:
 
 def test_sandbox_events_group_per_node_with_ipamd_hint() -> None:
     _, objects, ids = world_and_objects()
-    samples.sandbox_failure(objects, ids[2])
-    samples.sandbox_failure(objects, ids[2], message="failed to assign an IP address", count=4)
-    nodes = {samples.node_name(i): i for i in ids}
+    k8s_faults.sandbox_failure(objects, ids[2])
+    k8s_faults.sandbox_failure(objects, ids[2], message="failed to assign an IP address", count=4)
+    nodes = {k8s_node.node_name(i): i for i in ids}
     [finding] = judge_sandbox_events(objects.events, dict(nodes), {})
     assert (finding.status, finding.priority, finding.section) == (Status.FAIL, Priority.P1, "O")
     assert finding.evidence["events"] == 27
@@ -87,8 +89,8 @@ def test_sandbox_events_group_per_node_with_ipamd_hint() -> None:
 def test_registered_check_scopes_to_the_focused_node() -> None:
     world, objects, ids = world_and_objects()
     assert [f.status for f in k8s_pod_failures(kube_data(world, objects))] == [Status.PASS]
-    samples.image_pull_backoff(objects, ids[0])
-    samples.sandbox_failure(objects, ids[2])
+    k8s_faults.image_pull_backoff(objects, ids[0])
+    k8s_faults.sandbox_failure(objects, ids[2])
     everywhere = list(k8s_pod_failures(kube_data(world, objects)))
     assert sorted(f.section for f in everywhere) == ["M", "O"]
     focused = list(k8s_pod_failures(kube_data(world, objects, node=ids[2])))

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.kube.access import KubeAccess, Query, guard
 from tools.kube.responder import respond
 from tools.recorded.model import KubernetesObjects
@@ -102,7 +102,7 @@ def test_a_refused_context_is_recorded_and_replays_as_the_same_skip() -> None:
 
 def test_kubeconfig_for_this_cluster_reads_through_once() -> None:
     world, objects, ids = world_and_objects()
-    samples.set_node_not_ready(objects, ids[1])
+    k8s_faults.set_node_not_ready(objects, ids[1])
     world.eks_clusters["ml-eks"]["endpoint"] = EKS_ENDPOINT
     transport = Recording(objects)
     # Same host, spelled with an explicit default port and a trailing slash.
@@ -114,30 +114,30 @@ def test_kubeconfig_for_this_cluster_reads_through_once() -> None:
 
 def test_pods_in_scope_use_a_node_field_selector_with_focus() -> None:
     world, objects, ids = world_and_objects()
-    samples.image_pull_backoff(objects, ids[0])
-    samples.image_pull_backoff(objects, ids[1])
+    k8s_faults.image_pull_backoff(objects, ids[0])
+    k8s_faults.image_pull_backoff(objects, ids[1])
     transport = Recording(objects)
     data = kube_data(world, node=ids[0], kube=lambda: KubeAccess(transport))
     pods = data.kube_pods_in_scope()
-    assert [p["spec"]["nodeName"] for p in pods] == [samples.node_name(ids[0])]
+    assert [p["spec"]["nodeName"] for p in pods] == [k8s_node.node_name(ids[0])]
     [pod_query] = [q for path, q in transport.seen if path == "/api/v1/pods"]
-    assert pod_query["fieldSelector"] == f"spec.nodeName={samples.node_name(ids[0])}"
+    assert pod_query["fieldSelector"] == f"spec.nodeName={k8s_node.node_name(ids[0])}"
 
 
 def test_without_focus_only_troubled_pods_are_kept() -> None:
     world, objects, ids = world_and_objects()
-    samples.oom_killed(objects, ids[2])
+    k8s_faults.oom_killed(objects, ids[2])
     data = kube_data(world, objects)
     assert [p["metadata"]["name"] for p in data.kube_pods_in_scope()] == ["llm-train-worker-2"]
 
 
 def test_only_crashing_aws_node_pods_have_their_logs_read() -> None:
     world, objects, ids = world_and_objects()
-    samples.aws_node_crashloop(objects, ids[3])
+    k8s_faults.aws_node_crashloop(objects, ids[3])
     logs: list[str] = []
     data = kube_data(
         world, kube=lambda: KubeAccess.from_objects(objects, on_log=lambda k, _: logs.append(k))
     )
-    crashed = samples.find_pod(objects, "aws-node", ids[3])["metadata"]["name"]
+    crashed = k8s_objects.find_pod(objects, "aws-node", ids[3])["metadata"]["name"]
     assert list(data.aws_node_logs()) == [crashed]
     assert logs == [f"kube-system/{crashed}/aws-node#previous"]

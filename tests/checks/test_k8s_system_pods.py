@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.checks.k8s_system_pods import judge_coredns, judge_daemonset, k8s_cni, log_hints
 from tools.findings import Priority, Status
 from tools.kube.slim import slim
@@ -11,7 +11,7 @@ from ._kube_world import kube_data, world_and_objects
 
 
 def test_50051_refusal_becomes_an_ipamd_hint_with_a_short_quote() -> None:
-    hints, excerpt = log_hints(samples.IPAMD_REFUSED_LOG)
+    hints, excerpt = log_hints(k8s_faults.IPAMD_REFUSED_LOG)
     assert any("127.0.0.1:50051" in h for h in hints)
     assert any("EC2 API" in h for h in hints)
     assert excerpt is not None
@@ -36,12 +36,16 @@ def test_log_text_is_data_clipped_and_redacted() -> None:
 
 def test_aws_node_unavailable_fails_p0_with_pod_state_and_hint() -> None:
     _, objects, ids = world_and_objects()
-    samples.aws_node_crashloop(objects, ids[2])
+    k8s_faults.aws_node_crashloop(objects, ids[2])
     pods = [slim("pods", p) for p in objects.pods]
-    nodes = {samples.node_name(i): i for i in ids}
-    crashed = samples.find_pod(objects, "aws-node", ids[2])["metadata"]["name"]
+    nodes = {k8s_node.node_name(i): i for i in ids}
+    crashed = k8s_objects.find_pod(objects, "aws-node", ids[2])["metadata"]["name"]
     [finding] = judge_daemonset(
-        "aws-node", objects.daemonsets[0], pods, dict(nodes), {crashed: samples.IPAMD_REFUSED_LOG}
+        "aws-node",
+        objects.daemonsets[0],
+        pods,
+        dict(nodes),
+        {crashed: k8s_faults.IPAMD_REFUSED_LOG},
     )
     assert (finding.status, finding.priority, finding.section) == (Status.FAIL, Priority.P0, "O")
     assert "1 of 6 pods unavailable" in finding.message
@@ -69,7 +73,7 @@ def test_kube_proxy_unavailable_fails_p0() -> None:
 
 def test_coredns_pending_says_why() -> None:
     _, objects, _ = world_and_objects()
-    samples.coredns_pending(objects)
+    k8s_faults.coredns_pending(objects)
     [finding] = judge_coredns(objects.pods, objects.deployments, {})
     assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
     assert "Pending, Unschedulable" in finding.message
@@ -91,8 +95,8 @@ def test_registered_check_healthy_then_broken() -> None:
     world, objects, ids = world_and_objects()
     healthy = list(k8s_cni(kube_data(world, objects)))
     assert [f.status for f in healthy] == [Status.PASS] * 3
-    samples.aws_node_crashloop(objects, ids[0])
-    samples.coredns_pending(objects)
+    k8s_faults.aws_node_crashloop(objects, ids[0])
+    k8s_faults.coredns_pending(objects)
     broken = [f for f in k8s_cni(kube_data(world, objects)) if f.status is Status.FAIL]
     assert [f.priority for f in broken] == [Priority.P0, Priority.P0]
     assert "ipamd" in broken[0].message

@@ -17,9 +17,8 @@ from typing import cast
 import pytest
 
 from evals.clusters.node_samples import accelerators as accel
-from evals.clusters.node_samples import kubernetes as kube_samples
+from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects, system
 from evals.clusters.node_samples import slurm as slurm_samples
-from evals.clusters.node_samples import system
 from tools.findings import Finding, Status
 from tools.recorded.model import KubernetesObjects
 from tools.registry import get_check
@@ -86,12 +85,12 @@ def _slurm(**outputs: str) -> Callable[[], ClusterData]:
 
 
 def _pod_message(objects: KubernetesObjects, instance: str) -> None:
-    kube_samples.image_pull_backoff(objects, instance)
+    k8s_faults.image_pull_backoff(objects, instance)
     pod = next(
         p
         for p in objects.pods
-        if p["spec"].get("nodeName") == kube_samples.node_name(instance)
-        and p["metadata"]["namespace"] == kube_samples.WORKLOAD_NAMESPACE
+        if p["spec"].get("nodeName") == k8s_node.node_name(instance)
+        and p["metadata"]["namespace"] == k8s_objects.WORKLOAD_NAMESPACE
     )
     pod["status"]["containerStatuses"][0]["state"]["waiting"]["message"] = HOSTILE
 
@@ -99,19 +98,19 @@ def _pod_message(objects: KubernetesObjects, instance: str) -> None:
 def _aws_node_log(objects: KubernetesObjects, instance: str) -> None:
     # The hostile line is the one the ipamd hint matches, so it is the excerpt shown.
     refused = f"dial tcp 127.0.0.1:50051: connect: connection refused {HOSTILE}"
-    log = f"{refused}\n{kube_samples.IPAMD_REFUSED_LOG}\nerror: {HOSTILE}"
-    kube_samples.aws_node_crashloop(objects, instance, log=log)
+    log = f"{refused}\n{k8s_faults.IPAMD_REFUSED_LOG}\nerror: {HOSTILE}"
+    k8s_faults.aws_node_crashloop(objects, instance, log=log)
 
 
 def _aws_node_reason(objects: KubernetesObjects, instance: str) -> None:
-    kube_samples.aws_node_crashloop(objects, instance)
-    pod = kube_samples.find_pod(objects, "aws-node", instance)
+    k8s_faults.aws_node_crashloop(objects, instance)
+    pod = k8s_objects.find_pod(objects, "aws-node", instance)
     pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] = HOSTILE
 
 
 def _fault_details(objects: KubernetesObjects, instance: str) -> None:
     details = [{"type": "NvidiaGpuError", "reason": HOSTILE, "message": HOSTILE}]
-    kube_samples.set_node_health(
+    k8s_faults.set_node_health(
         objects, instance, "UnschedulablePendingReplacement", fault_details=details
     )
 
@@ -119,17 +118,17 @@ def _fault_details(objects: KubernetesObjects, instance: str) -> None:
 def _fault_details_oversized(objects: KubernetesObjects, instance: str) -> None:
     # Past the slimming cap the annotation is no longer JSON: reported, never echoed.
     details = [{"type": HOSTILE, "reason": HOSTILE, "message": HOSTILE, HOSTILE: HOSTILE}]
-    kube_samples.set_node_health(
+    k8s_faults.set_node_health(
         objects, instance, "UnschedulablePendingReplacement", fault_details=details
     )
 
 
 def _ready_message(objects: KubernetesObjects, instance: str) -> None:
-    kube_samples.set_node_not_ready(objects, instance, "False", HOSTILE, HOSTILE)
+    k8s_faults.set_node_not_ready(objects, instance, "False", HOSTILE, HOSTILE)
 
 
 def _sandbox_event(objects: KubernetesObjects, instance: str) -> None:
-    kube_samples.sandbox_failure(objects, instance, message=HOSTILE)
+    k8s_faults.sandbox_failure(objects, instance, message=HOSTILE)
 
 
 def _dcgm_incident() -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_faults, k8s_objects
 from tools.recorded.model import KubernetesObjects
 
 GPU = [(f"i-0{n:016x}", "gpu-workers", "ml.p5.48xlarge", "us-west-2c") for n in range(1, 5)]
@@ -15,10 +15,10 @@ CPU = [(f"i-0{n:016x}", "cpu-workers", "ml.m5.2xlarge", "us-west-2c") for n in r
 
 @pytest.fixture
 def objects() -> KubernetesObjects:
-    built = samples.healthy_objects(GPU + CPU)
-    samples.aws_node_crashloop(built, GPU[2][0])
-    samples.sandbox_failure(built, GPU[2][0])
-    samples.image_pull_backoff(built, CPU[0][0])
+    built = k8s_objects.healthy_objects(GPU + CPU)
+    k8s_faults.aws_node_crashloop(built, GPU[2][0])
+    k8s_faults.sandbox_failure(built, GPU[2][0])
+    k8s_faults.image_pull_backoff(built, CPU[0][0])
     return built
 
 

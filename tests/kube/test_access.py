@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.kube.access import KubeAccess, KubeRequestRefused, guard
 from tools.kube.live import LiveTransport
 from tools.recorded.model import KubernetesObjects
@@ -61,7 +61,7 @@ def test_items_are_slimmed_to_what_checks_read(objects: KubernetesObjects) -> No
     assert set(node) == {"metadata", "spec", "status"}
     assert "images" not in node["status"]
     assert "capacity" not in node["status"]
-    assert node["status"]["nodeInfo"] == {"kubeletVersion": samples.KUBELET_VERSION}
+    assert node["status"]["nodeInfo"] == {"kubeletVersion": k8s_node.KUBELET_VERSION}
     assert node["metadata"].get("annotations") is None  # only HyperPod's are kept
     assert node["metadata"]["labels"]["sagemaker.amazonaws.com/node-health-status"] == "Schedulable"
 
@@ -98,7 +98,7 @@ def test_keep_filters_each_page(objects: KubernetesObjects) -> None:
 def test_hooks_receive_slim_lists_and_logs(objects: KubernetesObjects, tmp_path: Path) -> None:
     lists: list[tuple[str, int]] = []
     logs: dict[str, str] = {}
-    crashed = samples.find_pod(objects, "aws-node", GPU[2][0])["metadata"]["name"]
+    crashed = k8s_objects.find_pod(objects, "aws-node", GPU[2][0])["metadata"]["name"]
     with serve(objects, token=TOKEN) as api:
         access = live(
             api.url,
@@ -124,12 +124,12 @@ def test_hooks_receive_slim_lists_and_logs(objects: KubernetesObjects, tmp_path:
 
 def test_log_tail_lines_and_missing_previous(objects: KubernetesObjects) -> None:
     access = KubeAccess.from_objects(objects)
-    crashed = samples.find_pod(objects, "aws-node", GPU[2][0])["metadata"]["name"]
+    crashed = k8s_objects.find_pod(objects, "aws-node", GPU[2][0])["metadata"]["name"]
     assert (
         access.pod_log("kube-system", crashed, "aws-node", tail_lines=1, previous=True)
-        == (samples.IPAMD_REFUSED_LOG.splitlines()[-1])
+        == (k8s_faults.IPAMD_REFUSED_LOG.splitlines()[-1])
     )
-    healthy = samples.find_pod(objects, "aws-node", GPU[0][0])["metadata"]["name"]
+    healthy = k8s_objects.find_pod(objects, "aws-node", GPU[0][0])["metadata"]["name"]
     assert access.pod_log("kube-system", healthy, "aws-node", previous=True) == ""
     assert access.pod_log("kube-system", "no-such-pod", "aws-node") == ""
 

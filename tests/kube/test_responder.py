@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.kube.responder import continue_token, respond
 from tools.recorded.model import KubernetesObjects
 
@@ -51,7 +51,7 @@ def test_label_selectors(objects: KubernetesObjects, selector: str, expected: in
 
 
 def test_field_selectors(objects: KubernetesObjects) -> None:
-    host = samples.node_name(GPU[2][0])
+    host = k8s_node.node_name(GPU[2][0])
     on_node = names(objects, "/api/v1/pods", fieldSelector=f"spec.nodeName={host}")
     assert len(on_node) == 4
     pending = names(objects, "/api/v1/pods", fieldSelector="status.phase=Pending")
@@ -92,17 +92,17 @@ def test_unknown_paths_are_404(objects: KubernetesObjects) -> None:
 
 
 def test_logs(objects: KubernetesObjects) -> None:
-    crashed = samples.find_pod(objects, "aws-node", GPU[2][0])["metadata"]["name"]
+    crashed = k8s_objects.find_pod(objects, "aws-node", GPU[2][0])["metadata"]["name"]
     path = f"/api/v1/namespaces/kube-system/pods/{crashed}/log"
     status, body, content_type = respond(
         objects, path, {"container": "aws-node", "previous": "true", "tailLines": "2"}
     )
     assert (status, content_type) == (200, "text/plain")
-    assert body.decode().splitlines() == samples.IPAMD_REFUSED_LOG.splitlines()[-2:]
+    assert body.decode().splitlines() == k8s_faults.IPAMD_REFUSED_LOG.splitlines()[-2:]
     status, body, _ = respond(objects, path, {"previous": "true", "limitBytes": "10"})
     assert (status, len(body)) == (200, 10)
     assert respond(objects, path, {"container": "aws-node"})[:2] == (200, b"")
-    healthy = samples.find_pod(objects, "aws-node", GPU[0][0])["metadata"]["name"]
+    healthy = k8s_objects.find_pod(objects, "aws-node", GPU[0][0])["metadata"]["name"]
     gone = f"/api/v1/namespaces/kube-system/pods/{healthy}/log"
     assert respond(objects, gone, {"container": "aws-node", "previous": "true"})[0] == 400
     assert respond(objects, "/api/v1/namespaces/x/pods/nope/log", {"container": "c"})[0] == 404

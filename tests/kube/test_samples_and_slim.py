@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.kube.slim import DETAILS_LIMIT, TEXT_LIMIT, slim
 from tools.recorded.model import KubernetesObjects
 
@@ -16,18 +16,18 @@ from .conftest import GPU
 def test_every_sample_object_passes_the_clients_strict_models(objects: KubernetesObjects) -> None:
     from kubernetes import client
 
-    samples.coredns_pending(objects)
-    samples.oom_killed(objects, GPU[0][0])
-    samples.set_node_not_ready(objects, GPU[1][0])
-    samples.set_node_pressure(objects, GPU[3][0], "MemoryPressure")
-    samples.set_node_health(
+    k8s_faults.coredns_pending(objects)
+    k8s_faults.oom_killed(objects, GPU[0][0])
+    k8s_faults.set_node_not_ready(objects, GPU[1][0])
+    k8s_faults.set_node_pressure(objects, GPU[3][0], "MemoryPressure")
+    k8s_faults.set_node_health(
         objects,
         GPU[0][0],
         "UnschedulablePendingReplacement",
         deep="Failed",
         fault_type="NvidiaGpuError",
         fault_reason="XidHardwareFailure",
-        fault_details=samples.xid_fault_details(),
+        fault_details=k8s_faults.xid_fault_details(),
     )
     models: list[tuple[Any, list[dict[str, Any]]]] = [
         (client.V1Node, objects.nodes),
@@ -48,10 +48,10 @@ def test_round_trip_through_the_recorded_format(objects: KubernetesObjects) -> N
 
 
 def test_slim_node_keeps_hyperpod_annotations_only(objects: KubernetesObjects) -> None:
-    samples.set_node_health(
+    k8s_faults.set_node_health(
         objects, GPU[0][0], "UnschedulablePendingReboot", fault_details="x" * 20_000
     )
-    slimmed = slim("nodes", samples.find_node(objects, GPU[0][0]))
+    slimmed = slim("nodes", k8s_node.find_node(objects, GPU[0][0]))
     assert list(slimmed["metadata"]["annotations"]) == ["sagemaker.amazonaws.com/fault-details"]
     assert len(slimmed["metadata"]["annotations"]["sagemaker.amazonaws.com/fault-details"]) == (
         DETAILS_LIMIT + 1
@@ -61,7 +61,7 @@ def test_slim_node_keeps_hyperpod_annotations_only(objects: KubernetesObjects) -
 
 @pytest.mark.parametrize("field", ["message", "reason"])
 def test_slim_pod_caps_text_and_keeps_states(objects: KubernetesObjects, field: str) -> None:
-    pod = samples.find_pod(objects, "aws-node", GPU[2][0])
+    pod = k8s_objects.find_pod(objects, "aws-node", GPU[2][0])
     pod["status"]["containerStatuses"][0]["state"]["waiting"][field] = "y" * 5_000
     slimmed = slim("pods", pod)
     waiting = slimmed["status"]["containerStatuses"][0]["state"]["waiting"]

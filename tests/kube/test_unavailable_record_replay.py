@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from evals.clusters import base
-from evals.clusters.node_samples import kubernetes as samples
+from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.aws.session import AwsAccess
 from tools.kube.access import KubeAccess, Query, guard
 from tools.kube.responder import respond
@@ -42,10 +42,10 @@ FORBIDDEN = json.dumps(
 ).encode()
 
 
-def _objects(world_nodes: list[samples.NodeSpec]) -> KubernetesObjects:
-    objects = samples.healthy_objects(world_nodes)
+def _objects(world_nodes: list[k8s_node.NodeSpec]) -> KubernetesObjects:
+    objects = k8s_objects.healthy_objects(world_nodes)
     # A crashing aws-node pod, so k8s-cni reads a log tail.
-    return samples.aws_node_crashloop(objects, world_nodes[0][0])
+    return k8s_faults.aws_node_crashloop(objects, world_nodes[0][0])
 
 
 def _live_access(
