@@ -182,8 +182,13 @@ class Recorder:
                 region=region,
                 aws=list(self._calls.values()),
                 kubernetes=self._kubernetes(),
-                probes={node: dict(outputs) for node, outputs in self._probes.items()},
-                unavailable=[*self.unavailable, *self._denied_apis()],
+                # Sorted: nodes are probed concurrently and finish in any order, so the same
+                # cluster must not record differently from one run to the next.
+                probes={node: dict(self._probes[node]) for node in sorted(self._probes)},
+                unavailable=[
+                    *sorted(self.unavailable, key=lambda u: (u.kind, u.what)),
+                    *self._denied_apis(),
+                ],
             )
 
     def _denied_apis(self) -> list[Unavailable]:
