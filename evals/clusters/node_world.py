@@ -12,7 +12,7 @@ from evals.clusters import base
 from evals.clusters.node_samples import accelerators as accel
 from evals.clusters.node_samples import k8s_objects, slurm, system
 from evals.clusters.world import Json, World
-from tools.probes.instance_facts import InstanceFacts, ec2_name, fallback, from_describe
+from tools.probes.instance_facts import InstanceFacts, ec2_type, fallback, from_describe
 from tools.probes.model import ProbeOutput
 
 CONTROLLER_PROBES = ("slurm_nodes", "slurm_stuck_jobs", "slurm_controller", "slurm_resource_config")
@@ -32,7 +32,7 @@ def node_ip(node: Json) -> str:
 
 def facts_of(world: World, instance_type: str) -> InstanceFacts:
     """The world's own DescribeInstanceTypes answer for the type, else the built-in table."""
-    name = ec2_name(instance_type)
+    name = ec2_type(instance_type)
     for entry in world.instance_types:
         if entry.get("InstanceType") == name:
             return from_describe(entry)

@@ -90,7 +90,7 @@ def test_probe_sets_follow_the_instance_type() -> None:
     assert {"gpu_list", "gpu_row_remap", "efa_devices", "disk_usage"} <= set(gpu)
     assert "neuron_devices" not in gpu
     assert not any(name.startswith("slurm_") for name in gpu)
-    cpu = data_for(world).node_probe_names("ml.m5.4xlarge", base.CONTROLLER_GROUP)
+    cpu = data_for(world).node_probe_names("ml.m5.4xlarge")
     assert "gpu_list" not in cpu
     assert "efa_devices" not in cpu
 

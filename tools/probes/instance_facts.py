@@ -54,8 +54,9 @@ _FALLBACK: dict[str, tuple[int, int, int, int, bool]] = {
 }
 
 
-def ec2_name(instance_type: str) -> str:
-    return instance_type.removeprefix("ml.")
+def ec2_type(hyperpod_type: str) -> str:
+    """HyperPod instance types carry an ml. prefix; EC2 uses the bare type."""
+    return hyperpod_type.removeprefix("ml.")
 
 
 def from_describe(entry: dict[str, Any]) -> InstanceFacts:
@@ -82,7 +83,7 @@ def from_describe(entry: dict[str, Any]) -> InstanceFacts:
 
 
 def fallback(instance_type: str) -> InstanceFacts:
-    name = ec2_name(instance_type)
+    name = ec2_type(instance_type)
     known = _FALLBACK.get(name)
     if known is None:
         return InstanceFacts(instance_type=name, source="unknown type")
@@ -100,7 +101,7 @@ def fallback(instance_type: str) -> InstanceFacts:
 
 def accelerator_family(instance_type: str) -> str | None:
     """nvidia / neuron by the type's family alone (used when no facts could be read)."""
-    family = ec2_name(instance_type).split(".", 1)[0]
+    family = ec2_type(instance_type).split(".", 1)[0]
     if family.startswith(("trn", "inf")):
         return "neuron"
     if family.startswith(("p", "g")) and family[1:2].isdigit():

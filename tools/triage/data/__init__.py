@@ -11,11 +11,12 @@ policy documents) and `logs` (CloudWatch Logs). `ClusterData` composes them.
 
 from __future__ import annotations
 
+from tools.probes.instance_facts import ec2_type
 from tools.triage.data.eks import EksReads
 from tools.triage.data.iam import IamReads
 from tools.triage.data.kube import KubeReads
 from tools.triage.data.logs import LOG_PAGE_BUDGET, LOG_WINDOW, LOG_WINDOWS, LogReads
-from tools.triage.data.network import NetworkReads, ec2_type
+from tools.triage.data.network import NetworkReads
 from tools.triage.data.nodes import NodeReads, NodeSources
 from tools.triage.data.sagemaker import (
     EKS_CLUSTER_ARN,

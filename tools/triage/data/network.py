@@ -18,11 +18,6 @@ OFFERING_PAGE, OFFERING_CAP = 1_000, 20_000
 INSTANCE_TYPE_PAGE, INSTANCE_TYPE_CAP = 100, 1_000
 
 
-def ec2_type(hyperpod_type: str) -> str:
-    """HyperPod instance types carry an ml. prefix; EC2 offerings use the bare type."""
-    return hyperpod_type.removeprefix("ml.")
-
-
 class NetworkReads(SageMakerReads):
     def cluster_security_group_ids(self) -> list[str]:
         """Cluster SGs plus every instance group's OverrideVpcConfig SGs."""

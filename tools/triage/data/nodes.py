@@ -20,7 +20,7 @@ from tools.probes.catalog import CATALOGUE, NodeKind, probes_for
 from tools.probes.instance_facts import (
     InstanceFacts,
     accelerator_family,
-    ec2_name,
+    ec2_type,
     fallback,
     from_describe,
 )
@@ -60,7 +60,7 @@ class NodeReads(NetworkReads):
     # -- instance-type facts --------------------------------------------------------------
 
     def instance_facts(self, instance_type: str) -> InstanceFacts:
-        name = ec2_name(instance_type)
+        name = ec2_type(instance_type)
 
         def fetch() -> InstanceFacts:
             try:
@@ -74,7 +74,7 @@ class NodeReads(NetworkReads):
 
         return self._once(("instance-facts", name), fetch)
 
-    def node_kinds(self, instance_type: str, group: str) -> set[NodeKind]:
+    def node_kinds(self, instance_type: str) -> set[NodeKind]:
         facts = self.instance_facts(instance_type)
         kinds: set[NodeKind] = set()
         accelerator = facts.accelerator or accelerator_family(instance_type)
@@ -90,8 +90,8 @@ class NodeReads(NetworkReads):
             kinds.add(NodeKind.SLURM)
         return kinds
 
-    def node_probe_names(self, instance_type: str, group: str) -> tuple[str, ...]:
-        kinds = self.node_kinds(instance_type, group)
+    def node_probe_names(self, instance_type: str) -> tuple[str, ...]:
+        kinds = self.node_kinds(instance_type)
         return tuple(
             name
             for name in probes_for(kinds)
@@ -164,7 +164,7 @@ class NodeReads(NetworkReads):
             plans.append(
                 ProbePlan(
                     target=ProbeTarget(self.cluster_id, group, instance_id, instance_type),
-                    probes=self.node_probe_names(instance_type, group),
+                    probes=self.node_probe_names(instance_type),
                 )
             )
         return plans
