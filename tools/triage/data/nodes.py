@@ -122,19 +122,24 @@ class NodeReads(NetworkReads):
                 failing.append(extra)
         return failing
 
+    def kube_unhealthy_instance_ids(self) -> list[str]:
+        """Overridden by the Kubernetes reads (tools/triage/data/kube.py)."""
+        return []
+
+    def slurm_unhealthy_instance_ids(self) -> list[str]:
+        """Overridden by the Slurm reads (tools/triage/data/slurm.py)."""
+        return []
+
     def _unhealthy_from_orchestrator(self) -> list[str]:
-        name = (
-            "kube_unhealthy_instance_ids"
+        finder = (
+            self.kube_unhealthy_instance_ids
             if self.orchestrator == "eks"
-            else "slurm_unhealthy_instance_ids"
+            else self.slurm_unhealthy_instance_ids
         )
-        finder: Callable[[], list[str]] | None = getattr(self, name, None)
-        if finder is None:
-            return []
         try:
             return list(finder())
         except (SourceUnavailable, AwsAccessError):
-            return []
+            return []  # that source's own checks report why it could not be read
 
     def probe_plans(self) -> list[ProbePlan]:
         nodes = {str(n.get("InstanceId")): n for n in self.nodes().items}
