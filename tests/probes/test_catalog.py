@@ -53,13 +53,7 @@ def test_bundle_round_trips_its_probe_names() -> None:
 
 
 def test_the_kernel_log_filter_keeps_signatures_and_drops_look_alikes() -> None:
-    """Run the probe's own grep over sample kernel lines (grep is on every CI machine)."""
-    import re
-    import shlex
-    import subprocess
-
-    command = CATALOGUE["kernel_log"].command
-    pattern = shlex.split(re.search(r"grep -iE ('[^']*')", command).group(1))[0]  # type: ignore[union-attr]
+    """Run the probe's own grep over sample kernel lines."""
     lines = {
         "Using default interface naming scheme 'v249'.": False,
         "NVRM: Xid (PCI:0000:a8:00): 79, pid='<unknown>', GPU has fallen off the bus.": True,
@@ -71,14 +65,7 @@ def test_the_kernel_log_filter_keeps_signatures_and_drops_look_alikes() -> None:
         "dmesg: read kernel buffer failed: Operation not permitted": True,
         "systemd[1]: Started Session 4 of User ssm-user.": False,
     }
-    result = subprocess.run(
-        ["grep", "-iE", pattern],
-        input="\n".join(lines) + "\n",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    kept = set(result.stdout.splitlines())
+    kept = _grep("kernel_log", list(lines))
     assert kept == {line for line, wanted in lines.items() if wanted}
 
 
