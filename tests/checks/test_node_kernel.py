@@ -170,3 +170,17 @@ def test_registered_check_unprivileged_journal_is_unreadable() -> None:
     assert statuses(findings) == [Status.INFO, Status.PASS]
     assert "Could not read the previous boot's kernel log" in findings[0].message
     assert "not seeing messages" in findings[0].message
+
+
+def test_previous_boot_history_says_how_long_ago_the_node_rebooted() -> None:
+    data = node_data(
+        node(
+            GPU_NODE,
+            kernel_log_previous_boot=system.kernel_log_previous_boot([system.hung_task_line()]),
+            uptime=system.uptime(seconds=7_500),
+        )
+    )
+    [history, *_] = node_kernel(data)
+    assert history.status is Status.WARN
+    assert "none in this boot since the reboot 2h 05m ago" in history.message
+    assert history.evidence["uptime_s"] == 7_500

@@ -100,3 +100,14 @@ def test_registered_check_notes_the_host_nccl_on_eks_only() -> None:
         [drift] = [f for f in findings if f.status is Status.WARN]
         assert drift.evidence["component"] == "nccl"
         assert ("containers use" in drift.message) is noted, orchestrator
+
+
+def test_kernel_release_is_compared_across_nodes() -> None:
+    findings = run_check(
+        CHECK_ID,
+        node("i-a", P5, healthy_p5(kernel_release="5.15.0-1063-aws\n")),
+        node("i-b", P5, healthy_p5(kernel_release="6.8.0-1019-aws\n")),
+    )
+    [drift] = [f for f in findings if f.status is Status.WARN]
+    assert "kernel version drift" in drift.message
+    assert "6.8.0-1019-aws on i-b" in drift.message

@@ -64,3 +64,24 @@ def test_efa_packages_deb_and_rpm() -> None:
     )
     assert missing.installer is None
     assert missing.ofi_nccl is None
+
+
+def test_kernel_release() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from tools.parsers.versions import parse_kernel_release
+
+    assert parse_kernel_release("5.15.0-1063-aws\n") == "5.15.0-1063-aws"
+    assert parse_kernel_release("6.1.119-129.201.amzn2023.x86_64\n") == (
+        "6.1.119-129.201.amzn2023.x86_64"
+    )
+    assert parse_kernel_release("sh: 1: uname: not found\n") is None
+    assert parse_kernel_release("") is None
+
+    @given(st.text(max_size=300))
+    def never_raises(text: str) -> None:
+        release = parse_kernel_release(text)
+        assert release is None or release in text
+
+    never_raises()

@@ -40,3 +40,16 @@ def clip(text: object, limit: int = CLIP) -> str:
 def quoted(text: object, limit: int = CLIP) -> str:
     """`clip` inside double quotes, for use in a finding message."""
     return f'"{clip(text, limit)}"'
+
+
+def duration(seconds: float) -> str:
+    """A span for a message: "3d 4h", "2h 05m", "7m"."""
+    whole = max(int(seconds), 0)
+    days, rest = divmod(whole, 86_400)
+    hours, rest = divmod(rest, 3_600)
+    minutes = rest // 60
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    return f"{minutes}m"

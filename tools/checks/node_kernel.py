@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tools.checks._node_reads import healthy_summary, read_kernel_log
-from tools.checks._text import clip
+from tools.checks._node_reads import healthy_summary, read_kernel_log, read_probe
+from tools.checks._text import clip, duration
 from tools.findings import Finding, Priority, fail, warn
 from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog
+from tools.parsers.uptime import parse_uptime
 from tools.registry import check
 from tools.triage.data import ClusterData
 
@@ -102,12 +103,17 @@ def _now(
 
 
 def _history(
-    node: str, sig: Signature, events: tuple[KernelEvent, ...], current_read: bool
+    node: str,
+    sig: Signature,
+    events: tuple[KernelEvent, ...],
+    current_read: bool,
+    uptime_s: float | None,
 ) -> Finding:
     first, last = events[0].timestamp, events[-1].timestamp
     when = f" at {first}" if first == last else f" between {first} and {last}"
+    rebooted = f" {duration(uptime_s)} ago" if uptime_s is not None else ""
     since = (
-        "none in this boot since the reboot"
+        f"none in this boot since the reboot{rebooted}"
         if current_read
         else "this boot's log could not be read to tell whether it is back"
     )
@@ -121,16 +127,21 @@ def _history(
         resources=[node],
         boot="previous",
         signature=sig.kind.value,
+        uptime_s=uptime_s,
         **_evidence(events),
     )
 
 
 def judge_kernel(
-    node: str, current: KernelLog | None, previous: KernelLog | None = None
+    node: str,
+    current: KernelLog | None,
+    previous: KernelLog | None = None,
+    uptime_s: float | None = None,
 ) -> list[Finding]:
     """One finding per signature of one node (`node`: instance id). A signature of this boot
     fails (saying when the previous boot had it too); one only in the previous boot is a WARN
-    P2 of history. None: that boot's log could not be read."""
+    P2 of history, saying how long ago the node rebooted when `uptime_s` is known. None:
+    that boot's log could not be read."""
     findings: list[Finding] = []
     for sig in SIGNATURES:
         now = current.of_kind(sig.kind) if current is not None else ()
@@ -138,7 +149,7 @@ def judge_kernel(
         if now:
             findings.append(_now(node, sig, now, before))
         elif before:
-            findings.append(_history(node, sig, before, current is not None))
+            findings.append(_history(node, sig, before, current is not None, uptime_s))
     return findings
 
 
@@ -153,7 +164,8 @@ def node_kernel(data: ClusterData) -> Iterable[Finding]:
         previous = read_kernel_log(node, "kernel_log_previous_boot", CHECK_ID, "N", findings)
         if previous is not None and previous.previous_boot_unavailable:
             previous_unkept.append(node.instance_id)
-        problems = judge_kernel(node.instance_id, current, previous)
+        uptime = parse_uptime(read_probe(node, "uptime").text).seconds
+        problems = judge_kernel(node.instance_id, current, previous, uptime)
         findings += problems
         if current is not None and not problems:
             healthy.append(node.instance_id)

@@ -13,6 +13,7 @@ from tools.parsers.versions import (
     NodeVersions,
     parse_driver_version,
     parse_efa_packages,
+    parse_kernel_release,
     parse_nccl_versions,
 )
 from tools.probes.model import NodeProbes
@@ -35,6 +36,7 @@ def node_versions(node: NodeProbes) -> NodeVersions:
         nccl=", ".join(nccl) or None,
         efa_installer=efa.installer,
         ofi_nccl=efa.ofi_nccl,
+        kernel=parse_kernel_release(read(node, "kernel_release").text or ""),
     )
 
 

@@ -22,7 +22,7 @@ from tools.checks._slurm import (
     where,
     with_source,
 )
-from tools.checks._text import clip
+from tools.checks._text import clip, duration
 from tools.findings import Finding, Priority, fail, info, passed
 from tools.parsers.slurm_sinfo import SlurmNode
 from tools.parsers.slurm_squeue import SlurmJob, SqueueJobs
@@ -36,17 +36,6 @@ CHECK_ID = "slurm-jobs"
 # comes back is caught in the same triage.
 STUCK_AFTER_S = 600
 COMPLETING, CONFIGURING = "COMPLETING", "CONFIGURING"
-
-
-def _duration(seconds: int) -> str:
-    days, rest = divmod(seconds, 86_400)
-    hours, rest = divmod(rest, 3_600)
-    minutes = rest // 60
-    if days:
-        return f"{days}d {hours}h"
-    if hours:
-        return f"{hours}h {minutes:02d}m"
-    return f"{minutes}m"
 
 
 def _job_label(job: SlurmJob) -> str:
@@ -86,7 +75,7 @@ def _judge_job(
             CHECK_ID,
             Priority.P1,
             "H.2",
-            f"{_job_label(job)} has been CONFIGURING for {_duration(job.elapsed_s)} on "
+            f"{_job_label(job)} has been CONFIGURING for {duration(job.elapsed_s)} on "
             f"{_nodes_text(job, rows)}: its nodes are still booting or running the prolog",
             resources=resources,
             **_evidence(job),
@@ -157,7 +146,7 @@ def judge_stuck_jobs(
             passed(
                 CHECK_ID,
                 "H.2",
-                f"No job stuck: none CONFIGURING for {_duration(threshold_s)} or more, none "
+                f"No job stuck: none CONFIGURING for {duration(threshold_s)} or more, none "
                 "COMPLETING on a node out of service",
             )
         )

@@ -106,6 +106,7 @@ class NodeVersions:
     nccl: str | None = None
     efa_installer: str | None = None
     ofi_nccl: str | None = None
+    kernel: str | None = None
 
     def as_dict(self) -> dict[str, str | None]:
         return {
@@ -114,6 +115,7 @@ class NodeVersions:
             "nccl": self.nccl,
             "efa_installer": self.efa_installer,
             "ofi_nccl": self.ofi_nccl,
+            "kernel": self.kernel,
         }
 
     @property
@@ -127,4 +129,14 @@ COMPONENT_LABELS = {
     "nccl": "NCCL",
     "efa_installer": "EFA installer",
     "ofi_nccl": "aws-ofi-nccl",
+    "kernel": "kernel",
 }
+
+
+_KERNEL_RELEASE = re.compile(r"^\d+\.\d+[\w.+~-]{0,80}$")
+
+
+def parse_kernel_release(text: str) -> str | None:
+    """`uname -r`: the first line when it reads as a kernel release ("5.15.0-1063-aws")."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return first if _KERNEL_RELEASE.match(first) else None
