@@ -13,16 +13,11 @@ from dataclasses import dataclass, field
 from tools.aws.errors import AwsAccessError
 from tools.findings import Status
 from tools.recorded.model import RecordedCluster
+from tools.target import TriageTarget
 from tools.triage.data import ClusterNotFound
-from tools.triage.node_sources import replay_sources
 from tools.triage.report import TriageReport
-from tools.triage.session import (
-    CredentialsError,
-    open_access,
-    recording_time,
-    triage_cluster,
-)
-from tools.triage.target import TriageTarget
+from tools.triage.runner import run_triage
+from tools.triage.session import CredentialsError, open_cluster
 
 
 @dataclass
@@ -39,10 +34,7 @@ class CaseResult:
 def replay(recording: RecordedCluster) -> TriageReport:
     node = recording.expect.node if recording.expect else None
     target = TriageTarget(cluster=recording.cluster, region=recording.region, node=node)
-    access = open_access(target, recording=recording)
-    return triage_cluster(
-        target, access, now=recording_time(recording), sources=replay_sources(recording)
-    )
+    return run_triage(open_cluster(target, recorded=recording))
 
 
 def grade(name: str, recording: RecordedCluster) -> CaseResult:

@@ -158,18 +158,15 @@ def one_triage(path: Path) -> tuple[int, int]:
     import json
 
     from tools.recorded.model import load_recorded
-    from tools.triage.node_sources import replay_sources
+    from tools.target import TriageTarget
     from tools.triage.render import render_text
-    from tools.triage.session import open_access, recording_time, triage_cluster
-    from tools.triage.target import TriageTarget
+    from tools.triage.runner import run_triage
+    from tools.triage.session import open_cluster
 
     recording = load_recorded(path)
     node = recording.expect.node if recording.expect else None
     target = TriageTarget(cluster=recording.cluster, region=recording.region, node=node)
-    access = open_access(target, recording=recording)
-    report = triage_cluster(
-        target, access, now=recording_time(recording), sources=replay_sources(recording)
-    )
+    report = run_triage(open_cluster(target, recorded=recording))
     render_text(report)
     json.dumps(report.to_json())
     return len(report.findings), len(report.skipped)

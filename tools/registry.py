@@ -1,9 +1,13 @@
 """The one explicit registry of checks.
 
-Each check is registered once with its section, title and typed input/output models, so
-the CLI runs them all and the agent can expose each one as a typed tool. A check is a
-function from fetched cluster data to findings; it never catches AWS errors itself (the
+Each check is registered once with its section, title, scope and typed input/output
+models, so the CLI runs them all and the agent exposes each one as a typed tool. A check is
+a function from fetched cluster data to findings; it never catches AWS errors itself (the
 runner turns them into `skipped` entries in one place).
+
+Scope: a "cluster" check judges the whole cluster and takes no argument; a "node" check can
+be focused on one instance (`NodeScope.instance_id`), and then judges that node alone
+through a view of the same fetched data (`ClusterData.for_node`).
 """
 
 from __future__ import annotations
@@ -12,17 +16,40 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tools.findings import Finding, Skipped
 from tools.sections import section as lookup_section
-from tools.triage.target import TriageTarget
+from tools.target import INSTANCE_ID
 
 if TYPE_CHECKING:
     from tools.triage.data import ClusterData
 
 Orchestrator = Literal["eks", "slurm"]
+Scope = Literal["cluster", "node"]
 CheckFunction = Callable[["ClusterData"], Iterable[Finding]]
+
+
+class ClusterScope(BaseModel):
+    """A cluster-wide check: no arguments."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NodeScope(BaseModel):
+    """A check that can look at one node, or at every node when no instance is given."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    instance_id: str | None = Field(
+        default=None,
+        pattern=INSTANCE_ID.pattern,
+        description="EC2 instance id of the one node to judge, e.g. i-0123456789abcdef0; "
+        "omit to judge every node the triage looks at.",
+    )
+
+
+INPUT_MODELS: dict[str, type[BaseModel]] = {"cluster": ClusterScope, "node": NodeScope}
 
 
 class CheckOutput(BaseModel):
@@ -41,7 +68,8 @@ class CheckSpec:
     description: str
     run: CheckFunction
     orchestrators: frozenset[str] = field(default_factory=lambda: frozenset({"eks", "slurm"}))
-    input_model: type[BaseModel] = TriageTarget
+    scope: Scope = "cluster"
+    input_model: type[BaseModel] = ClusterScope
     output_model: type[BaseModel] = CheckOutput
 
     def applies_to(self, orchestrator: str) -> bool:
@@ -57,6 +85,7 @@ def check(
     section: str,
     title: str,
     orchestrators: Iterable[Orchestrator] = ("eks", "slurm"),
+    scope: Scope = "cluster",
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register a check function under a unique id."""
     lookup_section(section)
@@ -71,6 +100,8 @@ def check(
             description=(func.__doc__ or title).strip(),
             run=func,
             orchestrators=frozenset(orchestrators),
+            scope=scope,
+            input_model=INPUT_MODELS[scope],
         )
         return func
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 from pydantic import ValidationError
 
-from tools.triage.target import CLUSTER_ARN, TriageTarget
+from tools.target import CLUSTER_ARN, TriageTarget
 
 if TYPE_CHECKING:
     from tools.recorded.model import RecordedCluster

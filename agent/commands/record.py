@@ -49,7 +49,8 @@ def record_command(
     from tools.recorded.model import dump_recorded
     from tools.recorded.recorder import Recorder
     from tools.triage.node_sources import NodeOptions
-    from tools.triage.session import node_sources, open_access, triage_cluster
+    from tools.triage.runner import run_triage
+    from tools.triage.session import open_cluster
 
     if not cluster:
         die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
@@ -65,9 +66,8 @@ def record_command(
     )
 
     def run() -> TriageReport:
-        access = open_access(target, recorder=recorder, profile=profile)
-        sources = node_sources(access, options, recorder=recorder, profile=profile)
-        return triage_cluster(target, access, now=recorder.now, sources=sources)
+        data = open_cluster(target, recorder=recorder, options=options, profile=profile)
+        return run_triage(data)
 
     report = run_or_exit(run)
     recording = recorder.build(

@@ -124,7 +124,8 @@ def triage_command(
     """Triage a cluster read-only and print every finding with its reference section."""
     from tools.triage.node_sources import NodeOptions
     from tools.triage.render import render_text
-    from tools.triage.session import node_sources, open_access, recording_time, triage_cluster
+    from tools.triage.runner import run_triage
+    from tools.triage.session import open_cluster
 
     recording = load_recording_or_exit(recorded) if recorded else None
     if recording is not None:
@@ -148,15 +149,8 @@ def triage_command(
     progress = _Progress()
 
     def run() -> TriageReport:
-        access = open_access(target, recording=recording, profile=profile)
-        sources = node_sources(access, options, recording=recording, profile=profile)
-        return triage_cluster(
-            target,
-            access,
-            now=recording_time(recording) if recording else None,
-            progress=progress,
-            sources=sources,
-        )
+        data = open_cluster(target, recorded=recording, options=options, profile=profile)
+        return run_triage(data, progress=progress)
 
     try:
         report = run_or_exit(run)

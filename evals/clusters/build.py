@@ -23,10 +23,10 @@ from tools.probes.transport import RecordedProbes
 from tools.recorded.model import RecordedCluster, dump_recorded
 from tools.recorded.recorder import Recorder
 from tools.sources import KubernetesUnavailable, ProbesUnavailable
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData, NodeSources
 from tools.triage.runner import run_triage
 from tools.triage.session import caller_account
-from tools.triage.target import TriageTarget
 
 CLUSTERS_DIR = Path(__file__).resolve().parent
 log = logging.getLogger("evals.clusters.build")

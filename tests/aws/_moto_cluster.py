@@ -25,9 +25,9 @@ import pytest
 from tools.aws.session import AwsAccess
 from tools.findings import Finding, info
 from tools.registry import CheckSpec
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData
 from tools.triage.report import TriageReport
-from tools.triage.target import TriageTarget
 
 REGION = "us-west-2"
 ACCOUNT = "123456789012"

@@ -16,9 +16,9 @@ from tools.aws.session import AwsAccess
 from tools.recorded.model import RecordedCall, RecordedCluster, dump_recorded, load_recorded
 from tools.recorded.recorder import Recorder
 from tools.recorded.replay import ReplayStore, page_call
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData
 from tools.triage.session import open_access, recording_time, triage_cluster
-from tools.triage.target import TriageTarget
 
 from ._moto_cluster import (
     ACCOUNT,

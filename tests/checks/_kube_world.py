@@ -10,8 +10,8 @@ from evals.clusters.world import World
 from tools.aws.session import AwsAccess
 from tools.kube.access import KubeAccess
 from tools.recorded.model import KubernetesObjects
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData, NodeSources
-from tools.triage.target import TriageTarget
 
 
 def specs(world: World) -> list[k8s_node.NodeSpec]:

@@ -18,8 +18,8 @@ from tools.findings import Finding, Status
 from tools.probes.model import NodeProbes, ProbeOutput
 from tools.probes.runner import ProbePlan, ProbeRunner
 from tools.probes.transport import ProbeTarget, RecordedProbes
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData, NodeSources
-from tools.triage.target import TriageTarget
 
 # Instance ids of the base worlds (base.instance_id(n)): EKS 1-4 are p5.48xlarge GPU
 # workers, 5-6 m5.2xlarge CPU workers; Slurm 1 is the m5.4xlarge controller, 2-5 p5 workers.

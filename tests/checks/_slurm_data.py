@@ -12,9 +12,9 @@ from tools.findings import Finding, Status
 from tools.probes.model import NodeProbes, ProbeOutput
 from tools.registry import get_check
 from tools.sources import ProbesUnavailable
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData
 from tools.triage.data.slurm_source import SlurmSource
-from tools.triage.target import TriageTarget
 
 REGION = "us-west-2"
 CONTROLLER = "i-0c0000000000000aa"

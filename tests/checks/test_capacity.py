@@ -176,8 +176,8 @@ def test_registered_check_asks_for_the_offerings_of_flexible_types() -> None:
     from evals.clusters import base
     from tools.aws.session import AwsAccess
     from tools.checks.capacity import instance_type_offerings
+    from tools.target import TriageTarget
     from tools.triage.data import ClusterData
-    from tools.triage.target import TriageTarget
 
     world = base.healthy_eks()
     gpu = world.cluster["InstanceGroups"][0]
@@ -216,8 +216,8 @@ def _paged_world() -> Any:
 def _data(world: Any) -> Any:
     from evals.clusters import base
     from tools.aws.session import AwsAccess
+    from tools.target import TriageTarget
     from tools.triage.data import ClusterData
-    from tools.triage.target import TriageTarget
 
     target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region)
     return ClusterData(AwsAccess(world.region, replay=world), target, now=base.RECORDED_AT)

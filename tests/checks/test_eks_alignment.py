@@ -234,8 +234,8 @@ def test_public_only_endpoint_is_info() -> None:
 def _data(world: Any) -> Any:
     from evals.clusters import base
     from tools.aws.session import AwsAccess
+    from tools.target import TriageTarget
     from tools.triage.data import ClusterData
-    from tools.triage.target import TriageTarget
 
     target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region)
     return ClusterData(AwsAccess(world.region, replay=world), target, now=base.RECORDED_AT)

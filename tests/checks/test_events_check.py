@@ -11,8 +11,8 @@ from evals.clusters.world import World
 from tools.aws.session import AwsAccess
 from tools.checks.events import CHECK_ID, cluster_events
 from tools.findings import Priority, Status
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData
-from tools.triage.target import TriageTarget
 
 from ._events import problems
 

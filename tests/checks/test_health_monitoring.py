@@ -19,8 +19,8 @@ from tools.checks.health_monitoring import (
     parse_detection,
 )
 from tools.findings import Priority, Status
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData
-from tools.triage.target import TriageTarget
 
 GROUP = "/aws/sagemaker/Clusters/ml/abc123def456"
 STREAM = "SagemakerHealthMonitoringAgent/gpu-workers/i-0aaa"

@@ -23,8 +23,8 @@ from tools.checks.lifecycle_bucket import (
     roles_to_check,
 )
 from tools.findings import Priority, Status
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData
-from tools.triage.target import TriageTarget
 
 ROLE = "arn:aws:iam::111122223333:role/hp-exec"
 

@@ -14,8 +14,8 @@ from tools.checks.lifecycle_logs import (
     lifecycle_logs,
 )
 from tools.findings import Priority, Status
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData
-from tools.triage.target import TriageTarget
 
 from ._lifecycle_logs import line
 

@@ -7,8 +7,8 @@ from tools.aws.session import AwsAccess
 from tools.checks.subnet_free_ips import subnet_free_ips
 from tools.checks.vpc_dns import vpc_dns
 from tools.findings import Status
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData
-from tools.triage.target import TriageTarget
 
 
 def _data(managed: bool) -> ClusterData:

@@ -21,8 +21,8 @@ from tools.checks.nodes import (
     node_detail,
 )
 from tools.findings import Priority, Status
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData
-from tools.triage.target import TriageTarget
 
 
 def node(instance: str, status: Any = "Running", message: str = "", group: str = "gpu") -> Any:

@@ -250,8 +250,8 @@ def _run(world: Any) -> list[Finding]:
     from evals.clusters import base
     from tools.aws.session import AwsAccess
     from tools.checks.security_groups import efa_security_groups
+    from tools.target import TriageTarget
     from tools.triage.data import ClusterData
-    from tools.triage.target import TriageTarget
 
     target = TriageTarget(cluster=world.cluster["ClusterName"], region=world.region)
     data = ClusterData(AwsAccess(world.region, replay=world), target, now=base.RECORDED_AT)

@@ -13,8 +13,8 @@ from tools.checks.threads_per_core import (
     threads_per_core,
 )
 from tools.findings import Priority, Status
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData
-from tools.triage.target import TriageTarget
 
 
 def group(name: str, instance_type: str, threads: Any = None) -> dict[str, Any]:

@@ -190,8 +190,8 @@ def test_a_and_b_checks_say_not_applicable_on_the_managed_vpc() -> None:
     from tools.checks.security_groups import efa_security_groups
     from tools.checks.vpc_endpoints import vpc_endpoints
     from tools.checks.vpc_membership import s3_gateway_endpoint, vpc_membership
+    from tools.target import TriageTarget
     from tools.triage.data import ClusterData
-    from tools.triage.target import TriageTarget
 
     world = base.healthy_slurm()
     del world.cluster["VpcConfig"]

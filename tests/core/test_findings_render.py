@@ -7,9 +7,9 @@ from pydantic import ValidationError
 
 from tools.findings import Finding, Priority, Skipped, Status, fail, info, passed, warn
 from tools.sections import SECTIONS, section
+from tools.target import TriageTarget
 from tools.triage.render import finding_line, render_text
 from tools.triage.report import ClusterIdentity, TriageReport
-from tools.triage.target import TriageTarget
 
 
 def test_fail_line_follows_the_contract() -> None:

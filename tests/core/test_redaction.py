@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.checks._text import clip, quoted
 from tools.redaction import REDACTED, redact, redact_text
+from tools.text import clip, quoted
 
 
 def test_access_keys_and_secrets_in_free_text_are_redacted() -> None:

@@ -23,11 +23,11 @@ from tools.kube.responder import respond
 from tools.recorded.model import KubernetesObjects, dump_recorded, load_recorded
 from tools.recorded.recorder import Recorder
 from tools.sources import KubernetesUnavailable
+from tools.target import TriageTarget
 from tools.triage.data import NodeSources
 from tools.triage.node_sources import replay_sources
 from tools.triage.report import TriageReport
 from tools.triage.session import open_access, recording_time, triage_cluster
-from tools.triage.target import TriageTarget
 
 K8S_CHECKS = ("k8s-node-health", "k8s-node-mapping", "k8s-cni", "k8s-pod-failures")
 FORBIDDEN = json.dumps(

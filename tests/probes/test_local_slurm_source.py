@@ -22,9 +22,9 @@ from tools.probes.runner import ProbeRunner
 from tools.probes.transport import RecordedProbes
 from tools.registry import get_check
 from tools.sources import ProbesUnavailable
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData, NodeSources
 from tools.triage.data.slurm_source import LOCAL, local_slurm_verdict
-from tools.triage.target import TriageTarget
 
 OTHER_IDS = ("i-0aaaaaaaaaaaaaaa1", "i-0aaaaaaaaaaaaaaa2")
 OTHER_IPS = ("10.9.0.11", "10.9.0.12")

@@ -22,10 +22,10 @@ from tools.recorded.model import (
 )
 from tools.recorded.recorder import Recorder
 from tools.recorded.replay import ReplayStore
+from tools.target import TriageTarget
 from tools.triage.node_sources import NodeOptions, live_sources, replay_sources
 from tools.triage.report import TriageReport
 from tools.triage.session import open_access, recording_time, triage_cluster
-from tools.triage.target import TriageTarget
 
 REGION = "us-west-2"
 ACCOUNT = "111122223333"

@@ -12,8 +12,8 @@ from tools.probes.model import NodeProbes, ProbeOutput
 from tools.probes.runner import ProbePlan, ProbeRunner
 from tools.probes.transport import RecordedProbes
 from tools.sources import ProbesUnavailable
+from tools.target import TriageTarget
 from tools.triage.data import ClusterData, NodeSources
-from tools.triage.target import TriageTarget
 
 
 def data_for(world: World, node: str | None = None, **sources: object) -> ClusterData:

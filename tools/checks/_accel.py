@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from tools.checks._text import clip
 from tools.findings import Finding, info
 from tools.parsers.nvidia_smi import GpuQuery, GpuRow, parse_gpu_query
 from tools.probes.instance_facts import InstanceFacts
 from tools.probes.model import NodeProbes
+from tools.text import clip
 from tools.triage.data import ClusterData
 
 _EXCERPT = 300

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tools.checks._text import clip
 from tools.findings import Finding, info, passed
 from tools.parsers.kernel_log import KernelLog, parse_kernel_log
 from tools.probes.model import NodeProbes
+from tools.text import clip
 
 _NOT_INSTALLED = re.compile(r"command not found|: not found\s*$", re.IGNORECASE | re.MULTILINE)
 

@@ -7,8 +7,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tools.checks._text import clip
 from tools.findings import Finding, info
+from tools.text import clip
 from tools.triage.data.slurm import SlurmNodeRow, SlurmRead
 from tools.triage.data.slurm_source import SlurmSource
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
 CHECK_STATUS = "cluster-status"

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
-from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, passed
 from tools.parsers.efa import (
     FiInfo,
@@ -17,6 +16,7 @@ from tools.parsers.efa import (
     parse_lsmod,
 )
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
 CHECK_ID = "efa-devices"
@@ -92,7 +92,7 @@ def judge_efa(
     ]
 
 
-@check(CHECK_ID, section=SECTION, title="EFA devices on the node")
+@check(CHECK_ID, section=SECTION, title="EFA devices on the node", scope="node")
 def efa_devices(data: ClusterData) -> Iterable[Finding]:
     """efa module, /dev/infiniband uverbs count against the type, fi_info -p efa."""
     nodes = judged_nodes(data, lambda facts: facts.efa_interfaces)

@@ -28,10 +28,10 @@ from typing import Any
 from tools.aws.errors import AwsAccessError
 from tools.checks._event_families import FAMILIES, UNMAPPED, Family
 from tools.checks._event_history import GONE, RECOVERED, STATES, event_state
-from tools.checks._text import clip, quoted
 from tools.checks.nodes import current_node_statuses
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import EVENT_CAP, ClusterData
 
 CHECK_ID = "cluster-events"
@@ -326,7 +326,7 @@ def _finding(group: _Group) -> Finding:
     return warn(CHECK_ID, Priority.P1, family.section, text, resources=instances, **evidence)
 
 
-@check(CHECK_ID, section="F", title="Cluster events")
+@check(CHECK_ID, section="F", title="Cluster events", scope="node")
 def cluster_events(data: ClusterData) -> Iterable[Finding]:
     """Error and Warn cluster events, mapped to the section their description points to."""
     if not data.events_available():

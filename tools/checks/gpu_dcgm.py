@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import each_gpu_node
-from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.parsers.dcgm import DcgmHealth, parse_dcgm_health
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-dcgm"
@@ -108,7 +108,7 @@ def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Find
     )
 
 
-@check(CHECK_ID, section=SECTION, title="DCGM health")
+@check(CHECK_ID, section=SECTION, title="DCGM health", scope="node")
 def gpu_dcgm(data: ClusterData) -> Iterable[Finding]:
     """DCGM health Failure (P0) or Warning (P1) with its incidents."""
     return each_gpu_node(

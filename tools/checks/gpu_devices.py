@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import each_gpu_node
-from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed
 from tools.parsers.nvidia_smi import GpuList, parse_gpu_list
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-count"
@@ -62,7 +62,7 @@ def judge_gpu_count(
     )
 
 
-@check(CHECK_ID, section=SECTION, title="Visible GPU count")
+@check(CHECK_ID, section=SECTION, title="Visible GPU count", scope="node")
 def gpu_count(data: ClusterData) -> Iterable[Finding]:
     """GPUs visible to nvidia-smi against the instance type's count (e.g. 7 of 8 on p5)."""
     return each_gpu_node(

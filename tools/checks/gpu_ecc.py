@@ -92,7 +92,7 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
     )
 
 
-@check(CHECK_ID, section=SECTION, title="GPU ECC errors")
+@check(CHECK_ID, section=SECTION, title="GPU ECC errors", scope="node")
 def gpu_ecc(data: ClusterData) -> Iterable[Finding]:
     """Uncorrectable ECC errors since the driver loaded (FAIL) or only in a GPU's lifetime
     counter (WARN)."""

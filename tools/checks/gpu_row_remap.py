@@ -100,7 +100,7 @@ def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -
     ]
 
 
-@check(CHECK_ID, section=SECTION, title="GPU row remapping")
+@check(CHECK_ID, section=SECTION, title="GPU row remapping", scope="node")
 def gpu_row_remap(data: ClusterData) -> Iterable[Finding]:
     """Pending remaps (reboot, re-check), failed remaps (replace), spare rows running out."""
     return each_gpu_node(

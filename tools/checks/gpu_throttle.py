@@ -61,7 +61,7 @@ def judge_throttle(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...
     )
 
 
-@check(CHECK_ID, section=SECTION, title="GPU thermal and hardware throttling")
+@check(CHECK_ID, section=SECTION, title="GPU thermal and hardware throttling", scope="node")
 def gpu_throttle(data: ClusterData) -> Iterable[Finding]:
     """HW slowdown, HW thermal slowdown or SW thermal slowdown active, per GPU."""
     return each_gpu_node(

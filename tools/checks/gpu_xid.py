@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, label, none_probed, read
-from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.parsers.kernel_log import parse_kernel_log
 from tools.parsers.xid import (
@@ -26,6 +25,7 @@ from tools.parsers.xid import (
     parse_xids,
 )
 from tools.registry import check
+from tools.text import clip
 from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-xid"
@@ -263,7 +263,7 @@ def _previous_boot_kept(text: str) -> bool:
     return not (no_previous_boot(text) or log.previous_boot_unavailable or log.refused)
 
 
-@check(CHECK_ID, section=SECTION, title="GPU Xid errors")
+@check(CHECK_ID, section=SECTION, title="GPU Xid errors", scope="node")
 def gpu_xid(data: ClusterData) -> Iterable[Finding]:
     """Hardware, application and follow-on Xids; a hardware Xid seen again after a reboot."""
     nodes = judged_nodes(data, lambda facts: facts.gpus)

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.checks._logs import no_log_group, scan_streams, stream_coverage, stream_parts
-from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, info, passed, warn
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import LOG_PAGE_BUDGET, LOG_WINDOW, ClusterData
 
 CHECK_LOGS = "cloudwatch-logs"
@@ -243,7 +243,7 @@ def cloudwatch_logs(data: ClusterData) -> Iterable[Finding]:
     return judge_log_group(data.log_group_exists(), data.log_group_name)
 
 
-@check(CHECK_HMA, section="F.3", title="Health Monitoring Agent")
+@check(CHECK_HMA, section="F.3", title="Health Monitoring Agent", scope="node")
 def health_monitoring_agent(data: ClusterData) -> Iterable[Finding]:
     """HMA detections (HealthMonitoringAgentDetectionEvent) of the last week, per instance."""
     if not data.log_group_exists():

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.checks._kube import SAMPLES, describe_node, examples, hyperpod_groups
-from tools.checks._text import clip, quoted
 from tools.checks.nodes import GROUP_ABOVE
 from tools.findings import Finding, Priority, Status, fail, info, passed, warn
 from tools.kube import objects as k8s
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
 CHECK = "k8s-node-health"
@@ -288,7 +288,13 @@ def judged_nodes(data: ClusterData) -> list[JudgedNode]:
     return out
 
 
-@check(CHECK, section="F.2", title="EKS node health labels and conditions", orchestrators=("eks",))
+@check(
+    CHECK,
+    section="F.2",
+    title="EKS node health labels and conditions",
+    orchestrators=("eks",),
+    scope="node",
+)
 def k8s_node_health(data: ClusterData) -> Iterable[Finding]:
     """HyperPod's node-health-status / deep-health-check-status labels, fault details, and
     the Ready / pressure conditions of every Kubernetes node in scope."""

@@ -137,7 +137,9 @@ def judge_mapping(
     return findings
 
 
-@check(CHECK, section="F.2", title="EKS node ↔ instance mapping", orchestrators=("eks",))
+@check(
+    CHECK, section="F.2", title="EKS node ↔ instance mapping", orchestrators=("eks",), scope="node"
+)
 def k8s_node_mapping(data: ClusterData) -> Iterable[Finding]:
     """Which Kubernetes node is which instance (and group); instances that never joined."""
     kube_nodes = data.kube_nodes()

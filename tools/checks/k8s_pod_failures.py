@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.checks._kube import SAMPLES, examples
-from tools.checks._text import clip, quoted
 from tools.checks.nodes import GROUP_ABOVE
 from tools.findings import Finding, Priority, fail, passed
 from tools.kube import objects as k8s
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 from tools.triage.data.kube import KUBE_SYSTEM, SYSTEM_APPS
 
@@ -218,7 +218,13 @@ def judge_sandbox_events(
     return findings
 
 
-@check(CHECK, section="M", title="Failing pods on the nodes in scope", orchestrators=("eks",))
+@check(
+    CHECK,
+    section="M",
+    title="Failing pods on the nodes in scope",
+    orchestrators=("eks",),
+    scope="node",
+)
 def k8s_pod_failures(data: ClusterData) -> Iterable[Finding]:
     """Pods in CrashLoopBackOff / ImagePullBackOff / ErrImagePull / RunContainerError /
     CreateContainerConfigError or OOMKilled, and FailedCreatePodSandBox events."""

@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from tools.checks._kube import SAMPLES
-from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, passed, warn
 from tools.kube import objects as k8s
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
 CHECK = "k8s-cni"
@@ -254,7 +254,9 @@ def judge_coredns(
     ]
 
 
-@check(CHECK, section="O", title="CNI, kube-proxy and CoreDNS", orchestrators=("eks",))
+@check(
+    CHECK, section="O", title="CNI, kube-proxy and CoreDNS", orchestrators=("eks",), scope="node"
+)
 def k8s_cni(data: ClusterData) -> Iterable[Finding]:
     """aws-node and kube-proxy DaemonSet availability (with aws-node log hints) and
     CoreDNS pod state, in kube-system."""

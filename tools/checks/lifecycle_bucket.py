@@ -17,9 +17,9 @@ from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
 from tools.checks._iam_policy import evaluate
-from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
 CHECK_BUCKET = "lifecycle-bucket-access"

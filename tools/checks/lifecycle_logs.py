@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.checks._logs import no_log_group, scan_streams, stream_coverage, stream_parts
-from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import LOG_PAGE_BUDGET, ClusterData
 
 CHECK_LOGS = "lifecycle-logs"
@@ -345,7 +345,7 @@ def _family_finding(
     )
 
 
-@check(CHECK_LOGS, section="D.2", title="Lifecycle script logs")
+@check(CHECK_LOGS, section="D.2", title="Lifecycle script logs", scope="node")
 def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
     """Known lifecycle failure patterns in the LifecycleConfig CloudWatch streams."""
     if not data.log_group_exists():

@@ -59,7 +59,7 @@ def judge_neuron_devices(
     )
 
 
-@check(CHECK_ID, section=SECTION, title="Neuron device count")
+@check(CHECK_ID, section=SECTION, title="Neuron device count", scope="node")
 def neuron_devices(data: ClusterData) -> Iterable[Finding]:
     """Neuron devices from neuron-ls against the type's count on trn / inf nodes."""
     nodes = judged_nodes(data, lambda facts: facts.neuron_devices)

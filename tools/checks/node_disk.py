@@ -18,10 +18,10 @@ from tools.checks._node_reads import (
     read_probe,
     unreadable,
 )
-from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, warn
 from tools.parsers.df import DfReport, parse_df
 from tools.registry import check
+from tools.text import clip
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-disk"
@@ -158,7 +158,7 @@ def _usage_evidence(report: DfReport | None) -> dict[str, int | None]:
     return {clip(row.mounted_on, 200): row.use_pct for row in report.mounts()}
 
 
-@check(CHECK_ID, section="I.1", title="Disk space and inodes")
+@check(CHECK_ID, section="I.1", title="Disk space and inodes", scope="node")
 def node_disk(data: ClusterData) -> Iterable[Finding]:
     """Root, /opt/sagemaker and inode usage of each probed node; the instance store mount."""
     findings: list[Finding] = []

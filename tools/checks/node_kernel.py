@@ -15,11 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tools.checks._node_reads import healthy_summary, read_kernel_log, read_probe
-from tools.checks._text import clip, duration
 from tools.findings import Finding, Priority, fail, warn
 from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog
 from tools.parsers.uptime import parse_uptime
 from tools.registry import check
+from tools.text import clip, duration
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-kernel"
@@ -153,7 +153,7 @@ def judge_kernel(
     return findings
 
 
-@check(CHECK_ID, section="N", title="Kernel panics, lockups and hung tasks")
+@check(CHECK_ID, section="N", title="Kernel panics, lockups and hung tasks", scope="node")
 def node_kernel(data: ClusterData) -> Iterable[Finding]:
     """Panic, lockup, hung task, NMI, MCE and NVRM signatures in this and the previous boot."""
     findings: list[Finding] = []

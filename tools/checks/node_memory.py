@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._node_reads import healthy_summary, read_kernel_log, read_probe, unreadable
-from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info, warn
 from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog
 from tools.parsers.meminfo import MemInfo, parse_meminfo
 from tools.registry import check
+from tools.text import clip
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-memory"
@@ -159,7 +159,7 @@ def judge_memory(
     return findings
 
 
-@check(CHECK_ID, section="I.2", title="Memory and OOM kills")
+@check(CHECK_ID, section="I.2", title="Memory and OOM kills", scope="node")
 def node_memory(data: ClusterData) -> Iterable[Finding]:
     """OOM kills in the kernel log, MemAvailable below 5 %, EFA huge pages exhausted."""
     findings: list[Finding] = []

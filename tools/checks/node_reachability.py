@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from tools.checks._node_reads import node_label
-from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info
 from tools.probes.model import NodeProbes
 from tools.registry import check
+from tools.text import clip
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-reachability"
@@ -59,7 +59,7 @@ def judge_reachability(nodes: Sequence[NodeProbes]) -> list[Finding]:
     return findings
 
 
-@check(CHECK_ID, section="K", title="Nodes reachable over SSM")
+@check(CHECK_ID, section="K", title="Nodes reachable over SSM", scope="node")
 def node_reachability(data: ClusterData) -> Iterable[Finding]:
     """Nodes chosen for probing that no SSM session could reach (TargetNotConnected, ...)."""
     return judge_reachability(list(data.node_probes().values()))

@@ -18,10 +18,10 @@ from typing import Literal
 
 from tools.checks._node_reads import healthy_summary, partly_read, read_probe, unreadable
 from tools.checks._slurm import NOT_COMPUTE_GROUP
-from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, info, warn
 from tools.parsers.systemd import Units, UnitState, parse_units
 from tools.registry import check
+from tools.text import clip
 from tools.triage.data import ClusterData
 from tools.triage.data.nodes import CONTROLLER_GROUP
 
@@ -156,7 +156,7 @@ def _judge_ssm(node: str, units: Units, unknown: list[str]) -> list[Finding]:
     ]
 
 
-@check(CHECK_ID, section="K", title="Node services")
+@check(CHECK_ID, section="K", title="Node services", scope="node")
 def node_services(data: ClusterData) -> Iterable[Finding]:
     """SSM agent, containerd and kubelet (EKS), slurmd / slurmctld and munge (Slurm)."""
     findings: list[Finding] = []

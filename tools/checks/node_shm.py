@@ -48,7 +48,7 @@ def judge_shm(node: str, usage_pct: int, size_kib: int | None = None) -> list[Fi
     ]
 
 
-@check(CHECK_ID, section="I.3", title="Shared memory (/dev/shm)")
+@check(CHECK_ID, section="I.3", title="Shared memory (/dev/shm)", scope="node")
 def node_shm(data: ClusterData) -> Iterable[Finding]:
     """/dev/shm usage of each probed node."""
     findings: list[Finding] = []

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._node_reads import healthy_summary, read_probe, unreadable
-from tools.checks._text import clip
 from tools.findings import Finding, Priority, fail, warn
 from tools.parsers.time_sync import TimeSync, parse_time_sync
 from tools.registry import check
+from tools.text import clip
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-time-sync"
@@ -62,7 +62,7 @@ def judge_time_sync(node: str, sync: TimeSync) -> list[Finding]:
     return []
 
 
-@check(CHECK_ID, section="I.4", title="Clock synchronisation")
+@check(CHECK_ID, section="I.4", title="Clock synchronisation", scope="node")
 def node_time_sync(data: ClusterData) -> Iterable[Finding]:
     """NTPSynchronized, chrony's leap status and the system clock offset of each node."""
     findings: list[Finding] = []

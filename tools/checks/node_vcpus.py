@@ -106,7 +106,7 @@ def group_threads(groups: list[dict[str, Any]], group: str, instance_type: str) 
     return None
 
 
-@check(CHECK_ID, section="J", title="vCPUs visible on the node")
+@check(CHECK_ID, section="J", title="vCPUs visible on the node", scope="node")
 def node_vcpus(data: ClusterData) -> Iterable[Finding]:
     """Online CPUs below what the type and the group's ThreadsPerCore give (offline CPUs,
     missing cores); ThreadsPerCore=1 halving them is an INFO."""

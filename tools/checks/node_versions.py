@@ -112,7 +112,7 @@ def judge_versions(per_node: Mapping[str, NodeVersions], eks: bool = False) -> l
     return findings
 
 
-@check(CHECK_ID, section=SECTION, title="Software versions and drift")
+@check(CHECK_ID, section=SECTION, title="Software versions and drift", scope="node")
 def versions(data: ClusterData) -> Iterable[Finding]:
     """Versions per node as INFO; WARN P1 when they differ between probed nodes."""
     per_node = {node.instance_id: node_versions(node) for node in data.reachable_nodes()}

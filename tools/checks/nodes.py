@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from tools.aws.errors import AwsAccessError, ResourceNotFound
-from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import NODE_CAP, ClusterData
 
 CHECK_NODES = "cluster-nodes"
@@ -267,7 +267,7 @@ def judge_node_detail(node_id: str, detail: dict[str, Any] | None) -> list[Findi
     ]
 
 
-@check(CHECK_NODES, section="F", title="Node status")
+@check(CHECK_NODES, section="F", title="Node status", scope="node")
 def cluster_nodes(data: ClusterData) -> Iterable[Finding]:
     """Per-group node counts by status, and every node that is not Running (ListClusterNodes)."""
     listed = data.nodes()
@@ -285,7 +285,7 @@ def cluster_nodes(data: ClusterData) -> Iterable[Finding]:
     return findings
 
 
-@check(CHECK_DETAIL, section="F", title="Focused node")
+@check(CHECK_DETAIL, section="F", title="Focused node", scope="node")
 def node_detail(data: ClusterData) -> Iterable[Finding]:
     """With --node: DescribeClusterNode for that node; an unknown id is the finding."""
     node_id = data.target.node

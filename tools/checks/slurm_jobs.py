@@ -22,11 +22,11 @@ from tools.checks._slurm import (
     where,
     with_source,
 )
-from tools.checks._text import clip, duration
 from tools.findings import Finding, Priority, fail, info, passed
 from tools.parsers.slurm_sinfo import SlurmNode
 from tools.parsers.slurm_squeue import SlurmJob, SqueueJobs
 from tools.registry import check
+from tools.text import clip, duration
 from tools.triage.data import ClusterData
 from tools.triage.data.slurm import SlurmNodeRow
 
@@ -153,7 +153,7 @@ def judge_stuck_jobs(
     return result
 
 
-@check(CHECK_ID, section="H.2", title="Slurm jobs stuck", orchestrators=("slurm",))
+@check(CHECK_ID, section="H.2", title="Slurm jobs stuck", orchestrators=("slurm",), scope="node")
 def slurm_jobs(data: ClusterData) -> Iterable[Finding]:
     """Jobs CONFIGURING for 10 minutes or more, or COMPLETING on a node out of service."""
     return with_source(_judge_jobs(data), data.slurm_source())

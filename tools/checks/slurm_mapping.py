@@ -12,9 +12,9 @@ from collections import Counter
 from collections.abc import Iterable
 
 from tools.checks._slurm import GROUP_ABOVE, NOT_COMPUTE_GROUP, SAMPLES, with_source
-from tools.checks._text import clip
 from tools.findings import Finding, Priority, info, warn
 from tools.registry import check
+from tools.text import clip
 from tools.triage.data import ClusterData
 from tools.triage.data.slurm import SlurmNodeMap, SlurmNodeRow
 
@@ -149,6 +149,7 @@ def judge_node_map(node_map: SlurmNodeMap, focus: str | None = None) -> list[Fin
     section="H.3",
     title="Slurm node names and instance ids",
     orchestrators=("slurm",),
+    scope="node",
 )
 def slurm_node_mapping(data: ClusterData) -> Iterable[Finding]:
     """The Slurm node name <-> instance id table, with where each mapping came from, and

@@ -23,7 +23,6 @@ from tools.checks._slurm import (
     where,
     with_source,
 )
-from tools.checks._text import clip, quoted
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.parsers.slurm_config import Controller, PingResult
 from tools.parsers.slurm_sinfo import (
@@ -36,6 +35,7 @@ from tools.parsers.slurm_sinfo import (
     SlurmNode,
 )
 from tools.registry import check
+from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 from tools.triage.data.slurm import SlurmNodeRow, SlurmRead
 
@@ -219,7 +219,13 @@ def judge_slurm_nodes(
     return findings
 
 
-@check(CHECK_ID, section="H.1", title="Slurm controller and node states", orchestrators=("slurm",))
+@check(
+    CHECK_ID,
+    section="H.1",
+    title="Slurm controller and node states",
+    orchestrators=("slurm",),
+    scope="node",
+)
 def slurm_nodes(data: ClusterData) -> Iterable[Finding]:
     """slurmctld answering scontrol ping, and every Slurm node that is DOWN, FAIL, not
     responding or drained, with its reason and instance id; and whose Slurm answered."""

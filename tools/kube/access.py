@@ -20,10 +20,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tools.checks._text import clip
 from tools.kube.slim import Kind, slim
 from tools.recorded.model import KubernetesObjects
 from tools.sources import KubernetesUnavailable
+from tools.text import clip
 
 PAGE_SIZE = 500
 # Loop safety only: a server that keeps answering with continue tokens must not spin

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tools.checks._text import clip
 from tools.sources import KubernetesUnavailable
+from tools.text import clip
 
 DEFAULT_PATH = Path("~/.kube/config")
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.checks._text import clip
 from tools.kube.access import Query, guard
 from tools.sources import KubernetesUnavailable
+from tools.text import clip
 
 
 class LiveTransport:

@@ -1,4 +1,9 @@
-"""Start a triage run: credentials preflight, then the report (live, replayed or recorded)."""
+"""Open a cluster for reading (live, replayed or recorded), then triage it.
+
+`open_cluster` is the one place that wires the guarded AWS access, the node-level sources
+and the credentials preflight together; the CLI, the agent's tools, the recorder, the
+benchmarks and the tests all open a cluster through it.
+"""
 
 from __future__ import annotations
 
@@ -14,9 +19,9 @@ from tools.triage.runner import ProgressCallback, run_triage
 if TYPE_CHECKING:
     from tools.recorded.model import RecordedCluster
     from tools.recorded.recorder import Recorder
+    from tools.target import TriageTarget
     from tools.triage.data.nodes import NodeSources
     from tools.triage.node_sources import NodeOptions
-    from tools.triage.target import TriageTarget
 
 
 class CredentialsError(Exception):
@@ -70,6 +75,45 @@ def node_sources(
     )
 
 
+def open_cluster(
+    target: TriageTarget,
+    *,
+    recorded: RecordedCluster | None = None,
+    recorder: Recorder | None = None,
+    options: NodeOptions | None = None,
+    profile: str | None = None,
+    endpoint_url: str | None = None,
+    now: datetime | None = None,
+    preflight: bool = True,
+) -> ClusterData:
+    """The data of one run against `target`: replayed from `recorded`, else live (and
+    captured by `recorder` when given). With `preflight`, sts:GetCallerIdentity is asked
+    first and CredentialsError raised when it fails (nothing else could work); the account
+    it names is kept on the data. Nothing else is read until a check asks."""
+    from tools.triage.node_sources import NodeOptions
+
+    access = open_access(
+        target, recording=recorded, recorder=recorder, profile=profile, endpoint_url=endpoint_url
+    )
+    sources = node_sources(
+        access,
+        options or NodeOptions(),
+        recording=recorded,
+        recorder=recorder,
+        profile=profile,
+        endpoint_url=endpoint_url,
+    )
+    if now is None:
+        if recorded is not None:
+            now = recording_time(recorded)
+        elif recorder is not None:
+            now = recorder.now
+    account = caller_account(access) if preflight else ""
+    data = ClusterData(access, target, now=now or datetime.now(UTC), sources=sources)
+    data.account = account
+    return data
+
+
 def triage_cluster(
     target: TriageTarget,
     access: AwsAccess,
@@ -78,12 +122,12 @@ def triage_cluster(
     progress: ProgressCallback | None = None,
     sources: NodeSources | None = None,
 ) -> TriageReport:
-    """Preflight the credentials, then run every check. Raises CredentialsError or
-    ClusterNotFound for the two conditions that stop a triage. Without `sources` the
-    node-level checks are skipped as not configured."""
-    account = caller_account(access)
+    """Triage through an access built by hand (tests of the access layer use it). Raises
+    CredentialsError or ClusterNotFound for the two conditions that stop a triage. Without
+    `sources` the node-level checks are skipped as not configured."""
     data = ClusterData(access, target, now=now or datetime.now(UTC), sources=sources)
-    return run_triage(data, account=account, progress=progress)
+    data.account = caller_account(access)
+    return run_triage(data, progress=progress)
 
 
 def recording_time(recording: RecordedCluster) -> datetime:

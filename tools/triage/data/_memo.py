@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from tools.aws.errors import AwsAccessError
 from tools.aws.session import AwsAccess
 from tools.sources import SourceUnavailable
-from tools.triage.target import TriageTarget
+from tools.target import TriageTarget
 
 if TYPE_CHECKING:
     from tools.triage.data.nodes import NodeSources
@@ -35,8 +36,23 @@ class Memo:
         self.sources = sources or NodeSources()
         self.target = target
         self.now = now or datetime.now(UTC)
+        # The caller's account (sts:GetCallerIdentity), set by open_cluster's preflight.
+        self.account = ""
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._lock = threading.RLock()
+
+    def for_node(self, node: str | None) -> Self:
+        """The same run seen with another node in focus (None: every node).
+
+        The view shares the memo, the access and the sources, so what one view fetched the
+        other reuses; the few reads that depend on the focus key their memo entries by it.
+        `node` must already be validated (an instance id).
+        """
+        if node == self.target.node:
+            return self
+        view = copy.copy(self)  # shallow: the memo dict and its lock are shared
+        view.target = self.target.model_copy(update={"node": node})
+        return view
 
     def _once(self, key: tuple[Any, ...], fetch: Callable[[], T]) -> T:
         with self._lock:

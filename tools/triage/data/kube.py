@@ -19,8 +19,8 @@ from tools.triage.data.nodes import NodeReads
 
 KUBE_SYSTEM = "kube-system"
 if TYPE_CHECKING:
-    # Only a type here: importing the access module pulls in tools.checks (for quoting),
-    # which imports this package.
+    # Only a type here: the access module loads the Kubernetes client's config helpers,
+    # which a triage without Kubernetes never needs.
     from tools.kube.access import KubeAccess
 
 SYSTEM_APPS = frozenset({"aws-node", "kube-proxy", "kube-dns"})
@@ -112,7 +112,7 @@ class KubeReads(NodeReads, EksReads):
                 )
             return pods
 
-        return self._once(("kube", "pods-in-scope"), fetch)
+        return self._once(("kube", "pods-in-scope", self.target.node), fetch)
 
     def kube_sandbox_events(self) -> list[dict[str, Any]]:
         """FailedCreatePodSandBox events, cluster-wide (the checks scope them by node)."""

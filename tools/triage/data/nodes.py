@@ -184,13 +184,21 @@ class NodeReads(NetworkReads):
     def node_probes(self) -> dict[str, NodeProbes]:
         """Every planned node's probe outputs (one session per node, run once per triage)."""
 
+        focus = self.target.node
+
         def fetch() -> dict[str, NodeProbes]:
+            if focus is not None:
+                # A node the whole-cluster view already probed is not probed again.
+                with self._lock:
+                    everyone = self._memo.get(("node-probes", None))
+                if isinstance(everyone, dict) and focus in everyone:
+                    return {focus: everyone[focus]}
             plans = self.probe_plans()
             if not plans:  # e.g. --node names no node of this cluster: nothing to ask for
                 return {}
             return self.sources.probes().run(plans)
 
-        return self._once(("node-probes",), fetch)
+        return self._once(("node-probes", focus), fetch)
 
     def reachable_nodes(self) -> list[NodeProbes]:
         return [n for n in self.node_probes().values() if n.unreachable is None]

@@ -8,8 +8,8 @@ from typing import Any
 
 from tools.aws.errors import AwsAccessError, ResourceNotFound
 from tools.aws.session import PagedResult
+from tools.target import CLUSTER_ARN
 from tools.triage.data._memo import Memo
-from tools.triage.target import CLUSTER_ARN
 
 EKS_CLUSTER_ARN = re.compile(
     r"^arn:aws[a-z-]*:eks:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):cluster/(?P<name>[^/]+)$"
