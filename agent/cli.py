@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from agent.commands import checks_list, eval_cmd, explain, iam_policy, probes_list, record, triage
+from agent.commands import (
+    ask,
+    chat,
+    checks_list,
+    eval_cmd,
+    explain,
+    iam_policy,
+    probes_list,
+    record,
+    triage,
+)
 
 app = typer.Typer(
     name="hyperpod-debug",
@@ -22,6 +32,8 @@ probes_list.register(app)
 iam_policy.register(app)
 eval_cmd.register(app)
 explain.register(app)
+chat.register(app)
+ask.register(app)
 
 
 def main() -> None:

@@ -61,6 +61,7 @@ _SECRET_VALUES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bk8s-aws-v1\.[A-Za-z0-9_\-]+"), REDACTED),
     (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+"), REDACTED),  # JWT
     (re.compile(r"\b(hf|gh[pousr]|glpat|xox[abprs])[_-][A-Za-z0-9_-]{16,}"), REDACTED),
+    (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{16,}"), REDACTED),  # Anthropic API keys
 )
 _ACCOUNT_IN_ARN = re.compile(r"(arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:)(\d{12})(:)")
 _BARE_ACCOUNT = re.compile(r"\b\d{12}\b")

@@ -73,8 +73,11 @@ class ProviderUnavailable(ProviderError):
 
 
 class Provider(Protocol):
-    name: ProviderName
-    model: str
+    @property
+    def name(self) -> ProviderName: ...
+
+    @property
+    def model(self) -> str: ...
 
     def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelResponse:
         """Send one request. With `on_text`, stream: call it with each text delta as it

@@ -90,6 +90,15 @@ def classify_nested(command: str, depth: int) -> CommandClass:
     return combine(parts)
 
 
+def known_tools() -> frozenset[str]:
+    """Every tool name the classifier judges by name (handlers and both fixed tables).
+
+    Callers use it to spot commands written in text; wrappers such as sudo are not tools
+    here (they are stripped before the lookup) and are left to the caller.
+    """
+    return frozenset(_HANDLERS) | frozenset(_ALWAYS_MUTATING) | _READ_ONLY_TOOLS
+
+
 def classify(command: str) -> CommandClass:
     """Classify one command line; a pipeline or list is as mutating as its worst stage."""
     return classify_nested(command, 0)

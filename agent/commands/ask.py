@@ -1,0 +1,114 @@
+"""`hyperpod-debug ask TEXT`: one turn of the agent (with its tool rounds), for scripts."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agent.commands.common import EXIT_FAILED, die
+from agent.commands.converse import (
+    AgentOptions,
+    ModelOption,
+    ProviderChoice,
+    ProviderOption,
+    RecordedOption,
+    ScriptOption,
+    ToolRoundsOption,
+    TranscriptOption,
+)
+from agent.commands.triage import (
+    ClusterOption,
+    ContextOption,
+    KubeconfigOption,
+    NodeOption,
+    NoProbesOption,
+    ProfileOption,
+    RegionOption,
+)
+
+
+class AskFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+def ask_command(
+    text: Annotated[str, typer.Argument(help="The question or pasted error text ('-': stdin).")],
+    cluster: ClusterOption = None,
+    region: RegionOption = None,
+    node: NodeOption = None,
+    recorded: RecordedOption = None,
+    provider: ProviderOption = ProviderChoice.anthropic,
+    model: ModelOption = None,
+    script: ScriptOption = None,
+    output_format: Annotated[
+        AskFormat, typer.Option("--format", "-f", help="text, or one JSON object.")
+    ] = AskFormat.text,
+    transcript_path: TranscriptOption = None,
+    max_tool_rounds: ToolRoundsOption = 12,
+    no_color: Annotated[bool, typer.Option("--no-color", help="Never colour the output.")] = False,
+    profile: ProfileOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    no_probes: NoProbesOption = False,
+) -> None:
+    """Ask the agent one question: it triages, reads the reference and proposes commands
+    for you to run (it never runs them)."""
+    import sys
+
+    from agent.commands.conversation_output import AnswerPrinter
+    from agent.commands.converse import build_agent
+    from agent.providers.base import ProviderError
+    from agent.transcript import Transcript
+
+    if text == "-":
+        text = sys.stdin.read()
+    if not text.strip():
+        die("nothing to ask: give a question or pasted error text", 2)
+    as_json = output_format is AskFormat.json
+    transcript = Transcript({"command": "ask"})
+    agent = build_agent(
+        AgentOptions(
+            cluster=cluster,
+            region=region,
+            node=node,
+            recorded=list(recorded or []),
+            provider=provider,
+            model=model,
+            script=script,
+            profile=profile,
+            kubeconfig=kubeconfig,
+            context=context,
+            no_probes=no_probes,
+            max_tool_rounds=max_tool_rounds,
+            stream=not as_json,
+        ),
+        transcript,
+    )
+    printer = None if as_json else AnswerPrinter(no_color)
+    try:
+        result = agent.ask(text, emit=printer)
+    except ProviderError as exc:
+        _save(transcript, transcript_path)
+        die(str(exc), EXIT_FAILED)
+    _save(transcript, transcript_path)
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+
+
+def _save(transcript: object, path: Path | None) -> None:
+    from agent.transcript import Transcript
+
+    if path is not None and isinstance(transcript, Transcript):
+        try:
+            transcript.save(path)
+        except OSError as exc:
+            typer.echo(f"error: cannot write the transcript {path}: {exc.strerror}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ask")(ask_command)

@@ -1,0 +1,429 @@
+"""The conversation loop: the seed's workflow on the Messages API, with safety in code.
+
+One user turn: the message is noted (language, ids, error strings), sent with the system
+prompt and the tool definitions; tool calls are run through the tool layer and their
+results returned as delimited tool output, until the model answers in text or the round
+limit is reached. Every piece of model text passes the safety gate before the user sees it:
+a state-changing command that is not already a structured suggestion becomes one. After a
+proposal the model may not call more tools in that turn (tool_choice none): it answers and
+the turn ends, waiting for the user.
+
+When the user reports the change applied (`/done`, or plain words such as "done" while
+suggestions are pending), code re-runs triage and the answer opens with what cleared, what
+is new and what remains, before the model's reading of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent.providers.base import ModelRequest, Provider, ProviderError, Usage
+from agent.safety.model import Suggestion
+from agent.state import ConversationState
+from agent.toolset import Toolset
+from agent.toolset.results import Comparison, line
+from prompts import render
+from tools.sections import SECTIONS
+
+DEFAULT_MAX_TOKENS = 8_192
+DEFAULT_TOOL_ROUNDS = 12
+# Old tool results are trimmed once the conversation passes this many characters (~150k
+# tokens at 4 characters a token), well inside a 200k-token window with the answer's room.
+DEFAULT_CONTEXT_CHARS = 600_000
+TRIMMED = "[trimmed to keep the conversation within the context window: call the tool again]"
+_SECTION_CITE = re.compile(r"§\s*([A-O](?:\.\d+(?:\.[a-z])?)?)")
+_DONE_EN = re.compile(
+    r"^\s*(?:it'?s |all )?(?:done|applied|finished|completed)\b|"
+    r"\b(?:i|we) (?:just )?(?:ran|did|applied|rebooted|replaced|changed|fixed|executed)\b|"
+    r"\b(?:i|we)(?:'ve| have) (?:just )?(?:run|done|applied|rebooted|replaced|made|changed|"
+    r"fixed|executed)\b",
+    re.IGNORECASE,
+)
+_DONE_ZH = re.compile(r"已(?:经)?(?:完成|执行|运行|应用|修改|重启|替换|处理|改好)|做完了|搞定|好了")
+
+Emit = Callable[[str], None]
+EventSink = Callable[[dict[str, Any]], None]
+
+
+class ToolCallRecord(BaseModel):
+    name: str
+    input: dict[str, Any]
+    is_error: bool
+
+
+class TurnResult(BaseModel):
+    """One user turn, as `ask --format json` prints it."""
+
+    answer: str
+    suggested_commands: list[Suggestion] = Field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    cited_sections: list[str] = Field(default_factory=list)
+    awaiting_approval: bool = False
+    usage: Usage = Field(default_factory=Usage)
+    retriage: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "answer": self.answer,
+            "suggested_commands": [
+                s.model_dump(
+                    mode="json",
+                    include={
+                        "command",
+                        "kind",
+                        "mutating",
+                        "purpose",
+                        "targets",
+                        "blast_radius",
+                        "iac_warning",
+                        "flags",
+                    },
+                )
+                for s in self.suggested_commands
+            ],
+            "tool_calls": [c.model_dump(mode="json") for c in self.tool_calls],
+            "cited_sections": self.cited_sections,
+            "awaiting_approval": self.awaiting_approval,
+            "usage": {
+                "input_tokens": self.usage.input_tokens,
+                "output_tokens": self.usage.output_tokens,
+                "cache_creation_input_tokens": self.usage.cache_creation_input_tokens,
+                "cache_read_input_tokens": self.usage.cache_read_input_tokens,
+            },
+        }
+
+
+def reports_done(text: str) -> bool:
+    """Does the user say the proposed change was made? (Only asked while one is pending.)"""
+    if text.rstrip().endswith(("?", "？")):
+        return False  # a question about the change is not a report that it was made
+    return bool(_DONE_EN.search(text) or _DONE_ZH.search(text))
+
+
+def cited_sections(text: str) -> list[str]:
+    found: dict[str, None] = {}
+    for match in _SECTION_CITE.finditer(text):
+        if match.group(1) in SECTIONS:
+            found.setdefault(match.group(1), None)
+    return list(found)
+
+
+def tool_output(name: str, text: str) -> str:
+    """Tool output, delimited so the model reads it as data; the closing tag cannot be
+    forged from inside (cluster text may contain anything)."""
+    safe = text.replace("</tool_output", "<\\/tool_output")
+    return f'<tool_output name="{name}">\n{safe}\n</tool_output>'
+
+
+class Agent:
+    def __init__(
+        self,
+        provider: Provider,
+        toolset: Toolset,
+        *,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        max_tool_rounds: int = DEFAULT_TOOL_ROUNDS,
+        context_chars: int = DEFAULT_CONTEXT_CHARS,
+        stream: bool = True,
+        today: str | None = None,
+        on_event: EventSink | None = None,
+    ) -> None:
+        self.provider = provider
+        self.toolset = toolset
+        self.state: ConversationState = toolset.state
+        self.max_tokens = max_tokens
+        self.max_tool_rounds = max_tool_rounds
+        self.context_chars = context_chars
+        self.stream = stream
+        self.today = today or datetime.now(UTC).date().isoformat()
+        self.on_event = on_event
+        self.messages: list[dict[str, Any]] = []
+        self.usage = Usage()
+        self._prompt_cache: dict[str, str] = {}
+
+    # -- prompt and tools ---------------------------------------------------------------------
+
+    def system_prompt(self) -> str:
+        session = self.toolset.session
+        target = session.target
+        context = {
+            "cluster": self.state.cluster or (target.cluster if target else None),
+            "region": self.state.region or (target.region if target else None),
+            "orchestrator": self.state.orchestrator,
+            "node": target.node if target else None,
+            "recorded": session.recorded,
+            "today": self.today,
+            "language": self.state.language,
+        }
+        key = repr(sorted(context.items()))
+        if key not in self._prompt_cache:
+            self._prompt_cache[key] = render("system.jinja2", **context)
+        return self._prompt_cache[key]
+
+    def tools(self) -> list[dict[str, Any]]:
+        schemas = self.toolset.schemas()
+        # Prompt caching: the tools and the system prompt are the stable prefix.
+        schemas[-1] = {**schemas[-1], "cache_control": {"type": "ephemeral"}}
+        return schemas
+
+    def _request(self, tool_choice: dict[str, Any] | None) -> ModelRequest:
+        self._trim_context()
+        return ModelRequest(
+            model=self.provider.model,
+            system=[
+                {
+                    "type": "text",
+                    "text": self.system_prompt(),
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+            tools=self.tools(),
+            messages=self.messages,
+            max_tokens=self.max_tokens,
+            tool_choice=tool_choice,
+        )
+
+    def _trim_context(self) -> None:
+        """Replace the oldest tool results by a note until the conversation fits; the last
+        two messages (the round in progress) are never trimmed."""
+        size = sum(len(str(m.get("content"))) for m in self.messages)
+        for message in self.messages[:-2]:
+            if size <= self.context_chars:
+                return
+            content = message.get("content")
+            if message.get("role") != "user" or not isinstance(content, list):
+                continue
+            for block in content:
+                if block.get("type") == "tool_result" and block.get("content") != TRIMMED:
+                    size -= len(str(block.get("content"))) - len(TRIMMED)
+                    block["content"] = TRIMMED
+
+    # -- turns --------------------------------------------------------------------------------
+
+    def ask(self, text: str, emit: Emit | None = None) -> TurnResult:
+        """One user message and everything the agent does with it."""
+        if self.state.pending and reports_done(text):
+            return self.done(text, emit)
+        self.state.note_user_text(text)
+        return self._turn([{"type": "text", "text": text}], text, emit)
+
+    def done(self, text: str = "", emit: Emit | None = None) -> TurnResult:
+        """The user applied the pending changes: triage again, show the comparison, then let
+        the model read it."""
+        self.state.note_user_text(text)
+        applied = self.state.mark_applied()
+        session = self.toolset.session
+        newer = session.refresh()
+        payload = self.toolset.triage(self.state.focus_node)
+        self.state.retriages += 1
+        count = len(self.state.triages)
+        comparison = self.toolset.compare_latest() if count >= 2 else Comparison([], [], [])
+        header = render(
+            "comparison.jinja2",
+            comparison=comparison,
+            lines=line,
+            language=self.state.language,
+            recording_note=self._recording_note(newer),
+        ).strip()
+        if emit is not None:
+            emit(header)
+        self._event({"type": "retriage", "applied": [s.command for s in applied]})
+        said = text.strip() or "I applied the suggested change(s)."
+        notice = (
+            "The user reports the change(s) applied: "
+            + ("; ".join(s.command for s in applied) or "(none pending)")
+            + ". The software re-ran triage; its result and the comparison follow. Open your "
+            "answer from the comparison: what cleared, what is new, what remains."
+        )
+        content = [
+            {"type": "text", "text": said},
+            {"type": "text", "text": notice},
+            {"type": "text", "text": tool_output("triage", _json(payload))},
+        ]
+        if count >= 2:
+            compared = comparison.payload(count - 1, count)
+            content.append({"type": "text", "text": tool_output("compare_triage", _json(compared))})
+        result = self._turn(content, said, emit)
+        result.answer = header + ("\n\n" + result.answer if result.answer else "")
+        result.retriage = {
+            "cleared": [line(f) for f in comparison.cleared],
+            "new": [line(f) for f in comparison.new],
+            "remaining": [line(f) for f in comparison.remaining],
+            "resolved": comparison.resolved,
+        }
+        return result
+
+    def _recording_note(self, newer: bool) -> str:
+        session = self.toolset.session
+        if not session.recorded:
+            return ""
+        if newer:
+            return f"recording {session.position + 1} of {len(session.recordings)}"
+        return "the recorded cluster replayed again: no newer recording, so a fix cannot show"
+
+    def _turn(self, content: list[dict[str, Any]], said: str, emit: Emit | None) -> TurnResult:
+        mark = len(self.messages)
+        self.messages.append({"role": "user", "content": content})
+        self._event({"type": "user", "text": said})
+        self.state.turn_suggestions = []
+        result = TurnResult(answer="")
+        segments: list[str] = []
+
+        def show(segment: str) -> None:
+            segments.append(segment)
+            if emit is not None:
+                emit(segment)
+
+        try:
+            text_suggestions = self._rounds(result, show)
+        except ProviderError:
+            del self.messages[mark:]  # the next turn starts from a consistent conversation
+            raise
+        return self._finish(result, segments, text_suggestions, emit)
+
+    def _rounds(self, result: TurnResult, show: Emit) -> list[Suggestion]:
+        """Model calls and tool rounds until the model answers in text; returns the
+        suggestions the safety gate made from the model's text."""
+        from agent.safety.gate import StreamGate
+
+        text_suggestions: list[Suggestion] = []
+        tool_choice: dict[str, Any] | None = None
+        rounds = 0
+        while True:
+            gate = StreamGate(
+                self._suggestion_context(),
+                already_suggested=[s.command for s in self.state.turn_suggestions]
+                + [s.command for s in self.state.pending],
+            )
+            on_text = None
+            if self.stream:
+
+                def on_text(delta: str, gate: StreamGate = gate) -> None:
+                    for segment in gate.feed(delta):
+                        show(segment)
+
+            response = self.provider.complete(self._request(tool_choice), on_text)
+            if not self.stream:
+                for segment in gate.feed(response.text):
+                    show(segment)
+            for segment in gate.flush():
+                show(segment)
+            text_suggestions.extend(gate.suggestions)
+            result.usage = result.usage + response.usage
+            self.messages.append({"role": "assistant", "content": response.content})
+            self._event({"type": "assistant", "text": response.text})
+            if not response.tool_uses:
+                return text_suggestions
+            rounds += 1
+            results_content = self._run_tools(response.tool_uses, result)
+            if self.state.turn_suggestions:
+                tool_choice = {"type": "none"}  # a proposal ends the turn: answer, then wait
+            elif rounds >= self.max_tool_rounds:
+                tool_choice = {"type": "none"}
+                results_content.append(
+                    {
+                        "type": "text",
+                        "text": f"Tool-round limit ({self.max_tool_rounds}) reached for this "
+                        "turn: answer with what you have and say what is left to check.",
+                    }
+                )
+            self.messages.append({"role": "user", "content": results_content})
+
+    def _finish(
+        self,
+        result: TurnResult,
+        segments: list[str],
+        text_suggestions: list[Suggestion],
+        emit: Emit | None,
+    ) -> TurnResult:
+        for suggestion in text_suggestions:
+            self.state.propose(suggestion)
+        tool_made = [s for s in self.state.turn_suggestions if s.mutating]
+        blocks = self._tool_blocks()
+        if blocks and emit is not None:
+            emit(blocks)
+        answer = "\n\n".join(s.strip("\n") for s in segments if s.strip())
+        if blocks:
+            answer = (answer + "\n\n" + blocks) if answer else blocks
+        result.answer = answer
+        result.suggested_commands = list(self.state.turn_suggestions) + text_suggestions
+        sections = cited_sections(answer) + [
+            s.section for s in result.suggested_commands if s.section
+        ]
+        result.cited_sections = list(dict.fromkeys(sections))
+        result.awaiting_approval = bool(tool_made or any(s.mutating for s in text_suggestions))
+        self.usage = self.usage + result.usage
+        self._event(
+            {
+                "type": "answer",
+                "text": answer,
+                "awaiting_approval": result.awaiting_approval,
+                "cited_sections": result.cited_sections,
+                "suggested_commands": result.to_json()["suggested_commands"],
+            }
+        )
+        return result
+
+    def _tool_blocks(self) -> str:
+        """The suggestions made through suggest_command this turn, rendered by code so the
+        user always sees them in full, whatever the model wrote around them."""
+        from agent.safety.suggest import render_suggestion
+
+        return "\n\n".join(
+            render_suggestion(s, self.state.language).strip() for s in self.state.turn_suggestions
+        )
+
+    def _run_tools(self, uses: list[dict[str, Any]], result: TurnResult) -> list[dict[str, Any]]:
+        blocks: list[dict[str, Any]] = []
+        for use in uses:
+            name = str(use.get("name", ""))
+            arguments = use.get("input")
+            outcome = self.toolset.call(name, arguments)
+            recorded_input = arguments if isinstance(arguments, dict) else {}
+            result.tool_calls.append(
+                ToolCallRecord(name=name, input=recorded_input, is_error=outcome.is_error)
+            )
+            self._event(
+                {
+                    "type": "tool_call",
+                    "name": name,
+                    "input": recorded_input,
+                    "is_error": outcome.is_error,
+                    "result": outcome.payload,
+                }
+            )
+            blocks.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": str(use.get("id", "")),
+                    "content": tool_output(name, outcome.text),
+                    "is_error": outcome.is_error,
+                }
+            )
+        return blocks
+
+    def _suggestion_context(self) -> Any:
+        from agent.safety.suggest import SuggestionContext
+
+        return SuggestionContext(
+            triage_done=self.state.triage_done,
+            rebooted=frozenset(self.state.rebooted),
+            slurm_controllers=frozenset(self.state.slurm_controllers),
+            known_ids=frozenset(self.state.instance_ids),
+            language=self.state.language,
+        )
+
+    def _event(self, event: dict[str, Any]) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+
+def _json(payload: dict[str, Any]) -> str:
+    from agent.toolset.budget import dumps
+
+    return dumps(payload)

@@ -1,0 +1,174 @@
+"""Claude on Amazon Bedrock through the anthropic SDK's `AnthropicBedrock` client.
+
+That client signs its own requests (SigV4 from the boto3 credential chain, or the bearer
+token in AWS_BEARER_TOKEN_BEDROCK) and can only call the model (InvokeModel /
+InvokeModelWithResponseStream). It is separate from the project's guarded read-only boto3
+session (tools/aws/session.py), which never sees these calls and is never used for them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from agent.providers._sdk import (
+    DEFAULT_MAX_RETRIES,
+    Endpoint,
+    map_sdk_error,
+    send,
+    to_model_response,
+)
+from agent.providers.base import (
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    ProviderName,
+    ProviderUnavailable,
+    TextCallback,
+)
+
+if TYPE_CHECKING:
+    from anthropic import AnthropicBedrock
+
+BEARER_TOKEN_VARIABLE = "AWS_BEARER_TOKEN_BEDROCK"
+NO_MODEL_NEEDED = "`hyperpod-debug triage` and `hyperpod-debug explain` need no model"
+
+
+class BedrockProvider:
+    """Provider "bedrock": one InvokeModel (or InvokeModelWithResponseStream) per call.
+
+    Same retries as the Anthropic provider (the SDK's, `max_retries` default 3).
+    """
+
+    name: ProviderName = "bedrock"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        region: str,
+        profile: str | None = None,
+        client: AnthropicBedrock | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout: float | None = None,
+    ) -> None:
+        if client is None:
+            from anthropic import AnthropicBedrock
+
+            try:
+                client = AnthropicBedrock(aws_region=region, aws_profile=profile)
+            except ValueError as exc:  # a bearer token and a profile at once
+                raise ProviderUnavailable(
+                    f"{BEARER_TOKEN_VARIABLE} and --profile {profile} are both set: "
+                    "unset the token or drop --profile"
+                ) from exc
+        if timeout is None:
+            client = client.with_options(max_retries=max_retries)
+        else:
+            client = client.with_options(max_retries=max_retries, timeout=timeout)
+        self.model = model
+        self.region = region
+        self._client = client
+
+    @classmethod
+    def from_environment(
+        cls,
+        model: str,
+        region: str | None,
+        profile: str | None,
+        *,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout: float | None = None,
+    ) -> BedrockProvider:
+        """Check that a region and credentials resolve (no network call), then build."""
+        from botocore.exceptions import BotoCoreError
+
+        session = _botocore_session(profile)
+        if profile is not None and profile not in session.available_profiles:
+            raise ProviderUnavailable(
+                f"AWS profile {profile} is not in the AWS config or credentials files; "
+                f"{NO_MODEL_NEEDED}"
+            )
+        try:
+            resolved_region = (
+                region
+                or os.environ.get("AWS_REGION")
+                or os.environ.get("AWS_DEFAULT_REGION")
+                or session.get_config_variable("region")
+            )
+            has_credentials = bool(os.environ.get(BEARER_TOKEN_VARIABLE)) or (
+                session.get_credentials() is not None
+            )
+        except BotoCoreError as exc:  # e.g. AWS_PROFILE names a profile that does not exist
+            line = f"the AWS configuration cannot be used for Bedrock: {exc}; {NO_MODEL_NEEDED}"
+            raise ProviderUnavailable(" ".join(line.split())) from None
+        if not resolved_region:
+            raise ProviderUnavailable(
+                "no AWS region for Bedrock: pass --region or set AWS_REGION "
+                f"(or a region in the profile); {NO_MODEL_NEEDED}"
+            )
+        if not has_credentials:
+            raise ProviderUnavailable(
+                "no AWS credentials for Bedrock: set AWS_PROFILE (or pass --profile), "
+                f"AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or {BEARER_TOKEN_VARIABLE}; "
+                f"{NO_MODEL_NEEDED}"
+            )
+        return cls(
+            model,
+            region=str(resolved_region),
+            profile=profile,
+            max_retries=max_retries,
+            timeout=timeout,
+        )
+
+    @property
+    def base_url(self) -> str:
+        return str(self._client.base_url)
+
+    def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelResponse:
+        from botocore.exceptions import BotoCoreError
+
+        endpoint = self._endpoint()
+        try:
+            message = send(self._client.messages, request, on_text)
+        except BotoCoreError as exc:  # credentials that resolved once but no longer do
+            raise ProviderError(_credentials_line(str(exc))) from None
+        except RuntimeError as exc:
+            if "credentials" not in str(exc).lower():
+                raise
+            raise ProviderError(_credentials_line(str(exc))) from None
+        except Exception as exc:
+            mapped = map_sdk_error(exc, model=request.model, endpoint=endpoint)
+            if mapped is None:
+                raise
+            raise mapped from None
+        return to_model_response(message)
+
+    def _endpoint(self) -> Endpoint:
+        url = self._client.base_url
+        host = f"{url.host}:{url.port}" if url.port else url.host
+        token = self._client.api_key
+        hint = (
+            f"check {BEARER_TOKEN_VARIABLE}"
+            if token
+            else "check the AWS credentials and that they allow bedrock:InvokeModel "
+            f"on this model in {self.region} (model access enabled)"
+        )
+        return Endpoint(
+            service="Amazon Bedrock",
+            reach_name="Amazon Bedrock",
+            host=host,
+            credential="the bearer token" if token else "the AWS credentials",
+            credential_hint=hint,
+            secrets=(token,) if token else (),
+        )
+
+
+def _credentials_line(cause: str) -> str:
+    return " ".join(f"AWS credentials for Bedrock could not be used: {cause}".split())
+
+
+def _botocore_session(profile: str | None) -> Any:
+    import botocore.session
+
+    return botocore.session.Session(profile=profile)

@@ -1,0 +1,283 @@
+"""The gate between the model's text and the user: no state-changing command goes out bare.
+
+Every command found in the text (see `extract`) is classified. Read-only commands stay as
+written. A command that is mutating or unknown, and not already a structured suggestion,
+becomes a `Suggestion` (``source="text"``):
+
+* in a fenced block, its lines are replaced by the rendered suggestion block, in place; the
+  fence's other lines stay in a fence (split around the block); a comment right above the
+  command becomes the block's purpose;
+* inline or in prose, the command stays where it is, a short note follows it ("see the
+  suggested command below") and its block is added at the end of the text.
+
+The text is processed one segment at a time (a paragraph, or a whole fenced block), so
+`guard_text` on the whole text and `StreamGate` fed any pieces of it give the same output:
+both run the same segmenter and the same per-segment guard, carrying the same state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from agent.safety.extract import FoundCommand, segment_commands
+from agent.safety.markdown import Segment, Segmenter, fence_closes, segments
+from agent.safety.model import Suggestion
+from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
+from tools.commands import classify
+from tools.commands.args import word_set
+
+_NOTE = {"en": " (see the suggested command below)", "zh": "（见下方建议命令）"}
+_PURPOSE_CHARS = 160
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
+_LEAD_INS = word_set(
+    "run execute then and now please use try type enter first next command commands following"
+    " the this these it below with maybe also optionally or"
+)
+_LEAD_INS_ZH = (
+    "执行",
+    "运行",
+    "然后",
+    "再",
+    "请",
+    "输入",
+    "以下命令",
+    "下面的命令",
+    "命令",
+    "以下",
+)
+_MARKUP = re.compile(r"[`*>#]+|^\s*(?:[-+]|\d+[.)])\s+")
+
+
+def normalize(command: str) -> str:
+    """A command with its line continuations and runs of whitespace collapsed."""
+    return " ".join(command.replace("\\\n", " ").split())
+
+
+@dataclass(frozen=True)
+class GuardedText:
+    """The text as the user may see it, and the suggestions made from it."""
+
+    text: str
+    suggestions: list[Suggestion]
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _PURPOSE_CHARS else text[: _PURPOSE_CHARS - 1].rstrip() + "…"
+
+
+def _strip_lead_in(sentence: str) -> str:
+    """Drop the words that only introduce a command ("To fix it, run:" → "To fix it")."""
+    text = _MARKUP.sub(" ", sentence).strip()
+    while True:
+        before = text
+        text = text.rstrip(" \t:;,：，；-")
+        for word in _LEAD_INS_ZH:
+            text = text.removesuffix(word)
+        words = text.split()
+        if words and words[-1].lower() in _LEAD_INS:
+            text = text[: text.rfind(words[-1])]
+        if text == before:
+            return text.strip()
+
+
+def _meaningful(sentence: str) -> bool:
+    cjk = sum(1 for c in sentence if "\u4e00" <= c <= "\u9fff")
+    return len(sentence.split()) >= 3 or cjk >= 4
+
+
+def purpose_before(text: str) -> str:
+    """The sentence that introduces whatever follows ``text``, clipped; "" if none."""
+    pieces = [p for p in _SENTENCES.split(text) if p.strip()]
+    for piece in reversed(pieces[-2:]):
+        sentence = _strip_lead_in(piece)
+        if _meaningful(sentence):
+            return _clip(sentence)
+    return ""
+
+
+class _Guard:
+    """Guards segment after segment, remembering what was suggested and what came before."""
+
+    def __init__(self, context: SuggestionContext, already_suggested: Collection[str]) -> None:
+        self.context = context
+        self.suggestions: list[Suggestion] = []
+        self._given = {normalize(c) for c in already_suggested}  # shown by a tool already
+        self._made: dict[str, Suggestion] = {}  # made here, by normalised command
+        self._pending: dict[str, str] = {}  # blocks to add at the end, by normalised command
+        self._introduction = ""  # purpose taken from the paragraph before a fence
+        self._separate = False  # the last segment ended with a block: next needs a blank line
+        self._tail = ""  # last characters written
+
+    # --- deciding -----------------------------------------------------------------------
+
+    def _needs_block(self, command: str) -> bool:
+        key = normalize(command)
+        if key in self._given:
+            return False
+        return key in self._made or classify(command).kind != "read_only"
+
+    def _suggest(self, command: str, purpose: str) -> Suggestion:
+        key = normalize(command)
+        if key not in self._made:
+            made = build_suggestion(
+                command, purpose=purpose, context=self.context, section=None, source="text"
+            )
+            self._made[key] = made
+            self.suggestions.append(made)
+        return self._made[key]
+
+    def _block(self, suggestion: Suggestion) -> str:
+        block = render_suggestion(suggestion, self.context.language)
+        return block.rstrip("\n") + "\n"
+
+    # --- segments -----------------------------------------------------------------------
+
+    def segment(self, segment: Segment) -> str:
+        out = self._fence(segment) if segment.kind == "fence" else self._text(segment)
+        # A block replacing a fence must stand apart from the text around it, or Markdown
+        # would run the paragraph before (or after) into its heading.
+        replaced = segment.kind == "fence" and out != segment.text
+        if replaced and self._tail and not self._tail.endswith("\n\n"):
+            out = ("\n" if self._tail.endswith("\n") else "\n\n") + out
+        elif self._separate and out and not out.startswith("\n"):
+            out = "\n" + out
+        self._separate = replaced
+        if out:
+            self._tail = (self._tail + out)[-2:]
+        return out
+
+    def _text(self, segment: Segment) -> str:
+        text = segment.text
+        notes: list[int] = []
+        for found in segment_commands(segment):
+            if not self._needs_block(found.command):
+                continue
+            start, end = found.start - segment.start, found.end - segment.start
+            purpose = purpose_before(text[:start]) or self._introduction
+            suggestion = self._suggest(found.command, purpose)
+            self._pending.setdefault(normalize(found.command), self._block(suggestion))
+            notes.append(end)
+        note = _NOTE[self.context.language]
+        for end in sorted(notes, reverse=True):
+            text = text[:end] + note + text[end:]
+        if segment.text.strip():
+            self._introduction = purpose_before(segment.text)
+        return text
+
+    def _fence(self, segment: Segment) -> str:
+        chosen = [f for f in segment_commands(segment) if self._needs_block(f.command)]
+        introduction, self._introduction = self._introduction, ""
+        if not chosen:
+            return segment.text
+        mark = segment.mark
+        assert mark is not None  # a fence segment always carries its opening fence
+        lines = segment.text.splitlines(keepends=True)
+        closed = len(lines) > 1 and fence_closes(lines[-1], mark)
+        opening, body = lines[0], lines[1 : len(lines) - 1 if closed else len(lines)]
+        closing = lines[-1] if closed else mark.char * mark.length + "\n"
+        if not closing.endswith("\n"):
+            closing += "\n"
+        starts = _line_starts(segment.text)
+        by_line: dict[int, list[FoundCommand]] = {}
+        covered: set[int] = set()
+        for found in chosen:
+            first = _line_of(starts, found.start - segment.start) - 1
+            last = _line_of(starts, max(found.start, found.end - 1) - segment.start) - 1
+            by_line.setdefault(first, []).append(found)
+            covered.update(range(first, last + 1))
+        pieces: list[str] = []
+        kept: list[str] = []
+        for index, line in enumerate(body):
+            for found in by_line.get(index, []):
+                purpose = _take_comments(kept) or introduction
+                _flush_fence(pieces, kept, opening, closing)
+                pieces.append(self._block(self._suggest(found.command, purpose)))
+            if index not in covered:
+                kept.append(line if line.endswith("\n") else line + "\n")
+        _flush_fence(pieces, kept, opening, closing)
+        return "\n".join(pieces)
+
+    def finish(self) -> str:
+        """The blocks of inline and prose commands, to add after the last segment."""
+        if not self._pending:
+            return ""
+        blocks = "\n".join(self._pending.values())
+        self._pending = {}
+        if not self._tail:
+            return blocks
+        lead = "" if self._tail.endswith("\n\n") else "\n" if self._tail.endswith("\n") else "\n\n"
+        return lead + blocks
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    starts.extend(i + 1 for i, char in enumerate(text) if char == "\n")
+    return starts
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    """Index of the line holding ``offset`` (binary search over line starts)."""
+    low, high = 0, len(starts) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if starts[middle] <= offset:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _take_comments(kept: list[str]) -> str:
+    """Comment lines right above a command become its purpose (and leave the fence)."""
+    comments: list[str] = []
+    while kept and kept[-1].lstrip().startswith("#"):
+        comments.insert(0, kept.pop().strip().lstrip("#").strip())
+    return _clip(" ".join(c for c in comments if c))
+
+
+def _flush_fence(pieces: list[str], kept: list[str], opening: str, closing: str) -> None:
+    """Close the kept lines into a fence of their own, unless they are all blank."""
+    if any(line.strip() for line in kept):
+        while not kept[0].strip():
+            kept.pop(0)
+        while not kept[-1].strip():
+            kept.pop()
+        pieces.append(opening + "".join(kept) + closing)
+    kept.clear()
+
+
+def guard_text(
+    text: str, context: SuggestionContext, *, already_suggested: Collection[str] = ()
+) -> GuardedText:
+    """Guard a whole text: see the module docstring."""
+    guard = _Guard(context, already_suggested)
+    out = [guard.segment(segment) for segment in segments(text)]
+    out.append(guard.finish())
+    return GuardedText("".join(out), guard.suggestions)
+
+
+class StreamGate:
+    """`guard_text` for streamed text: releases each segment once it is complete."""
+
+    def __init__(
+        self, context: SuggestionContext, *, already_suggested: Collection[str] = ()
+    ) -> None:
+        self._segmenter = Segmenter()
+        self._guard = _Guard(context, already_suggested)
+
+    @property
+    def suggestions(self) -> list[Suggestion]:
+        return self._guard.suggestions
+
+    def feed(self, delta: str) -> list[str]:
+        """The guarded segments that ``delta`` completes (often none)."""
+        return [self._guard.segment(s) for s in self._segmenter.feed(delta)]
+
+    def flush(self) -> list[str]:
+        """The rest at the end of the stream, then the blocks of inline and prose commands."""
+        out = [self._guard.segment(s) for s in self._segmenter.flush()]
+        tail = self._guard.finish()
+        return [piece for piece in [*out, tail] if piece]

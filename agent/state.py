@@ -1,0 +1,114 @@
+"""The conversation's workflow state, kept by code rather than left to the model.
+
+What is known (cluster, region, instance ids, error strings), what triage found (every
+report of this conversation, for comparison), which commands were proposed and are waiting
+for the user, and which were reported applied (a reboot reported done is what allows a
+replacement without the replace-before-reboot flag).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agent.safety.model import Suggestion
+from tools.triage.report import TriageReport
+
+Language = Literal["en", "zh"]
+MAX_ERROR_STRINGS = 20
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+# Lines that read like error text worth keeping verbatim for a support ticket.
+_ERRORISH = re.compile(
+    r"error|fail|exception|denied|timeout|timed out|xid|nccl|oom|killed|refused|unreachable|"
+    r"panic|crashloop|not found|unhealthy|错误|失败|异常|超时",
+    re.IGNORECASE,
+)
+
+
+def detect_language(text: str, default: Language = "en") -> Language:
+    """Chinese when the text has more CJK characters than a sprinkle among Latin ones.
+
+    Identifiers, commands and pasted logs are Latin in both languages, so a handful of
+    Chinese characters is enough to say the user writes Chinese."""
+    cjk = len(_CJK.findall(text))
+    if cjk >= 2 and cjk * 4 >= min(len(_LATIN.findall(text)), 40):
+        return "zh"
+    if _LATIN.search(text):
+        return "en" if cjk == 0 else default
+    return default
+
+
+def error_lines(text: str) -> list[str]:
+    lines = [ln.strip() for ln in text.splitlines()]
+    return [ln[:300] for ln in lines if ln and _ERRORISH.search(ln)]
+
+
+@dataclass
+class ConversationState:
+    cluster: str | None = None
+    region: str | None = None
+    orchestrator: str | None = None
+    focus_node: str | None = None
+    language: Language = "en"
+    instance_ids: list[str] = field(default_factory=list)
+    error_strings: list[str] = field(default_factory=list)
+    xids: list[int] = field(default_factory=list)
+    triages: list[TriageReport] = field(default_factory=list)
+    pending: list[Suggestion] = field(default_factory=list)
+    # Suggestions made through suggest_command during the current turn (the loop resets it).
+    turn_suggestions: list[Suggestion] = field(default_factory=list)
+    applied: list[Suggestion] = field(default_factory=list)
+    rebooted: set[str] = field(default_factory=set)
+    slurm_controllers: set[str] = field(default_factory=set)
+    retriages: int = 0
+
+    @property
+    def triage_done(self) -> bool:
+        return bool(self.triages)
+
+    @property
+    def latest(self) -> TriageReport | None:
+        return self.triages[-1] if self.triages else None
+
+    def note_user_text(self, text: str) -> None:
+        """Keep what the user's message tells: language, ids, error strings (the explain
+        extractor reads them as data; nothing in them is followed)."""
+        from tools.explain.identifiers import extract_identifiers
+        from tools.explain.sanitize import clean_text
+
+        self.language = detect_language(text, self.language)
+        cleaned, _ = clean_text(text)
+        ids = extract_identifiers(cleaned)
+        for instance in ids.instance_ids:
+            if instance not in self.instance_ids:
+                self.instance_ids.append(instance)
+        for xid in ids.xids:
+            if xid not in self.xids:
+                self.xids.append(xid)
+        if self.region is None and ids.regions:
+            self.region = ids.regions[0]
+        for error in error_lines(cleaned):
+            if error not in self.error_strings and len(self.error_strings) < MAX_ERROR_STRINGS:
+                self.error_strings.append(error)
+
+    def note_triage(self, report: TriageReport) -> None:
+        self.triages.append(report)
+        self.cluster = report.cluster.name or self.cluster
+        self.region = report.cluster.region or self.region
+        self.orchestrator = report.cluster.orchestrator or self.orchestrator
+
+    def propose(self, suggestion: Suggestion) -> None:
+        if suggestion.mutating and all(s.command != suggestion.command for s in self.pending):
+            self.pending.append(suggestion)
+
+    def mark_applied(self) -> list[Suggestion]:
+        """The user reports the pending changes made: a reboot counts as tried for its
+        targets from now on."""
+        done, self.pending = self.pending, []
+        self.applied.extend(done)
+        for suggestion in done:
+            if suggestion.kind == "reboot":
+                self.rebooted.update(t for t in suggestion.targets if t.startswith("i-"))
+        return done

@@ -1,0 +1,12 @@
+"""The tool layer: every read-only check as a typed tool, plus triage, explain_signal,
+read_reference, list_checks, list_findings, compare_triage, suggest_command,
+draft_support_ticket and use_cluster.
+
+One definition serves the agent loop and any other integration (an MCP server): a tool is a
+name, a description, a pydantic input model and a handler returning a bounded, JSON-ready
+payload. Errors are values: a failing tool answers with `is_error` and what to do next.
+"""
+
+from agent.toolset.toolset import ToolResult, Toolset, ToolSpec
+
+__all__ = ["ToolResult", "ToolSpec", "Toolset"]

@@ -1,0 +1,86 @@
+"""The cluster a conversation looks at: opened once, shared by every tool call, read afresh
+on re-triage.
+
+Checks in one conversation share one `ClusterData`, so five check calls read the cluster
+once. A re-triage (the user applied a change) drops it and opens the cluster again; with a
+sequence of recordings (`--recorded before.json --recorded after.json`) it moves on to the
+next one, which is how a recorded conversation sees the fixed cluster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tools.target import TriageTarget
+
+if TYPE_CHECKING:
+    from tools.recorded.model import RecordedCluster
+    from tools.triage.data import ClusterData
+    from tools.triage.node_sources import NodeOptions
+
+
+class NoCluster(Exception):
+    """No cluster is open yet: the model must ask the user which one."""
+
+
+@dataclass
+class ClusterSession:
+    target: TriageTarget | None = None
+    recordings: list[RecordedCluster] = field(default_factory=list)
+    options: NodeOptions | None = None
+    profile: str | None = None
+    endpoint_url: str | None = None
+    _position: int = 0
+    _data: ClusterData | None = None
+
+    @property
+    def recorded(self) -> bool:
+        return bool(self.recordings)
+
+    @property
+    def position(self) -> int:
+        """Index of the recording being replayed (0 without recordings)."""
+        return self._position
+
+    @property
+    def recording(self) -> RecordedCluster | None:
+        return self.recordings[self._position] if self.recordings else None
+
+    def data(self) -> ClusterData:
+        """The shared data, opened on first use (CredentialsError, ClusterNotFound and
+        AwsAccessError propagate to the tool layer, which turns them into error results)."""
+        if self.target is None:
+            raise NoCluster(
+                "no cluster is open: ask the user for the cluster name (or ARN) and region, "
+                "then call use_cluster"
+            )
+        if self._data is None:
+            from tools.triage.session import open_cluster
+
+            self._data = open_cluster(
+                self.target,
+                recorded=self.recording,
+                options=self.options,
+                profile=self.profile,
+                endpoint_url=self.endpoint_url,
+            )
+        return self._data
+
+    def refresh(self) -> bool:
+        """Forget what was read, so the next read fetches afresh. Returns True when a newer
+        recording was taken (a replay has nothing newer to read otherwise)."""
+        self._data = None
+        if self._position + 1 < len(self.recordings):
+            self._position += 1
+            return True
+        return False
+
+    def use(self, target: TriageTarget) -> None:
+        if self.target is not None:
+            raise ValueError(
+                f"cluster {self.target.cluster} ({self.target.region}) is already open in this "
+                "conversation; start a new conversation for another cluster"
+            )
+        self.target = target
+        self._data = None

@@ -1,0 +1,421 @@
+"""The tools, their schemas and the one place their errors are caught."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from agent.state import ConversationState
+from agent.toolset import results
+from agent.toolset.budget import DEFAULT_RESULT_CHARS, clip_line, dumps, fit
+from agent.toolset.cluster import ClusterSession, NoCluster
+from agent.toolset.inputs import (
+    ExplainInput,
+    ListFindingsInput,
+    NoInput,
+    ReadReferenceInput,
+    SuggestInput,
+    TriageInput,
+    UseClusterInput,
+)
+from tools.findings import Status
+from tools.registry import CheckSpec, NodeScope, all_checks
+from tools.sections import SECTIONS
+
+log = logging.getLogger(__name__)
+
+CHECK_PREFIX = "check_"
+REFERENCE_CHUNK = 8_000
+DESCRIPTION_CHARS = 600
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    handler: Callable[[Any], dict[str, Any]]
+    read_only: bool = True  # every tool is: suggest_command only renders text
+
+    def schema(self) -> dict[str, Any]:
+        """The Messages API tool definition (name, description, JSON Schema input)."""
+        schema = self.input_model.model_json_schema()
+        schema.pop("title", None)
+        return {"name": self.name, "description": self.description, "input_schema": schema}
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    name: str
+    payload: dict[str, Any]
+    is_error: bool = False
+
+    @property
+    def text(self) -> str:
+        return dumps(self.payload)
+
+
+class ToolError(Exception):
+    """A tool cannot answer; the message says what to do next."""
+
+
+def check_tool_name(check_id: str) -> str:
+    return CHECK_PREFIX + check_id.replace("-", "_")
+
+
+def _first_paragraph(text: str) -> str:
+    return " ".join(text.strip().split("\n\n")[0].split())
+
+
+class Toolset:
+    """Every tool of one conversation, over one cluster session and one workflow state."""
+
+    def __init__(self, session: ClusterSession, state: ConversationState) -> None:
+        self.session = session
+        self.state = state
+        self._specs: dict[str, ToolSpec] = {}
+        for spec in self._builtin_specs():
+            self._specs[spec.name] = spec
+        for check in all_checks():
+            tool = self._check_spec(check)
+            self._specs[tool.name] = tool
+
+    # -- definitions --------------------------------------------------------------------------
+
+    def specs(self) -> list[ToolSpec]:
+        return list(self._specs.values())
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [spec.schema() for spec in self._specs.values()]
+
+    def _builtin_specs(self) -> list[ToolSpec]:
+        return [
+            ToolSpec(
+                "triage",
+                "Run every read-only check on the cluster (or on one node) and return the "
+                "counts, the FAIL/WARN findings grouped by rule with their exact report "
+                "lines, and the checks that could not run. Call it first, and again to "
+                "confirm a fix.",
+                TriageInput,
+                self._triage,
+            ),
+            ToolSpec(
+                "list_checks",
+                "List every read-only check: id, tool name, reference section, title, scope "
+                "(cluster or node) and whether it applies to this cluster's orchestrator.",
+                NoInput,
+                self._list_checks,
+            ),
+            ToolSpec(
+                "list_findings",
+                "Page through the findings of the latest triage, filtered by status, "
+                "section, check or instance.",
+                ListFindingsInput,
+                self._list_findings,
+            ),
+            ToolSpec(
+                "explain_signal",
+                "Map pasted error text (log lines, events, a ticket) to ranked reference "
+                "sections with the identifiers found and read-only next checks. No AWS "
+                "access.",
+                ExplainInput,
+                self._explain,
+            ),
+            ToolSpec(
+                "read_reference",
+                "Read one section of references/node-diagnostics-detail.md: what it means, "
+                "how to confirm, root causes, the fix. Long sections come in chunks "
+                "(next_offset).",
+                ReadReferenceInput,
+                self._read_reference,
+            ),
+            ToolSpec(
+                "compare_triage",
+                "Compare the two latest triages of this conversation: what cleared, what is "
+                "new, what remains.",
+                NoInput,
+                self._compare,
+            ),
+            ToolSpec(
+                "suggest_command",
+                "Propose one command for the USER to run (it is never run by you or the "
+                "software): returns the rendered suggestion with its kind, targets, blast "
+                "radius, IaC warning and flags. Every state-changing command must go through "
+                "this tool; after proposing, end the turn and wait for approval.",
+                SuggestInput,
+                self._suggest,
+            ),
+            ToolSpec(
+                "draft_support_ticket",
+                "Fill the AWS Support ticket checklist from what this conversation knows, "
+                "and list what is still missing.",
+                NoInput,
+                self._ticket,
+            ),
+            ToolSpec(
+                "use_cluster",
+                "Open the cluster the user named (read-only), when no cluster is open yet.",
+                UseClusterInput,
+                self._use_cluster,
+            ),
+        ]
+
+    def _check_spec(self, check: CheckSpec) -> ToolSpec:
+        orchestrators = "/".join(sorted(o.upper() for o in check.orchestrators))
+        description = (
+            f"{check.title} (§ {check.section} {SECTIONS[check.section].title}; "
+            f"{orchestrators}; {check.scope} scope). {_first_paragraph(check.description)}"
+        )
+
+        def handler(arguments: BaseModel) -> dict[str, Any]:
+            node = arguments.instance_id if isinstance(arguments, NodeScope) else None
+            return self._run_check(check, node)
+
+        return ToolSpec(
+            check_tool_name(check.id),
+            clip_line(description, DESCRIPTION_CHARS),
+            check.input_model,
+            handler,
+        )
+
+    # -- calling ------------------------------------------------------------------------------
+
+    def call(self, name: str, arguments: Any) -> ToolResult:
+        """Run one tool. Never raises: an unknown tool, bad input or a failing read comes
+        back as an error result that says what to do next."""
+        spec = self._specs.get(name)
+        if spec is None:
+            return self._error(
+                name, f"unknown tool {clip_line(name, 80)!r}; call list_checks for the checks"
+            )
+        try:
+            parsed = spec.input_model.model_validate(arguments if arguments is not None else {})
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
+                for e in exc.errors()[:5]
+            )
+            return self._error(name, f"invalid input: {clip_line(problems, 600)}")
+        try:
+            return ToolResult(name, spec.handler(parsed))
+        except Exception as exc:  # the one place tool failures become values
+            return self._error(name, *_describe_failure(exc))
+
+    @staticmethod
+    def _error(name: str, message: str, next_step: str = "") -> ToolResult:
+        payload: dict[str, Any] = {"error": message}
+        if next_step:
+            payload["next"] = next_step
+        return ToolResult(name, payload, is_error=True)
+
+    # -- handlers -----------------------------------------------------------------------------
+
+    def triage(self, instance_id: str | None = None) -> dict[str, Any]:
+        """Run the whole triage (also used by the loop for a re-triage)."""
+        from tools.triage.runner import build_report, run_checks
+
+        data = self.session.data().for_node(instance_id)
+        report = build_report(data, run_checks(data))
+        self.state.note_triage(report)
+        self.state.focus_node = instance_id or self.state.focus_node
+        self._note_controllers()
+        return results.triage_payload(report, number=len(self.state.triages))
+
+    def _triage(self, arguments: TriageInput) -> dict[str, Any]:
+        return self.triage(arguments.instance_id)
+
+    def _note_controllers(self) -> None:
+        from tools.aws.errors import AwsAccessError
+
+        try:
+            controller = self.session.data().slurm_controller_node()
+        except AwsAccessError:
+            return
+        if controller:
+            self.state.slurm_controllers.add(str(controller.get("InstanceId", "")))
+
+    def _run_check(self, check: CheckSpec, node: str | None) -> dict[str, Any]:
+        from tools.triage.runner import run_checks
+
+        data = self.session.data().for_node(node)
+        (output,) = run_checks(data, [check.id])
+        return results.check_payload(output, node=node)
+
+    def _list_checks(self, _: NoInput) -> dict[str, Any]:
+        orchestrator = self.state.orchestrator
+        return {
+            "checks": [
+                {
+                    "id": c.id,
+                    "tool": check_tool_name(c.id),
+                    "section": c.section,
+                    "title": c.title,
+                    "scope": c.scope,
+                    "applies": orchestrator is None or c.applies_to(orchestrator),
+                }
+                for c in all_checks()
+            ]
+        }
+
+    def _list_findings(self, arguments: ListFindingsInput) -> dict[str, Any]:
+        report = self.state.latest
+        if report is None:
+            raise ToolError("no triage has run in this conversation yet: call triage first")
+        statuses = {Status(s) for s in arguments.status}
+        section = arguments.section
+        matching = [
+            f
+            for f in report.findings
+            if f.status in statuses
+            and (section is None or f.section == section or f.section.startswith(section + "."))
+            and (arguments.check is None or f.check == arguments.check)
+            and (arguments.instance_id is None or arguments.instance_id in f.resources)
+        ]
+        page = results.findings_page(
+            matching, offset=arguments.offset, limit=arguments.limit, total=len(matching)
+        )
+        return fit(page, DEFAULT_RESULT_CHARS, ("findings",))
+
+    def _explain(self, arguments: ExplainInput) -> dict[str, Any]:
+        from tools.explain.engine import explain
+
+        result = explain(arguments.text, top=5)
+        self.state.note_user_text(arguments.text)
+        payload = {
+            "message": result.message,
+            "matches": [
+                {
+                    "section": m.section,
+                    "title": m.title,
+                    "score": m.score,
+                    "why": clip_line(m.why, 400),
+                    "next_checks": m.next_checks[:4],
+                }
+                for m in result.matches
+            ],
+            "identifiers": result.identifiers.model_dump(mode="json", exclude_defaults=True),
+            "instruction_lines_ignored": result.ignored_lines,
+        }
+        return fit(payload, DEFAULT_RESULT_CHARS, ("matches",))
+
+    def _read_reference(self, arguments: ReadReferenceInput) -> dict[str, Any]:
+        from tools.references import section_text
+
+        if arguments.section not in SECTIONS:
+            raise ToolError(f"no section {arguments.section}; sections are {', '.join(SECTIONS)}")
+        text = section_text(arguments.section)
+        chunk = text[arguments.offset : arguments.offset + REFERENCE_CHUNK]
+        end = arguments.offset + len(chunk)
+        return {
+            "section": arguments.section,
+            "title": SECTIONS[arguments.section].title,
+            "text": chunk,
+            "total_chars": len(text),
+            "next_offset": end if end < len(text) else None,
+        }
+
+    def compare_latest(self) -> results.Comparison:
+        if len(self.state.triages) < 2:
+            raise ToolError(
+                "compare_triage needs two triages in this conversation; run triage again "
+                "after the user applied a change"
+            )
+        return results.compare(self.state.triages[-2], self.state.triages[-1])
+
+    def _compare(self, _: NoInput) -> dict[str, Any]:
+        count = len(self.state.triages)
+        return self.compare_latest().payload(count - 1, count)
+
+    def _suggest(self, arguments: SuggestInput) -> dict[str, Any]:
+        from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
+
+        suggestion = build_suggestion(
+            arguments.command,
+            purpose=arguments.purpose,
+            context=SuggestionContext(
+                triage_done=self.state.triage_done,
+                rebooted=frozenset(self.state.rebooted),
+                slurm_controllers=frozenset(self.state.slurm_controllers),
+                known_ids=frozenset(self.state.instance_ids),
+                language=self.state.language,
+            ),
+            section=arguments.section,
+            source="tool",
+        )
+        if suggestion.mutating and not self.state.triage_done and self.session.target:
+            # The workflow in code: no change is proposed before the cluster was looked at.
+            raise ToolError(
+                "no triage has run in this conversation: call triage first, then propose "
+                "changes from its findings and the section you read"
+            )
+        self.state.propose(suggestion)
+        self.state.turn_suggestions.append(suggestion)
+        return {
+            "suggestion": suggestion.model_dump(mode="json"),
+            "shown_to_user": render_suggestion(suggestion, self.state.language),
+            "next": (
+                "The block above is shown to the user by the software: do not repeat the "
+                "command in your text. End your turn and wait for approval."
+                if suggestion.mutating
+                else "Read-only: the user may run it and paste the output."
+            ),
+        }
+
+    def _ticket(self, _: NoInput) -> dict[str, Any]:
+        from agent.ticket import draft_ticket
+
+        return draft_ticket(self.state, self.session)
+
+    def _use_cluster(self, arguments: UseClusterInput) -> dict[str, Any]:
+        from tools.target import TriageTarget
+
+        if self.session.recorded:
+            raise ToolError(
+                "this conversation replays a recorded cluster; another cluster cannot be "
+                "opened here"
+            )
+        try:
+            target = TriageTarget(cluster=arguments.cluster, region=arguments.region)
+        except ValidationError as exc:
+            raise ToolError(str(exc.errors()[0]["msg"]).removeprefix("Value error, ")) from None
+        try:
+            self.session.use(target)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        self.state.cluster, self.state.region = target.cluster, target.region
+        return {"opened": target.cluster, "region": target.region, "next": "call triage"}
+
+
+def _describe_failure(exc: Exception) -> tuple[str, str]:
+    """(what went wrong, what to do next) for an exception out of a tool handler."""
+    from tools.aws.errors import AwsAccessError, CredentialsMissing
+    from tools.sources import SourceUnavailable
+    from tools.triage.data import ClusterNotFound
+    from tools.triage.session import CredentialsError
+
+    if isinstance(exc, ToolError | NoCluster):
+        return str(exc), ""
+    if isinstance(exc, CredentialsError | CredentialsMissing):
+        return (
+            f"AWS credentials are not usable ({clip_line(str(exc), 300)})",
+            "Tell the user: fix your AWS credentials and re-run.",
+        )
+    if isinstance(exc, ClusterNotFound):
+        listed = f" Clusters there: {', '.join(exc.available[:20])}." if exc.available else ""
+        return (
+            clip_line(f"{exc}.{listed}", 800),
+            "Ask the user to confirm the cluster name and region.",
+        )
+    if isinstance(exc, AwsAccessError):
+        return clip_line(exc.reason, 500), exc.hint or "Grant the listed IAM actions and re-run."
+    if isinstance(exc, SourceUnavailable):
+        return clip_line(exc.reason, 500), exc.hint
+    log.exception("tool failed")
+    return (
+        f"internal error: {type(exc).__name__}: {clip_line(str(exc), 300)}",
+        "Report this; continue with the other tools.",
+    )
