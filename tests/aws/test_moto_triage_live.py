@@ -13,7 +13,9 @@ import pytest
 from tools.aws.allowlist import READ_ONLY_OPERATIONS
 from tools.aws.session import AwsAccess
 from tools.recorded.recorder import Recorder
-from tools.triage.session import open_access, triage_cluster
+from tools.triage.node_sources import NodeOptions
+from tools.triage.runner import run_checks, run_triage
+from tools.triage.session import open_access, open_cluster, triage_cluster
 
 from ._moto_cluster import (
     ACCOUNT,
@@ -34,6 +36,8 @@ from ._moto_cluster import (
 
 @pytest.mark.usefixtures("fast_retries", "probes")
 def test_live_triage_sends_only_allow_listed_reads(cluster: MotoCluster) -> None:
+    # Built by hand so the traffic is watched from the first call: open_cluster sends its
+    # credentials preflight before a watch could be attached.
     access = open_access(cluster.target, endpoint_url=cluster.url)
     traffic = watch(access)
     report = triage_cluster(cluster.target, access)
@@ -76,12 +80,12 @@ def test_live_triage_sends_only_allow_listed_reads(cluster: MotoCluster) -> None
 
 @pytest.mark.usefixtures("fast_retries")
 def test_missing_outbound_self_rule_fails_on_moto(
-    moto_server: str, moto_client: MotoClient
+    moto_server: str, moto_client: MotoClient, aws_only: NodeOptions
 ) -> None:
     world = build_cluster(moto_client, moto_server, outbound_self_rule=False)
-    report = triage_cluster(world.target, open_access(world.target, endpoint_url=world.url))
-    efa = by_check(report)["efa-security-groups"]
-    failures = [f for f in efa if f.status == "FAIL"]
+    data = open_cluster(world.target, endpoint_url=world.url, options=aws_only)
+    (efa,) = run_checks(data, ["efa-security-groups"])
+    failures = [f for f in efa.findings if f.status == "FAIL"]
     assert len(failures) == 1
     assert "outbound" in failures[0].message
     assert "inbound" not in failures[0].message
@@ -117,9 +121,13 @@ def _ec2_error(code: str, status: int) -> Any:
 
 @pytest.mark.usefixtures("fast_retries")
 @pytest.mark.parametrize("code", ["UnauthorizedOperation", "AccessDenied"])
-def test_access_denied_on_one_api_is_a_skip(cluster: MotoCluster, code: str) -> None:
+def test_access_denied_on_one_api_is_a_skip(
+    cluster: MotoCluster, code: str, aws_only: NodeOptions
+) -> None:
     recorder = Recorder()
-    access = open_access(cluster.target, recorder=recorder, endpoint_url=cluster.url)
+    data = open_cluster(
+        cluster.target, recorder=recorder, endpoint_url=cluster.url, options=aws_only
+    )
     denied: list[str] = []
 
     def deny(request: Any, **_: Any) -> Any:
@@ -128,8 +136,8 @@ def test_access_denied_on_one_api_is_a_skip(cluster: MotoCluster, code: str) -> 
             return _ec2_error(code, 403)
         return None
 
-    access._session.events.register("before-send.ec2", deny)
-    report = triage_cluster(cluster.target, access, now=recorder.now)
+    data.access._session.events.register("before-send.ec2", deny)
+    report = run_triage(data)
 
     assert len(denied) == 1  # a denial is not retried, and asked once per run
     skipped = [s for s in report.skipped if s.check == "efa-security-groups"]
@@ -145,9 +153,7 @@ def test_access_denied_on_one_api_is_a_skip(cluster: MotoCluster, code: str) -> 
     assert [(c.operation, c.error.code, c.error.http_status) for c in errors if c.error] == [
         ("DescribeSecurityGroups", code, 403)
     ]
-    replayed = triage_cluster(
-        cluster.target, open_access(cluster.target, recording=recording), now=recorder.now
-    )
+    replayed = run_triage(open_cluster(cluster.target, recorded=recording))
     assert replayed.skipped == report.skipped
     assert replayed.findings == report.findings
 
@@ -177,7 +183,8 @@ def _sagemaker_throttled() -> Any:
 def test_throttling_after_retries_is_a_skip(
     cluster: MotoCluster, service: str, operation: str, code: str, check: str
 ) -> None:
-    # botocore's retries.max_attempts counts retries: 2 means three attempts in all.
+    # botocore's retries.max_attempts counts retries: 2 means three attempts in all (an
+    # access of its own: open_cluster has no say over the retries).
     access = AwsAccess(REGION, endpoint_url=cluster.url, max_attempts=2)
     attempts: list[str] = []
 

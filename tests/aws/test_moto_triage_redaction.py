@@ -11,7 +11,9 @@ import pytest
 
 from tools.recorded.model import dump_recorded, load_recorded
 from tools.recorded.recorder import MASKED_ACCOUNT, REDACTED, Recorder
-from tools.triage.session import open_access, recording_time, triage_cluster
+from tools.triage.node_sources import NodeOptions
+from tools.triage.runner import run_triage
+from tools.triage.session import open_cluster
 
 from ._moto_cluster import (
     ACCOUNT,
@@ -76,7 +78,7 @@ def test_recorder_redacts_secret_keys_and_values(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("fast_retries", "probes")
 def test_live_recording_redacts_and_masks_accounts(
-    cluster: MotoCluster, moto_client: MotoClient, tmp_path: Path
+    cluster: MotoCluster, moto_client: MotoClient, tmp_path: Path, aws_only: NodeOptions
 ) -> None:
     logs = moto_client("logs", REGION)
     logs.put_log_events(
@@ -93,10 +95,12 @@ def test_live_recording_redacts_and_masks_accounts(
         ],
     )
     recorder = Recorder(mask_account=True)
-    access = open_access(cluster.target, recorder=recorder, endpoint_url=cluster.url)
-    live = triage_cluster(cluster.target, access, now=recorder.now)
+    data = open_cluster(
+        cluster.target, recorder=recorder, endpoint_url=cluster.url, options=aws_only
+    )
+    live = run_triage(data)
     # moto drops Orchestrator, so triage never asks EKS; read it once to record its secrets.
-    access.call("eks", "DescribeCluster", name="hp-eks")
+    data.access.call("eks", "DescribeCluster", name="hp-eks")
     path = tmp_path / "masked.json"
     dump_recorded(recorder.build(cluster=CLUSTER, region=REGION), path)
     text = path.read_text()
@@ -113,11 +117,7 @@ def test_live_recording_redacts_and_masks_accounts(
 
     # A masked recording still replays, to the same judgements.
     recording = load_recorded(path)
-    replayed = triage_cluster(
-        cluster.target,
-        open_access(cluster.target, recording=recording),
-        now=recording_time(recording),
-    )
+    replayed = run_triage(open_cluster(cluster.target, recorded=recording))
     assert replayed.cluster.account == MASKED_ACCOUNT
     assert [(f.check, f.status, f.section) for f in replayed.findings] == [
         (f.check, f.status, f.section) for f in live.findings

@@ -17,8 +17,9 @@ from tools.recorded.model import RecordedCall, RecordedCluster, dump_recorded, l
 from tools.recorded.recorder import Recorder
 from tools.recorded.replay import ReplayStore, page_call
 from tools.target import TriageTarget
-from tools.triage.data import ClusterData
-from tools.triage.session import open_access, recording_time, triage_cluster
+from tools.triage.node_sources import NodeOptions
+from tools.triage.runner import run_triage
+from tools.triage.session import open_cluster, recording_time
 
 from ._moto_cluster import (
     ACCOUNT,
@@ -37,18 +38,21 @@ from ._moto_cluster import (
 
 
 @pytest.mark.usefixtures("fast_retries", "probes")
-def test_record_replay_round_trip(cluster: MotoCluster, tmp_path: Path) -> None:
+def test_record_replay_round_trip(
+    cluster: MotoCluster, tmp_path: Path, aws_only: NodeOptions
+) -> None:
     recorder = Recorder()
-    live_access = open_access(cluster.target, recorder=recorder, endpoint_url=cluster.url)
-    live = triage_cluster(cluster.target, live_access, now=recorder.now)
+    live = run_triage(
+        open_cluster(cluster.target, recorder=recorder, endpoint_url=cluster.url, options=aws_only)
+    )
     path = tmp_path / "cluster.json"
     dump_recorded(recorder.build(cluster=CLUSTER, region=REGION), path)
 
     recording = load_recorded(path)
     assert recording_time(recording) == recorder.now
-    replay_access = open_access(cluster.target, recording=recording)
-    traffic = watch(replay_access)
-    replayed = triage_cluster(cluster.target, replay_access, now=recording_time(recording))
+    replay = open_cluster(cluster.target, recorded=recording)
+    traffic = watch(replay.access)
+    replayed = run_triage(replay)
 
     assert replayed.recorded is True
     assert replayed.cluster == live.cluster
@@ -213,7 +217,7 @@ def test_pagination_that_never_advances_fails_loudly() -> None:
 
 @pytest.mark.usefixtures("fast_retries")
 def test_moto_node_listing_never_yields_duplicates(
-    moto_server: str, moto_client: MotoClient
+    moto_server: str, moto_client: MotoClient, aws_only: NodeOptions
 ) -> None:
     """moto 5.2.5 ignores ListClusterNodes' NextToken; triage must not read one page 200 times."""
     moto_client("sagemaker", REGION).create_cluster(
@@ -231,9 +235,8 @@ def test_moto_node_listing_never_yields_duplicates(
         VpcConfig={"SecurityGroupIds": ["sg-1"], "Subnets": ["subnet-1"]},
     )
     target = TriageTarget(cluster="big", region=REGION)
-    access = open_access(target, endpoint_url=moto_server)
-    traffic = watch(access)
-    data = ClusterData(access, target)
+    data = open_cluster(target, endpoint_url=moto_server, options=aws_only, preflight=False)
+    traffic = watch(data.access)
     outcome: list[dict[str, Any]] | AwsAccessError
     try:
         outcome = data.nodes().items
@@ -251,23 +254,26 @@ def test_moto_node_listing_never_yields_duplicates(
 
 
 @pytest.mark.usefixtures("fast_retries", "probes")
-def test_unrecorded_call_is_not_an_empty_result(cluster: MotoCluster) -> None:
+def test_unrecorded_call_is_not_an_empty_result(
+    cluster: MotoCluster, aws_only: NodeOptions
+) -> None:
     recorder = Recorder()
-    access = open_access(cluster.target, recorder=recorder, endpoint_url=cluster.url)
-    live = triage_cluster(cluster.target, access, now=recorder.now)
+    live = run_triage(
+        open_cluster(cluster.target, recorder=recorder, endpoint_url=cluster.url, options=aws_only)
+    )
     assert "probe-endpoints" in by_check(live)
     recording = recorder.build(cluster=CLUSTER, region=REGION)
     recording.aws = [c for c in recording.aws if c.operation != "DescribeVpcEndpoints"]
 
-    replay = open_access(cluster.target, recording=recording)
+    replay = open_cluster(cluster.target, recorded=recording)
     filters = [{"Name": "vpc-id", "Values": [cluster.vpc_id]}]
     with pytest.raises(NotRecorded) as missing:
-        replay.call("ec2", "DescribeVpcEndpoints", Filters=filters)
+        replay.access.call("ec2", "DescribeVpcEndpoints", Filters=filters)
     expected = f"not recorded: ec2:DescribeVpcEndpoints {json.dumps({'Filters': filters})}"
     assert str(missing.value) == expected
     assert missing.value.reason == expected
 
-    replayed = triage_cluster(cluster.target, replay, now=recording_time(recording))
+    replayed = run_triage(replay)
     assert "probe-endpoints" not in by_check(replayed)
     assert skip_reasons(replayed)["probe-endpoints"] == expected
     assert "Re-record" in next(s.hint for s in replayed.skipped if s.check == "probe-endpoints")

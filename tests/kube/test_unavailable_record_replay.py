@@ -27,7 +27,8 @@ from tools.target import TriageTarget
 from tools.triage.data import NodeSources
 from tools.triage.node_sources import replay_sources
 from tools.triage.report import TriageReport
-from tools.triage.session import open_access, recording_time, triage_cluster
+from tools.triage.runner import run_triage
+from tools.triage.session import open_cluster, triage_cluster
 
 K8S_CHECKS = ("k8s-node-health", "k8s-node-mapping", "k8s-cni", "k8s-pod-failures")
 FORBIDDEN = json.dumps(
@@ -102,12 +103,7 @@ def test_a_refused_kind_is_recorded_and_replayed_as_refused(case: str, tmp_path:
     assert [what for what, _ in entries] == [kind]
     assert "forbidden" in entries[0][1]
 
-    replayed = triage_cluster(
-        target,
-        open_access(target, recording=recording),
-        now=recording_time(recording),
-        sources=replay_sources(recording),
-    )
+    replayed = run_triage(open_cluster(target, recorded=recording))
     live_skipped, live_findings = _k8s(live)
     replay_skipped, replay_findings = _k8s(replayed)
     assert set(live_skipped) == skipped_checks
