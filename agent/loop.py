@@ -27,6 +27,7 @@ from agent.safety.model import Suggestion
 from agent.state import ConversationState
 from agent.toolset import Toolset
 from agent.toolset.results import Comparison, line
+from agent.transcript import hide_secrets
 from prompts import render
 from tools.sections import SECTIONS
 
@@ -275,6 +276,7 @@ class Agent:
         segments: list[str] = []
 
         def show(segment: str) -> None:
+            segment = hide_secrets(segment)
             segments.append(segment)
             if emit is not None:
                 emit(segment)

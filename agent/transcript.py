@@ -31,6 +31,14 @@ def environment_secrets() -> list[str]:
     return [v for name in SECRET_VARIABLES if len(v := os.environ.get(name, "")) >= 8]
 
 
+def hide_secrets(text: str) -> str:
+    """Model text as shown to the user: the provider's own credentials never appear, even
+    when the model (or a pasted log it quotes) repeats them."""
+    for secret in environment_secrets():
+        text = text.replace(secret, REDACTED)
+    return text
+
+
 def scrub(value: Any, secrets: list[str]) -> Any:
     """Redact by pattern (the recorder's rules), then every known secret by value."""
     value = redact(value)

@@ -43,9 +43,47 @@ class ToolSpec:
 
     def schema(self) -> dict[str, Any]:
         """The Messages API tool definition (name, description, JSON Schema input)."""
-        schema = self.input_model.model_json_schema()
-        schema.pop("title", None)
+        schema = _untitled(self.input_model.model_json_schema())
+        schema.pop("description", None)  # the model's docstring; the tool has its own
         return {"name": self.name, "description": self.description, "input_schema": schema}
+
+
+def _untitled(schema: Any) -> Any:
+    """The JSON Schema without pydantic's generated titles: the model reads every token of
+    the tool definitions, and a title only repeats the field name."""
+    if isinstance(schema, dict):
+        schema = _optional_collapsed(schema)
+        return {
+            key: (_untitled(value) if key != "properties" else _props(value))
+            for key, value in schema.items()
+            if key != "title"
+        }
+    if isinstance(schema, list):
+        return [_untitled(item) for item in schema]
+    return schema
+
+
+def _optional_collapsed(schema: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf: [X, null]` with a null default is an optional field: say X and let the model
+    leave the field out (the input model still accepts null)."""
+    options = schema.get("anyOf")
+    if (
+        isinstance(options, list)
+        and len(options) == 2
+        and {"type": "null"} in options
+        and schema.get("default", "missing") is None
+    ):
+        (kept,) = [o for o in options if o != {"type": "null"}]
+        rest = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
+        return {**kept, **rest}
+    return schema
+
+
+def _props(properties: Any) -> Any:
+    # Inside "properties" the keys are field names (a field may be called "title").
+    if not isinstance(properties, dict):
+        return properties
+    return {name: _untitled(value) for name, value in properties.items()}
 
 
 @dataclass(frozen=True)

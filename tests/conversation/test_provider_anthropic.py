@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from agent.providers.anthropic_api import AnthropicProvider
 from agent.providers.base import ModelRequest, ProviderError, ProviderUnavailable
 from agent.providers.factory import DEFAULT_MODELS, make_provider
 
+from .conftest import FAKE_KEY
 from .fake_messages_api import (
     FakeMessagesAPI,
     error_reply,
@@ -29,7 +29,6 @@ from .fake_messages_api import (
     tool_use,
 )
 
-FAKE_KEY = "sk-ant-test-0123456789abcdef"
 MODEL = "claude-sonnet-5-5"
 EPHEMERAL = {"type": "ephemeral"}
 TOOL = {
@@ -42,34 +41,6 @@ TOOL = {
     },
     "cache_control": EPHEMERAL,
 }
-_ANTHROPIC_VARIABLES = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "ANTHROPIC_PROFILE",
-    "ANTHROPIC_CUSTOM_HEADERS",
-    "ANTHROPIC_IDENTITY_TOKEN",
-    "ANTHROPIC_IDENTITY_TOKEN_FILE",
-    "ANTHROPIC_FEDERATION_RULE_ID",
-    "ANTHROPIC_ORGANIZATION_ID",
-)
-
-
-@pytest.fixture
-def clean_anthropic_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No key, no base URL, no profile: nothing of the developer's setup leaks in."""
-    for name in _ANTHROPIC_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path / "anthropic-config"))
-
-
-@pytest.fixture
-def api(monkeypatch: pytest.MonkeyPatch, clean_anthropic_env: None) -> Iterator[FakeMessagesAPI]:
-    with FakeMessagesAPI() as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-        yield server
-        server.assert_loopback_only()
 
 
 def make_request(

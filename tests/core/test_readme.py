@@ -27,3 +27,28 @@ def test_readme_names_the_two_commands() -> None:
     assert "python3 scripts/dev.py demo" in readme
     assert "python3 scripts/dev.py test" in readme
     assert "scripts/dev.py test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_readme_sample_conversation_is_what_chat_prints() -> None:
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("hyperpod-debug chat · scripted")
+    sample = readme[start : readme.index("````", start)]
+    clusters = ROOT / "evals" / "clusters"
+    result = CliRunner().invoke(
+        app,
+        [
+            "chat",
+            "--provider",
+            "scripted",
+            "--script",
+            str(ROOT / "evals" / "conversations" / "efa-egress-fix.json"),
+            "--recorded",
+            str(clusters / "sg-outbound-self-missing.json"),
+            "--recorded",
+            str(clusters / "healthy-eks.json"),
+            "--no-color",
+        ],
+        input="My NCCL job on ml-cluster-eks hangs at init\ndone, I added the rule\n/quit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout == sample
