@@ -21,14 +21,19 @@ Three places hold commands:
   operator, a known subcommand of that tool (``aws sagemaker``, ``kubectl cordon``,
   ``systemctl restart``, ``sudo <tool>``...), a number for ``kill``/``scancel``, or any word
   for a few tools that are no English word (``scancel``, ``pkill``, ``srun``...). A run verb
-  just before it, or ``$(``/``&&``/``||``, also makes it a command. So "reboot the node" and
-  "the iptables rules" are prose; "sudo reboot", "reboot -f" and "run reboot" are commands.
+  just before it, or ``$(``/``&&``/``||``, also makes it a command. An id does not count
+  after a tool name that is also an English word ("reboot i-0abc first", "the hostname
+  ip-10-1-2-3"). So "reboot the node" and "the iptables rules" are prose; "sudo reboot",
+  "reboot -f" and "run reboot" are commands.
   The command runs to the end of the line or of the sentence: a period, ``?`` or ``!``
   followed by a space or the end of the line (not one inside an id or a file name), ``, ``,
   ``: ``, `` (``, a dash, a backtick, ``**``, any CJK character, or an English connective
   ("and", "then", "to", "on", "now"...) outside quotes. A command opened by a quote ends
-  at the matching quote. Cutting at a connective never hides anything: scanning resumes
-  right after, so a second command in the same sentence is found on its own.
+  at the matching quote; a quote left open ends the command before it. Cutting at a
+  connective never hides anything: scanning resumes right after, so a second command in the
+  same sentence is found on its own. A read-only prose or inline command that runs on into
+  a mutating one without any separator ("kubectl get nodes sudo reboot") also yields the
+  mutating part (`hidden_command`).
 
 Every pattern is a flat character class or a literal; scanning is linear in the text.
 """
@@ -38,11 +43,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
-from agent.safety.markdown import Segment, code_spans, fence_closes, segments
-from tools.commands import classify
+from agent.safety.markdown import Segment, code_spans, fence_closes, lines_of, segments
+from tools.commands import CommandClass, classify
 from tools.commands.args import word_set
 from tools.commands.classifier import known_tools
 
@@ -53,9 +58,9 @@ Where = Literal["fence", "inline", "prose"]
 class FoundCommand:
     """A command and the span [start, end) of the text that presents it.
 
-    The span is the command's own words for prose, the whole code span with its backticks
-    for inline, and the command's lines (from its first character, after any prompt) for a
-    fence."""
+    The span is the command's own words for prose (with its quotes when it is quoted), the
+    whole code span with its backticks for inline, and the command's lines (from its first
+    character, after any prompt) for a fence."""
 
     command: str
     start: int
@@ -141,13 +146,23 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=\S")
 _PATH_PREFIXES = ("/", "./", "../", "~/", "s3://", "file://", "$HOME/")
 _COMMAND_LIKE = re.compile(r"[a-z][\w.-]*[ \t]+--?[A-Za-z]")
 _TOOL_WORD = re.compile(r"(?<![A-Za-z0-9_./\-=:@$%+~\\])[a-z][a-z0-9_+-]*(?:\.[a-z0-9]+)?")
-_HEREDOC = re.compile(r"<<-?[ \t]*['\"]?([A-Za-z_][A-Za-z0-9_]*)")
+_HEREDOC = re.compile(r"(?<!<)<<(?!<)-?[ \t]*['\"]?([A-Za-z_][A-Za-z0-9_]*)")  # not <<<
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "「": "」"}
 _WORD_END = frozenset(" \t\n;|&)\"'`.,:!?\x00")
 _SENTENCE_END = frozenset(".?!")
-_TRAILING = ",;:*_"
+_TRAILING = ",;:*_."  # a period ending a prose command is the sentence's
 _NESTED_LIMIT = 32
+_LOOK_BACK = 40  # characters before a tool word that can hold "$(", "&&" or a run verb
+# A word ends where a prose command would: at a blank, a backtick, a dash, masked inline
+# code or a CJK character ("then。" is "then"), so a word is read the same in every pass.
+_NEXT_TOKEN = re.compile(r"[ \t]*([^\s`—–\x00\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]*)")
 _MASK = "\x00"  # stands in for inline code while prose is scanned: ends a prose command
+
+
+@lru_cache(maxsize=4096)
+def judge(command: str) -> CommandClass:
+    """The classifier's verdict, remembered: the same command often recurs in one answer."""
+    return classify(command)
 
 
 @cache
@@ -166,7 +181,7 @@ def _is_cjk(char: str) -> bool:
     )
 
 
-_CLOSERS = ",.;:!?)'\"”’»」"
+_CLOSERS = ",.;:!?)]}>*`'\"”’»」"  # punctuation and markup that may end a word in prose
 
 
 def _bare(token: str) -> str:
@@ -192,36 +207,46 @@ def _is_argument(tool: str, token: str) -> bool:
 
 
 def _after_run_verb(before: str) -> bool:
-    head = before.rstrip(" \t:：*_'\"“‘«「")
+    """Is ``before`` (the text up to a tool word) ending in "run", "execute", 执行...?"""
+    head = before[-_LOOK_BACK:].rstrip(" \t:：*_'\"“‘«「")
     if head.endswith(_RUN_VERBS_ZH):
         return True
     words = head.split()
     return bool(words) and words[-1].lower().strip("*_") in _RUN_VERBS
 
 
+def _next_token(line: str, position: int) -> str:
+    """The word after the blanks at ``position`` (read in place: no slice of the rest)."""
+    match = _NEXT_TOKEN.match(line, position)
+    return match.group(1) if match is not None else ""
+
+
 def _qualifies(line: str, start: int, end: int, word: str) -> bool:
-    before = line[:start]
+    before = line[max(0, start - _LOOK_BACK) : start]
     if before.rstrip().endswith(_SHELL_CONTEXT) or _after_run_verb(before):
         return True
     if end >= len(line) or line[end] not in " \t":
         return False
-    rest = line[end:].lstrip(" \t")
-    token = rest.split(None, 1)[0] if rest.strip() else ""
+    token = _next_token(line, end)
     return bool(token) and _is_argument(word, token)
 
 
 def _scan_end(line: str, start: int) -> int:
-    """Where a prose command starting at ``start`` ends (see the module docstring)."""
+    """Where a prose command starting at ``start`` ends (see the module docstring).
+
+    A quote still open at the end of the line was prose (an apostrophe, a quotation), not
+    shell: the command ends before it."""
     quote: str | None = None
+    opened = start
     for i in range(start, len(line)):
         char = line[i]
         if quote is not None:
             quote = None if char == quote else quote
         elif char in "'\"":
-            quote = char
+            quote, opened = char, i
         elif _ends_at(line, start, i):
             return i
-    return len(line)
+    return opened if quote is not None else len(line)
 
 
 def _ends_at(line: str, start: int, i: int) -> bool:
@@ -241,14 +266,13 @@ def _ends_at(line: str, start: int, i: int) -> bool:
 
 def _stops_here(line: str, start: int, space: int) -> bool:
     """At a space outside quotes: does the next word end the command?"""
-    rest = line[space:].lstrip(" \t")
-    if rest.startswith("("):
+    token = _next_token(line, space)
+    if token.startswith("("):
         return True
-    token = _bare(rest.split(None, 1)[0]) if rest.strip() else ""
-    if token not in _CONNECTIVES:
+    if _bare(token) not in _CONNECTIVES:
         return False
     # `shutdown -r now` is a command, not a sentence going on.
-    return not (token == "now" and "shutdown" in line[start:space])
+    return not (_bare(token) == "now" and "shutdown" in line[start:space])
 
 
 def _clean_end(line: str, start: int, end: int) -> int:
@@ -267,7 +291,9 @@ def _quoted_end(line: str, start: int) -> int | None:
     if start == 0 or line[start - 1] not in _QUOTES:
         return None
     closing = line.find(_QUOTES[line[start - 1]], start)
-    return closing if closing > start else None
+    if closing <= start or _MASK in line[start:closing]:
+        return None  # no closing quote, or one beyond inline code
+    return closing
 
 
 def prose_commands(line: str, base: int = 0, where: Where = "prose") -> list[FoundCommand]:
@@ -286,23 +312,19 @@ def prose_commands(line: str, base: int = 0, where: Where = "prose") -> list[Fou
         if not _qualifies(line, start, match.end(), word):
             position = match.end()
             continue
-        end = _quoted_end(line, start) or _clean_end(line, start, _scan_end(line, start))
+        closing = _quoted_end(line, start)
+        if closing is not None:  # a quoted command: its span takes the quotes, like `code`
+            end = _clean_end(line, start, closing)
+            found.append(FoundCommand(line[start:end], base + start - 1, base + closing + 1, where))
+            position = closing + 1
+            continue
+        end = _clean_end(line, start, _scan_end(line, start))
         found.append(FoundCommand(line[start:end], base + start, base + end, where))
         hidden = hidden_command(line[start:end])
         if hidden is not None:
             inner_start, inner_end = base + start + hidden[0], base + start + hidden[1]
             found.append(FoundCommand(line[start:end][hidden[0] :], inner_start, inner_end, where))
         position = max(end, match.end())
-
-
-def _inside_quotes(text: str, position: int) -> bool:
-    quote: str | None = None
-    for char in text[:position]:
-        if quote is None and char in "'\"":
-            quote = char
-        elif char == quote:
-            quote = None
-    return quote is not None
 
 
 def hidden_command(command: str) -> tuple[int, int] | None:
@@ -313,24 +335,30 @@ def hidden_command(command: str) -> tuple[int, int] | None:
     mutating command of its own is reported. Tools that are English words are skipped (so
     "grep -i reboot /var/log/syslog" stays one command), as are quoted words; at most
     `_NESTED_LIMIT` candidates are classified, which keeps long lines linear."""
-    if classify(command).kind != "read_only":
+    if judge(command).kind != "read_only":
         return None
     first = _TOOL_WORD.search(command)
     position = first.end() if first is not None else len(command)
     tried = 0
+    quote: str | None = None  # the quote open at `read`, tracked as the search moves on
+    read = 0
     while tried < _NESTED_LIMIT:
         match = _TOOL_WORD.search(command, position)
         if match is None:
             return None
         position, word = match.end(), match.group()
-        if word in _ENGLISH_TOOLS or not is_tool(word):
-            continue
-        if _inside_quotes(command, match.start()):
+        for char in command[read : match.start()]:
+            if quote is None and char in "'\"":
+                quote = char
+            elif char == quote:
+                quote = None
+        read = match.start()
+        if word in _ENGLISH_TOOLS or not is_tool(word) or quote is not None:
             continue
         if not _qualifies(command, match.start(), match.end(), word):
             continue
         tried += 1
-        if classify(command[match.start() :]).kind == "mutating":
+        if judge(command[match.start() :]).kind == "mutating":
             return match.start(), len(command)
     return None
 
@@ -338,7 +366,7 @@ def hidden_command(command: str) -> tuple[int, int] | None:
 def _lines(text: str) -> Iterator[tuple[int, str]]:
     """(offset, line without its newline) for every line of ``text``."""
     offset = 0
-    for line in text.splitlines(keepends=True):
+    for line in lines_of(text):
         yield offset, line.rstrip("\r\n")
         offset += len(line)
 
@@ -365,7 +393,8 @@ def _inline_command(text: str, span_start: int, content: str) -> str | None:
         return None
     words = command.split()
     if len(words) == 1:
-        return command if is_tool(command) and _after_run_verb(text[:span_start]) else None
+        run = _after_run_verb(text[max(0, span_start - _LOOK_BACK) : span_start])
+        return command if is_tool(command) and run else None
     if is_tool(_first_tool(command)) or is_tool(words[0]) or prose_commands(command):
         hidden = hidden_command(command)
         return command if hidden is None else command[hidden[0] : hidden[1]]
@@ -413,6 +442,8 @@ def _logical_command(lines: list[_FenceLine], index: int, skip: int) -> tuple[st
         parts[-1] = parts[-1][:-1].rstrip()
         last += 1
         parts.append(lines[last].text.strip())
+    if parts[-1].endswith("\\"):  # a continuation with nothing left to continue
+        parts[-1] = parts[-1][:-1].rstrip()
     command = " ".join(p for p in parts if p)
     heredoc = _HEREDOC.search(command)
     if heredoc is not None:

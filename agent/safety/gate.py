@@ -21,32 +21,23 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from agent.safety.extract import FoundCommand, segment_commands
-from agent.safety.markdown import Segment, Segmenter, fence_closes, segments
+from agent.safety.extract import FoundCommand, judge, segment_commands
+from agent.safety.markdown import Segment, Segmenter, fence_closes, lines_of, segments
 from agent.safety.model import Suggestion
 from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
-from tools.commands import classify
 from tools.commands.args import word_set
 
 _NOTE = {"en": " (see the suggested command below)", "zh": "（见下方建议命令）"}
 _PURPOSE_CHARS = 160
+_LOOK_BACK = 600  # characters of text searched for the sentence before a command
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
 _LEAD_INS = word_set(
-    "run execute then and now please use try type enter first next command commands following"
-    " the this these it below with maybe also optionally or"
+    "run execute then and now please use try type enter command commands following below with"
+    " maybe also optionally or"
 )
-_LEAD_INS_ZH = (
-    "执行",
-    "运行",
-    "然后",
-    "再",
-    "请",
-    "输入",
-    "以下命令",
-    "下面的命令",
-    "命令",
-    "以下",
-)
+# Chinese lead-ins are stripped as suffixes, repeatedly, so their order does not matter.
+_LEAD_INS_ZH = tuple(word_set("执行 运行 然后 再 请 输入 以下命令 下面的命令 命令 以下"))
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 _MARKUP = re.compile(r"[`*>#]+|^\s*(?:[-+]|\d+[.)])\s+")
 
 
@@ -84,8 +75,7 @@ def _strip_lead_in(sentence: str) -> str:
 
 
 def _meaningful(sentence: str) -> bool:
-    cjk = sum(1 for c in sentence if "\u4e00" <= c <= "\u9fff")
-    return len(sentence.split()) >= 3 or cjk >= 4
+    return len(sentence.split()) >= 3 or len(_CJK.findall(sentence, 0, 40)) >= 4
 
 
 def purpose_before(text: str) -> str:
@@ -107,6 +97,7 @@ class _Guard:
         self._given = {normalize(c) for c in already_suggested}  # shown by a tool already
         self._made: dict[str, Suggestion] = {}  # made here, by normalised command
         self._pending: dict[str, str] = {}  # blocks to add at the end, by normalised command
+        self._blocks: dict[str, str] = {}  # rendered blocks, by normalised command
         self._introduction = ""  # purpose taken from the paragraph before a fence
         self._separate = False  # the last segment ended with a block: next needs a blank line
         self._tail = ""  # last characters written
@@ -117,7 +108,7 @@ class _Guard:
         key = normalize(command)
         if key in self._given:
             return False
-        return key in self._made or classify(command).kind != "read_only"
+        return key in self._made or judge(command).kind != "read_only"
 
     def _suggest(self, command: str, purpose: str) -> Suggestion:
         key = normalize(command)
@@ -130,8 +121,11 @@ class _Guard:
         return self._made[key]
 
     def _block(self, suggestion: Suggestion) -> str:
-        block = render_suggestion(suggestion, self.context.language)
-        return block.rstrip("\n") + "\n"
+        key = normalize(suggestion.command)
+        if key not in self._blocks:
+            block = render_suggestion(suggestion, self.context.language)
+            self._blocks[key] = block.rstrip("\n") + "\n"
+        return self._blocks[key]
 
     # --- segments -----------------------------------------------------------------------
 
@@ -156,16 +150,25 @@ class _Guard:
             if not self._needs_block(found.command):
                 continue
             start, end = found.start - segment.start, found.end - segment.start
-            purpose = purpose_before(text[:start]) or self._introduction
-            suggestion = self._suggest(found.command, purpose)
-            self._pending.setdefault(normalize(found.command), self._block(suggestion))
+            # The purpose is near the command: a bounded look back keeps long text linear.
+            purpose = purpose_before(text[max(0, start - _LOOK_BACK) : start])
+            suggestion = self._suggest(found.command, purpose or self._introduction)
+            key = normalize(found.command)
+            if key not in self._pending:
+                self._pending[key] = self._block(suggestion)
             notes.append(end)
-        note = _NOTE[self.context.language]
-        for end in sorted(notes, reverse=True):
-            text = text[:end] + note + text[end:]
         if segment.text.strip():
-            self._introduction = purpose_before(segment.text)
-        return text
+            self._introduction = purpose_before(text[-_LOOK_BACK:])
+        if not notes:
+            return text
+        note = _NOTE[self.context.language]
+        pieces: list[str] = []
+        previous = 0
+        for end in sorted(set(notes)):
+            pieces.extend((text[previous:end], note))
+            previous = end
+        pieces.append(text[previous:])
+        return "".join(pieces)
 
     def _fence(self, segment: Segment) -> str:
         chosen = [f for f in segment_commands(segment) if self._needs_block(f.command)]
@@ -174,7 +177,7 @@ class _Guard:
             return segment.text
         mark = segment.mark
         assert mark is not None  # a fence segment always carries its opening fence
-        lines = segment.text.splitlines(keepends=True)
+        lines = lines_of(segment.text)
         closed = len(lines) > 1 and fence_closes(lines[-1], mark)
         opening, body = lines[0], lines[1 : len(lines) - 1 if closed else len(lines)]
         closing = lines[-1] if closed else mark.char * mark.length + "\n"
@@ -188,16 +191,20 @@ class _Guard:
             last = _line_of(starts, max(found.start, found.end - 1) - segment.start) - 1
             by_line.setdefault(first, []).append(found)
             covered.update(range(first, last + 1))
+        # In a shell session (`$ ` prompts), unprompted lines are output. A piece left without
+        # any prompt is labelled text, so it still reads as output once split off.
+        session = any(line.lstrip().startswith("$ ") for line in body)
+        output = mark.char * mark.length + "text\n" if session else opening
         pieces: list[str] = []
         kept: list[str] = []
         for index, line in enumerate(body):
             for found in by_line.get(index, []):
                 purpose = _take_comments(kept) or introduction
-                _flush_fence(pieces, kept, opening, closing)
+                _flush_fence(pieces, kept, (opening, output), closing)
                 pieces.append(self._block(self._suggest(found.command, purpose)))
             if index not in covered:
                 kept.append(line if line.endswith("\n") else line + "\n")
-        _flush_fence(pieces, kept, opening, closing)
+        _flush_fence(pieces, kept, (opening, output), closing)
         return "\n".join(pieces)
 
     def finish(self) -> str:
@@ -238,14 +245,19 @@ def _take_comments(kept: list[str]) -> str:
     return _clip(" ".join(c for c in comments if c))
 
 
-def _flush_fence(pieces: list[str], kept: list[str], opening: str, closing: str) -> None:
-    """Close the kept lines into a fence of their own, unless they are all blank."""
+def _flush_fence(
+    pieces: list[str], kept: list[str], openings: tuple[str, str], closing: str
+) -> None:
+    """Close the kept lines into a fence of their own, unless they are all blank.
+
+    ``openings``: the fence's own opening line, and the one for a piece without prompts."""
     if any(line.strip() for line in kept):
         while not kept[0].strip():
             kept.pop(0)
         while not kept[-1].strip():
             kept.pop()
-        pieces.append(opening + "".join(kept) + closing)
+        prompted = any(line.lstrip().startswith("$ ") for line in kept)
+        pieces.append((openings[0] if prompted else openings[1]) + "".join(kept) + closing)
     kept.clear()
 
 

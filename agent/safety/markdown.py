@@ -85,6 +85,16 @@ def code_spans(text: str) -> list[CodeSpan]:
     return spans
 
 
+def lines_of(text: str) -> list[str]:
+    """The lines of ``text`` with their newlines; only "\\n" ends a line, as in `Segmenter`
+    (``str.splitlines`` would also split on form feeds and Unicode separators)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
 @dataclass(frozen=True)
 class Segment:
     """A piece of text complete for classification; `start` is its offset in the stream."""

@@ -8,7 +8,8 @@ decided in this order, the first that holds wins:
 1. read-only verdict → ``investigate``;
 2. destructive rank 2 (node replacement, terminate, data destroyed) → ``replace``;
 3. a stage reboots a node (batch-reboot-cluster-nodes, reboot-instances, reboot/shutdown,
-   systemctl reboot, scontrol reboot or ``Action:Reboot``) → ``reboot``;
+   systemctl reboot, scontrol reboot or ``Action:Reboot``), or the classifier's reason says
+   the line reboots (a reboot run through an SSM session) → ``reboot``;
 4. a stage changes configuration: the classifier's ``touches_config`` on that stage, or a
    kubectl verb that edits objects (label, cordon, drain, set, create...) → ``config``;
 5. a stage acts on jobs or pods (scancel, sbatch, kill, scontrol requeue, kubectl delete
@@ -27,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.safety.extract import ID_PATTERN
+from agent.safety.extract import ID_PATTERN, judge
 from agent.safety.model import (
     FLAG_BEFORE_TRIAGE,
     FLAG_DATA_LOSS,
@@ -38,7 +39,7 @@ from agent.safety.model import (
     SuggestionKind,
 )
 from prompts import render
-from tools.commands import CommandClass, classify
+from tools.commands import CommandClass
 from tools.commands.args import word_set
 from tools.commands.shell import split_stages, substitutions, tokenize, unwrap
 
@@ -62,6 +63,8 @@ class SuggestionContext:
 _TARGET = re.compile(
     ID_PATTERN.pattern
     + r"|(?<![\w-])--(?:cluster-name|name)(?:=|[ \t]+)['\"]?(?P<cluster>[^\s'\"]+)"
+    # An SSM target names its node as sagemaker-cluster:<id>_<group>-<instance id>.
+    + r"|(?<![\w-])--target(?:=|[ \t]+)[^\s-]*-(?:[^\s-]*-)*?(?P<ssm>i-[0-9a-f]{4,17})(?![\w-])"
 )
 _INSTANCE = re.compile(r"(?<![0-9A-Za-z])i-[0-9a-f]{4,17}(?![0-9A-Za-z])")
 _TOKEN = re.compile(r"[^\s=,'\"\[\]{}()]+")
@@ -98,6 +101,9 @@ _DEFAULT_PURPOSE: dict[SuggestionKind, tuple[str, str]] = {
         "在重启无效后，替换节点或删除数据。",
     ),
 }
+_REBOOT_REASON = re.compile(r"\breboots\b")
+_MAX_DEPTH = 4
+_MAX_COMMAND_CHARS = 20_000
 _STAGE_ORDER: tuple[SuggestionKind, ...] = ("reboot", "config", "workload")
 
 
@@ -106,8 +112,8 @@ def targets_of(command: str, known_ids: Iterable[str] = ()) -> list[str]:
     names after --cluster-name / --name, and any token that is one of ``known_ids``."""
     found: list[tuple[int, str]] = []
     for match in _TARGET.finditer(command):
-        cluster = match.group("cluster")
-        found.append((match.start(), cluster if cluster is not None else match.group()))
+        named = match.group("cluster") or match.group("ssm") or match.group()
+        found.append((match.start(), named))
     known = frozenset(known_ids)
     if known:
         found.extend((m.start(), m.group()) for m in _TOKEN.finditer(command) if m.group() in known)
@@ -166,11 +172,12 @@ def _stage_kinds(words: list[str], depth: int) -> set[SuggestionKind]:
         rule = "workload"
     if rule is not None:
         return {rule}
-    return {"config"} if classify(shlex.join(words)).touches_config else set()
+    return {"config"} if judge(shlex.join(words)).touches_config else set()
 
 
 def _line_kinds(command: str, depth: int = 0) -> set[SuggestionKind]:
-    if depth > 4:
+    # The classifier's own bounds: deeper or longer than this it answers "unknown" anyway.
+    if depth > _MAX_DEPTH or len(command) > _MAX_COMMAND_CHARS:
         return set()
     tokens = tokenize(command)
     if tokens is None:
@@ -188,6 +195,8 @@ def _kind(verdict: CommandClass, stage_kinds: set[SuggestionKind]) -> Suggestion
         return "investigate"
     if verdict.destructive_rank == 2:
         return "replace"
+    if _REBOOT_REASON.search(verdict.reason):
+        return "reboot"  # a reboot the stage rules cannot see, e.g. run by an SSM session
     return next((k for k in _STAGE_ORDER if k in stage_kinds), "node")
 
 
@@ -304,21 +313,21 @@ def build_suggestion(
 ) -> Suggestion:
     """Judge ``command`` and describe it for the user; it is never run here."""
     command = command.strip()
-    verdict = classify(command)
-    stage_kinds = _line_kinds(command) if verdict.kind != "read_only" else set()
-    kind = _kind(verdict, stage_kinds)
+    judged = judge(command)
+    stage_kinds = _line_kinds(command) if judged.kind != "read_only" else set()
+    kind = _kind(judged, stage_kinds)
     targets = targets_of(command, context.known_ids)
     english, chinese = _DEFAULT_PURPOSE[kind]
     default = chinese if context.language == "zh" else english
     return Suggestion(
         command=command,
         kind=kind,
-        mutating=verdict.kind != "read_only",
+        mutating=judged.kind != "read_only",
         purpose=purpose.strip() or default,
         targets=targets,
-        blast_radius=_blast_radius(kind, verdict, targets, command),
+        blast_radius=_blast_radius(kind, judged, targets, command),
         iac_warning=iac_warning(context.language) if "config" in stage_kinds else None,
-        flags=_flags(kind, verdict, command, context),
+        flags=_flags(kind, judged, command, context),
         section=section,
         source=source,
     )

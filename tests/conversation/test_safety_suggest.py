@@ -1,0 +1,279 @@
+"""One command → one Suggestion: kind, targets, blast radius, IaC note and flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.safety.model import (
+    FLAG_BEFORE_TRIAGE,
+    FLAG_DATA_LOSS,
+    FLAG_REPLACE_BEFORE_REBOOT,
+    FLAG_SLURM_CONTROLLER,
+    FLAG_UNCLASSIFIED,
+    Suggestion,
+    SuggestionKind,
+)
+from agent.safety.suggest import (
+    SuggestionContext,
+    build_suggestion,
+    instance_ids,
+    render_suggestion,
+    targets_of,
+)
+from prompts import render
+
+IID = "i-0123456789abcdef0"
+CONTROLLER = "i-0aaaaaaaaaaaaaaa1"
+SG = "sg-0123456789abcdef0"
+SG_EGRESS = (
+    f"aws ec2 authorize-security-group-egress --group-id {SG} "
+    f"--ip-permissions IpProtocol=-1,UserIdGroupPairs=[{{GroupId={SG}}}]"
+)
+REPLACE = f"aws sagemaker batch-replace-cluster-nodes --cluster-name c --node-ids {IID}"
+AFTER_TRIAGE = SuggestionContext(triage_done=True)
+
+
+def suggest(
+    command: str, context: SuggestionContext = AFTER_TRIAGE, purpose: str = "x"
+) -> Suggestion:
+    return build_suggestion(command, purpose=purpose, context=context)
+
+
+# --- the IaC note -------------------------------------------------------------------------
+
+
+def test_security_group_change_gets_the_iac_warning() -> None:
+    s = suggest(SG_EGRESS)
+    assert s.kind == "config"
+    assert s.mutating
+    assert s.targets == [SG]
+    assert s.iac_warning == render("iac_warning.jinja2", language="en").strip()
+    assert "Terraform" in s.iac_warning
+    assert s.blast_radius == f"changes security group {SG} rules for every node that uses it"
+    assert s.flags == []
+
+
+def test_iac_warning_in_chinese() -> None:
+    s = suggest(SG_EGRESS, SuggestionContext(triage_done=True, language="zh"))
+    assert s.iac_warning == render("iac_warning.jinja2", language="zh").strip()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws ec2 modify-vpc-attribute --vpc-id vpc-0abc1234 --enable-dns-support",
+        "aws sagemaker update-cluster --cluster-name c --node-recovery Automatic",
+        "aws eks update-cluster-config --name e --access-config authenticationMode=API",
+        "kubectl label node hyperpod-i-0123 sagemaker.amazonaws.com/node-health-status=x",
+        "kubectl cordon hyperpod-i-0123456789abcdef0",
+        "kubectl drain hyperpod-i-0123 --ignore-daemonsets",
+        "kubectl create namespace training",
+        "kubectl set env daemonset aws-node -n kube-system WARM_IP_TARGET=2",
+    ],
+)
+def test_configuration_changes_carry_the_iac_warning(command: str) -> None:
+    s = suggest(command)
+    assert s.iac_warning is not None
+    assert s.kind == "config"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "kubectl delete pod p -n default",
+        "kubectl rollout restart ds/aws-node -n kube-system",
+        "sudo reboot",
+        "systemctl restart slurmd",
+        "scancel 1234",
+        "aws sagemaker describe-cluster --cluster-name c",
+    ],
+)
+def test_workload_node_and_read_commands_carry_no_iac_warning(command: str) -> None:
+    assert suggest(command).iac_warning is None
+
+
+# --- kinds --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        ("aws sagemaker describe-cluster --cluster-name c", "investigate"),
+        ("kubectl get nodes", "investigate"),
+        ("nvidia-smi -q", "investigate"),
+        (REPLACE, "replace"),
+        (f"aws ec2 terminate-instances --instance-ids {IID}", "replace"),
+        ("rm -rf /opt/sagemaker/checkpoints", "replace"),
+        ("kubectl delete node hyperpod-i-0123", "replace"),
+        (f"aws sagemaker batch-reboot-cluster-nodes --cluster-name c --node-ids {IID}", "reboot"),
+        (f"aws ec2 reboot-instances --instance-ids {IID}", "reboot"),
+        ("sudo reboot", "reboot"),
+        ("scontrol reboot ip-10-1-2-3", "reboot"),
+        ("bash -c 'sudo reboot'", "reboot"),
+        ('echo "$(reboot)"', "reboot"),
+        ("nvidia-smi -q; sudo systemctl reboot", "reboot"),
+        (SG_EGRESS, "config"),
+        ("kubectl cordon hyperpod-i-0123", "config"),
+        ("scancel 1234", "workload"),
+        ("kubectl delete pod p -n default", "workload"),
+        ("kubectl rollout restart ds/aws-node -n kube-system", "workload"),
+        ("kubectl exec -it p -- nvidia-smi", "workload"),
+        ("systemctl restart slurmd", "node"),
+        ("scontrol update nodename=ip-10-1-2-3 state=resume", "node"),
+        ("export FI_EFA_USE_HUGE_PAGE=0", "node"),
+        ("frobnicate --all", "node"),
+    ],
+)
+def test_kind(command: str, kind: SuggestionKind) -> None:
+    s = suggest(command)
+    assert s.kind == kind
+    assert s.mutating == (kind != "investigate")
+
+
+# --- flags --------------------------------------------------------------------------------
+
+
+def test_replace_before_any_reboot_is_flagged() -> None:
+    s = suggest(REPLACE)
+    assert s.flags == [FLAG_REPLACE_BEFORE_REBOOT, FLAG_DATA_LOSS]
+    radius = f"replaces {IID} in cluster c: its root and secondary volumes are destroyed"
+    assert s.blast_radius == radius
+
+
+def test_replace_after_the_reboot_was_done_is_not_flagged() -> None:
+    context = SuggestionContext(triage_done=True, rebooted=frozenset({IID}))
+    assert FLAG_REPLACE_BEFORE_REBOOT not in suggest(REPLACE, context).flags
+
+
+def test_replace_of_two_nodes_with_only_one_rebooted_is_flagged() -> None:
+    other = "i-0fedcba9876543210"
+    context = SuggestionContext(triage_done=True, rebooted=frozenset({IID}))
+    assert FLAG_REPLACE_BEFORE_REBOOT in suggest(f"{REPLACE} {other}", context).flags
+
+
+def test_data_destroying_command_without_instance_is_flagged_until_something_rebooted() -> None:
+    assert FLAG_REPLACE_BEFORE_REBOOT in suggest("rm -rf /opt/sagemaker/cache").flags
+    context = SuggestionContext(triage_done=True, rebooted=frozenset({IID}))
+    s = suggest("rm -rf /opt/sagemaker/cache", context)
+    assert s.flags == [FLAG_DATA_LOSS]
+
+
+def test_slurm_controller_is_flagged_for_replace_and_reboot_only() -> None:
+    context = SuggestionContext(triage_done=True, slurm_controllers=frozenset({CONTROLLER}))
+    replace = f"aws sagemaker batch-replace-cluster-nodes --cluster-name c --node-ids {CONTROLLER}"
+    reboot = f"aws ec2 reboot-instances --instance-ids {CONTROLLER}"
+    ssm = (
+        f"aws ssm start-session --target sagemaker-cluster:abc_controller-{CONTROLLER} "
+        "--document-name AWS-StartNonInteractiveCommand --parameters command='sudo reboot'"
+    )
+    assert FLAG_SLURM_CONTROLLER in suggest(replace, context).flags
+    assert FLAG_SLURM_CONTROLLER in suggest(reboot, context).flags
+    assert FLAG_SLURM_CONTROLLER in suggest(ssm, context).flags
+    assert FLAG_SLURM_CONTROLLER not in suggest(REPLACE, context).flags
+    describe = f"aws sagemaker describe-cluster-node --cluster-name c --node-id {CONTROLLER}"
+    assert suggest(describe, context).flags == []
+
+
+def test_mutating_before_triage_is_flagged_reading_is_not() -> None:
+    before = SuggestionContext(triage_done=False)
+    assert suggest("systemctl restart slurmd", before).flags == [FLAG_BEFORE_TRIAGE]
+    assert suggest("kubectl get nodes", before).flags == []
+
+
+def test_unknown_command_is_flagged_unclassified() -> None:
+    s = suggest("frobnicate --all-nodes")
+    assert s.mutating
+    assert s.flags == [FLAG_UNCLASSIFIED]
+    assert s.blast_radius.startswith("unclassified, treated as a change")
+
+
+def test_read_only_commands_are_investigations_without_flags() -> None:
+    for command in ("aws sagemaker describe-cluster --cluster-name c", "nvidia-smi -q"):
+        s = suggest(command, SuggestionContext())
+        assert (s.kind, s.mutating, s.flags, s.iac_warning) == ("investigate", False, [], None)
+        assert s.blast_radius.startswith("changes nothing")
+
+
+# --- targets, purpose, blast radius -------------------------------------------------------
+
+
+def test_targets_in_order_each_once() -> None:
+    command = (
+        f"aws sagemaker batch-reboot-cluster-nodes --cluster-name=my-c --node-ids {IID} "
+        f"hyperpod-i-0abc1234 {IID} ip-10-1-2-3 subnet-0abc1234 rtb-1234abcd"
+    )
+    assert targets_of(command) == [
+        "my-c",
+        IID,
+        "hyperpod-i-0abc1234",
+        "ip-10-1-2-3",
+        "subnet-0abc1234",
+        "rtb-1234abcd",
+    ]
+    assert targets_of("aws eks update-cluster-config --name 'e1' --role-name r") == ["e1"]
+
+
+def test_known_ids_count_as_targets() -> None:
+    command = "scontrol update nodename=gpu-st-p5-1 state=resume"
+    assert targets_of(command) == []
+    assert targets_of(command, frozenset({"gpu-st-p5-1"})) == ["gpu-st-p5-1"]
+    context = SuggestionContext(triage_done=True, known_ids=frozenset({"gpu-st-p5-1"}))
+    assert suggest(command, context).targets == ["gpu-st-p5-1"]
+
+
+def test_instance_ids_inside_node_names_and_ssm_targets() -> None:
+    assert instance_ids(f"kubectl cordon hyperpod-{IID}; x sagemaker-cluster:a_w-{IID}") == [IID]
+
+
+@pytest.mark.parametrize(
+    ("command", "radius"),
+    [
+        (
+            f"aws ec2 reboot-instances --instance-ids {IID}",
+            f"reboots {IID} (graceful EC2 reboot; running jobs on it stop)",
+        ),
+        ("sudo reboot", "reboots the node it runs on (OS reboot; running jobs on it stop)"),
+        (
+            f"aws ec2 terminate-instances --instance-ids {IID}",
+            f"removes {IID}: its volumes are lost",
+        ),
+        (
+            "aws ec2 modify-vpc-attribute --vpc-id vpc-0abc1234 --enable-dns-support",
+            "changes vpc-0abc1234 for every node and endpoint that uses it",
+        ),
+        (
+            "scancel 1234",
+            "interrupts workloads on the cluster (scancel cancels Slurm jobs)",
+        ),
+    ],
+)
+def test_blast_radius(command: str, radius: str) -> None:
+    assert suggest(command).blast_radius == radius
+
+
+def test_empty_purpose_gets_a_neutral_default_in_the_users_language() -> None:
+    assert suggest("sudo reboot", purpose="  ").purpose == "Reboot the node to recover it."
+    zh = SuggestionContext(triage_done=True, language="zh")
+    assert suggest("sudo reboot", zh, purpose="").purpose == "重启节点以恢复。"
+    assert suggest("sudo reboot", purpose="GPU fell off the bus").purpose == "GPU fell off the bus"
+
+
+def test_section_and_source_are_kept() -> None:
+    s = build_suggestion(
+        "sudo reboot", purpose="p", context=AFTER_TRIAGE, section="F", source="text"
+    )
+    assert (s.section, s.source) == ("F", "text")
+
+
+# --- rendering ----------------------------------------------------------------------------
+
+
+def test_render_suggestion_in_both_languages() -> None:
+    s = suggest(REPLACE, SuggestionContext())
+    english = render_suggestion(s, "en")
+    assert "**Suggested command (run yourself)**" in english
+    assert f"```bash\n{REPLACE}\n```" in english
+    assert "root and secondary volumes are destroyed" in english
+    chinese = render_suggestion(s, "zh")
+    assert "**建议命令（请您自行执行）**" in chinese
+    assert REPLACE in chinese
