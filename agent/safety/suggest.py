@@ -6,7 +6,9 @@ on each simple command of the line (a pipeline or list is split into its stages,
 decided in this order, the first that holds wins:
 
 1. read-only verdict → ``investigate``;
-2. destructive rank 2 (node replacement, terminate, data destroyed) → ``replace``;
+2. destructive rank 2 that takes nodes away (replacement, termination, node deletion,
+   stopping instances) → ``replace``; other rank-2 commands (``rm -rf``, ``mkfs``, a
+   prune) keep the kind the later rules give, with the data-loss flag;
 3. a stage reboots a node (batch-reboot-cluster-nodes, reboot-instances, reboot/shutdown,
    systemctl reboot, scontrol reboot or ``Action:Reboot``), or the classifier's reason says
    the line reboots (a reboot run through an SSM session) → ``reboot``;
@@ -190,10 +192,16 @@ def _line_kinds(command: str, depth: int = 0) -> set[SuggestionKind]:
     return kinds
 
 
+# Rank-2 verdicts that take a node away (its volumes with it): a replacement in the sense
+# of the destructive order. Other rank-2 commands destroy data on a node (rm -rf, mkfs,
+# prune) and keep their own kind, with the data-loss flag.
+_REMOVES_NODES = re.compile(r"replac|terminat|deletes nodes|stops instances", re.IGNORECASE)
+
+
 def _kind(verdict: CommandClass, stage_kinds: set[SuggestionKind]) -> SuggestionKind:
     if verdict.kind == "read_only":
         return "investigate"
-    if verdict.destructive_rank == 2:
+    if verdict.destructive_rank == 2 and _REMOVES_NODES.search(verdict.reason):
         return "replace"
     if _REBOOT_REASON.search(verdict.reason):
         return "reboot"  # a reboot the stage rules cannot see, e.g. run by an SSM session
@@ -273,6 +281,8 @@ def _blast_radius(
         return f"interrupts workloads on {named.who('the cluster')} ({verdict.reason})"
     prefix = "unclassified, treated as a change: " if verdict.kind == "unknown" else ""
     who = named.who("the node it runs on", everything=True)
+    if verdict.destructive_rank == 2:
+        return f"destroys data on {who} ({verdict.reason}); this cannot be undone"
     return f"{prefix}changes state on {who} ({verdict.reason})"
 
 

@@ -103,8 +103,8 @@ def test_workload_node_and_read_commands_carry_no_iac_warning(command: str) -> N
         ("nvidia-smi -q", "investigate"),
         (REPLACE, "replace"),
         (f"aws ec2 terminate-instances --instance-ids {IID}", "replace"),
-        ("rm -rf /opt/sagemaker/checkpoints", "replace"),
-        ("kubectl delete node hyperpod-i-0123", "replace"),
+        ("rm -rf /opt/sagemaker/checkpoints", "node"),
+        ("kubectl delete node hyperpod-i-0123", "config"),
         (f"aws sagemaker batch-reboot-cluster-nodes --cluster-name c --node-ids {IID}", "reboot"),
         (f"aws ec2 reboot-instances --instance-ids {IID}", "reboot"),
         ("sudo reboot", "reboot"),
@@ -151,11 +151,11 @@ def test_replace_of_two_nodes_with_only_one_rebooted_is_flagged() -> None:
     assert FLAG_REPLACE_BEFORE_REBOOT in suggest(f"{REPLACE} {other}", context).flags
 
 
-def test_data_destroying_command_without_instance_is_flagged_until_something_rebooted() -> None:
-    assert FLAG_REPLACE_BEFORE_REBOOT in suggest("rm -rf /opt/sagemaker/cache").flags
-    context = SuggestionContext(triage_done=True, rebooted=frozenset({IID}))
-    s = suggest("rm -rf /opt/sagemaker/cache", context)
+def test_data_destroyed_on_a_node_is_data_loss_not_a_replacement() -> None:
+    s = suggest("rm -rf /opt/sagemaker/cache")
+    assert s.kind == "node"
     assert s.flags == [FLAG_DATA_LOSS]
+    assert "cannot be undone" in s.blast_radius
 
 
 def test_slurm_controller_is_flagged_for_replace_and_reboot_only() -> None:
