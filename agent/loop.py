@@ -27,7 +27,7 @@ from agent.safety.model import Suggestion
 from agent.state import ConversationState
 from agent.toolset import Toolset
 from agent.toolset.results import Comparison, line
-from agent.transcript import hide_secrets
+from agent.transcript import code_span_safe, display_safe
 from prompts import render
 from tools.sections import SECTIONS
 
@@ -38,15 +38,27 @@ DEFAULT_TOOL_ROUNDS = 12
 DEFAULT_CONTEXT_CHARS = 600_000
 TRIMMED = "[trimmed to keep the conversation within the context window: call the tool again]"
 _SECTION_CITE = re.compile(r"§\s*([A-O](?:\.\d+(?:\.[a-z])?)?)")
+# "Done" means the proposed change was made: a bare "done" / "applied", or "I ran / did /
+# applied it (that, the command, the change...)", or a past-tense change verb. Negations
+# ("not yet", "didn't", "还没") and questions are never a report.
 _DONE_EN = re.compile(
-    r"^\s*(?:it'?s |all )?(?:done|applied|finished|completed)\b|"
-    r"\b(?:i|we) (?:just )?(?:ran|did|applied|rebooted|replaced|changed|fixed|executed)\b|"
-    r"\b(?:i|we)(?:'ve| have) (?:just )?(?:run|done|applied|rebooted|replaced|made|changed|"
-    r"fixed|executed)\b",
+    r"^\s*(?:ok(?:ay)?[,.!]?\s*)?(?:it'?s |all )?(?:done|applied|finished|completed)\b|"
+    r"\b(?:i|we)(?:'ve| have)? (?:just )?(?:ran|run|did|done|applied|executed) "
+    r"(?:it|that|this|them|those|both|all of them|the (?:command|change|fix|suggest\w*|"
+    r"reboot|replacement|rule))\b|"
+    r"\b(?:i|we)(?:'ve| have)? (?:just )?(?:rebooted|replaced|restarted|added|changed|"
+    r"fixed|updated|resumed|applied)\b",
     re.IGNORECASE,
 )
-_DONE_ZH = re.compile(r"已(?:经)?(?:完成|执行|运行|应用|修改|重启|替换|处理|改好)|做完了|搞定|好了")
-
+_DONE_ZH = re.compile(
+    r"已(?:经)?(?:完成|执行|运行|应用|修改|重启|替换|处理|改好|添加)|做完了|搞定了|改好了"
+)
+_NOT_DONE = re.compile(
+    r"\b(?:not|never|yet|didn'?t|haven'?t|hasn'?t|won'?t|can'?t|cannot|couldn'?t|unable|"
+    r"failed|before)\b|还没|没有|尚未|未能|不能|失败",
+    re.IGNORECASE,
+)
+_CLOSING_TAG = re.compile("</tool_output", re.IGNORECASE)
 Emit = Callable[[str], None]
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -101,8 +113,8 @@ class TurnResult(BaseModel):
 
 def reports_done(text: str) -> bool:
     """Does the user say the proposed change was made? (Only asked while one is pending.)"""
-    if text.rstrip().endswith(("?", "？")):
-        return False  # a question about the change is not a report that it was made
+    if text.rstrip().endswith(("?", "？")) or _NOT_DONE.search(text):
+        return False  # a question, or a negation, is not a report that it was made
     return bool(_DONE_EN.search(text) or _DONE_ZH.search(text))
 
 
@@ -117,7 +129,7 @@ def cited_sections(text: str) -> list[str]:
 def tool_output(name: str, text: str) -> str:
     """Tool output, delimited so the model reads it as data; the closing tag cannot be
     forged from inside (cluster text may contain anything)."""
-    safe = text.replace("</tool_output", "<\\/tool_output")
+    safe = _CLOSING_TAG.sub("<\\\\/tool_output", text)
     return f'<tool_output name="{name}">\n{safe}\n</tool_output>'
 
 
@@ -215,22 +227,29 @@ class Agent:
 
     def done(self, text: str = "", emit: Emit | None = None) -> TurnResult:
         """The user applied the pending changes: triage again, show the comparison, then let
-        the model read it."""
+        the model read it. A re-triage that cannot run (no cluster, credentials, access)
+        answers with the reason and keeps the suggestions pending."""
         self.state.note_user_text(text)
+        before = len(self.state.triages)
+        newer = self.toolset.session.refresh()
+        triaged = self.toolset.call("triage", {"instance_id": self.state.focus_node})
+        if triaged.is_error:
+            return self._retriage_failed(triaged.payload, emit)
         applied = self.state.mark_applied()
-        session = self.toolset.session
-        newer = session.refresh()
-        payload = self.toolset.triage(self.state.focus_node)
         self.state.retriages += 1
         count = len(self.state.triages)
-        comparison = self.toolset.compare_latest() if count >= 2 else Comparison([], [], [])
+        first = before == 0
+        comparison = self.toolset.compare_latest() if not first else Comparison([], [], [])
         header = render(
             "comparison.jinja2",
             comparison=comparison,
-            lines=line,
+            lines=lambda finding: code_span_safe(line(finding)),
             language=self.state.language,
-            recording_note=self._recording_note(newer),
+            recording_note=self._recording_note(newer, first=first),
+            first=first,
+            problems=len(self.state.triages[-1].problems()),
         ).strip()
+        header = display_safe(header)
         if emit is not None:
             emit(header)
         self._event({"type": "retriage", "applied": [s.command for s in applied]})
@@ -238,33 +257,54 @@ class Agent:
         notice = (
             "The user reports the change(s) applied: "
             + ("; ".join(s.command for s in applied) or "(none pending)")
-            + ". The software re-ran triage; its result and the comparison follow. Open your "
-            "answer from the comparison: what cleared, what is new, what remains."
+            + ". The software re-ran triage; its result "
+            + (
+                "follows (there was no earlier triage to compare with). "
+                if first
+                else "and the comparison follow. Open your answer from the comparison: what "
+                "cleared, what is new, what remains."
+            )
         )
         content = [
             {"type": "text", "text": said},
             {"type": "text", "text": notice},
-            {"type": "text", "text": tool_output("triage", _json(payload))},
+            {"type": "text", "text": tool_output("triage", _json(triaged.payload))},
         ]
-        if count >= 2:
+        if not first:
             compared = comparison.payload(count - 1, count)
             content.append({"type": "text", "text": tool_output("compare_triage", _json(compared))})
         result = self._turn(content, said, emit)
         result.answer = header + ("\n\n" + result.answer if result.answer else "")
         result.retriage = {
+            "first": first,
             "cleared": [line(f) for f in comparison.cleared],
             "new": [line(f) for f in comparison.new],
             "remaining": [line(f) for f in comparison.remaining],
-            "resolved": comparison.resolved,
+            "resolved": (not first) and comparison.resolved,
         }
         return result
 
-    def _recording_note(self, newer: bool) -> str:
+    def _retriage_failed(self, payload: dict[str, Any], emit: Emit | None) -> TurnResult:
+        reason = str(payload.get("error", "triage failed"))
+        hint = str(payload.get("next", ""))
+        words = {
+            "en": "The re-triage could not run",
+            "zh": "无法重新诊断",
+        }[self.state.language]
+        answer = display_safe(f"{words}: {reason}" + (f" {hint}" if hint else ""))
+        if emit is not None:
+            emit(answer)
+        self._event({"type": "retriage", "error": reason})
+        return TurnResult(answer=answer, awaiting_approval=bool(self.state.pending))
+
+    def _recording_note(self, newer: bool, *, first: bool) -> str:
         session = self.toolset.session
         if not session.recorded:
             return ""
         if newer:
             return f"recording {session.position + 1} of {len(session.recordings)}"
+        if first:
+            return ""
         return "the recorded cluster replayed again: no newer recording, so a fix cannot show"
 
     def _turn(self, content: list[dict[str, Any]], said: str, emit: Emit | None) -> TurnResult:
@@ -276,7 +316,7 @@ class Agent:
         segments: list[str] = []
 
         def show(segment: str) -> None:
-            segment = hide_secrets(segment)
+            segment = display_safe(segment)
             segments.append(segment)
             if emit is not None:
                 emit(segment)
@@ -299,8 +339,9 @@ class Agent:
         while True:
             gate = StreamGate(
                 self._suggestion_context(),
-                already_suggested=[s.command for s in self.state.turn_suggestions]
-                + [s.command for s in self.state.pending],
+                # Only this turn's tool suggestions are shown below the answer; a command
+                # pending from an earlier turn and repeated now is shown as a block again.
+                already_suggested=[s.command for s in self.state.turn_suggestions],
             )
             on_text = None
             if self.stream:
@@ -346,7 +387,7 @@ class Agent:
         for suggestion in text_suggestions:
             self.state.propose(suggestion)
         tool_made = [s for s in self.state.turn_suggestions if s.mutating]
-        blocks = self._tool_blocks()
+        blocks = display_safe(self._tool_blocks())
         if blocks and emit is not None:
             emit(blocks)
         answer = "\n\n".join(s.strip("\n") for s in segments if s.strip())

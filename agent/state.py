@@ -17,6 +17,7 @@ from tools.triage.report import TriageReport
 
 Language = Literal["en", "zh"]
 MAX_ERROR_STRINGS = 20
+NODE_IDS = ("i-", "hyperpod-i-", "ip-")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Lines that read like error text worth keeping verbatim for a support ticket.
@@ -110,5 +111,7 @@ class ConversationState:
         self.applied.extend(done)
         for suggestion in done:
             if suggestion.kind == "reboot":
-                self.rebooted.update(t for t in suggestion.targets if t.startswith("i-"))
+                # Instance ids and node names (hyperpod-i-..., ip-...): a replacement may
+                # name the node either way.
+                self.rebooted.update(t for t in suggestion.targets if t.startswith(NODE_IDS))
         return done

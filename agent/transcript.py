@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,24 @@ VERSION = 1
 
 def environment_secrets() -> list[str]:
     return [v for name in SECRET_VARIABLES if len(v := os.environ.get(name, "")) >= 8]
+
+
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+
+
+def display_safe(text: str) -> str:
+    """Text that can be printed and saved: lone surrogates replaced (they cannot be
+    encoded), bidirectional overrides removed (they make a terminal show text in another
+    order than it runs), the provider's credentials hidden."""
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    return hide_secrets(_BIDI.sub("", text))
+
+
+def code_span_safe(text: str) -> str:
+    """Cluster text to be shown inside a Markdown code span that a terminal renders: one
+    line, and no backtick that could close the span early. Inside a code span nothing else
+    is interpreted, so a hostile status message cannot forge a heading or a code block."""
+    return " ".join(text.split()).replace("`", "'")
 
 
 def hide_secrets(text: str) -> str:
@@ -67,4 +86,5 @@ class Transcript:
         ]
 
     def save(self, path: Path) -> None:
-        path.write_text("\n".join(self.lines()) + "\n", encoding="utf-8")
+        # errors="replace": a lone surrogate from a model or a cluster cannot be encoded.
+        path.write_text("\n".join(self.lines()) + "\n", encoding="utf-8", errors="replace")

@@ -97,7 +97,8 @@ def ask_command(
         die(str(exc), EXIT_FAILED)
     _save(transcript, transcript_path)
     if as_json:
-        typer.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        text = json.dumps(result.to_json(), indent=2, ensure_ascii=False)
+        typer.echo(text.encode("utf-8", "replace").decode("utf-8"))
 
 
 def _save(transcript: object, path: Path | None) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from agent.commands.common import use_colour
+from agent.transcript import display_safe
 
 
 class AnswerPrinter:
@@ -23,6 +24,7 @@ class AnswerPrinter:
             self._console = Console(file=self.stream, highlight=False)
 
     def __call__(self, segment: str) -> None:
+        segment = display_safe(segment)
         if not segment.strip():
             return
         if self._console is not None:
@@ -34,6 +36,7 @@ class AnswerPrinter:
 
     def note(self, text: str) -> None:
         """A line from the tool itself (not the model): dim on a terminal."""
+        text = display_safe(text)
         if self._console is not None:
             self._console.print(text, style="dim", markup=False)
         else:

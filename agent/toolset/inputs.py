@@ -87,7 +87,9 @@ class SuggestInput(BaseModel):
     command: str = Field(
         min_length=1,
         max_length=4_000,
-        description="One exact command line with the real ids filled in (no placeholders).",
+        pattern=r"^[^\r\n`]+$",
+        description="One exact command line with the real ids filled in (no placeholders, "
+        "no line breaks or backticks: one call per command).",
     )
     purpose: str = Field(
         min_length=1, max_length=500, description="Why the user should run it, one sentence."
