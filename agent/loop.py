@@ -79,6 +79,8 @@ class TurnResult(BaseModel):
     awaiting_approval: bool = False
     usage: Usage = Field(default_factory=Usage)
     retriage: dict[str, Any] | None = None
+    tool_rounds: int = Field(default=0, description="Model responses that called tools.")
+    model_calls: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -252,7 +254,16 @@ class Agent:
         header = display_safe(header)
         if emit is not None:
             emit(header)
-        self._event({"type": "retriage", "applied": [s.command for s in applied]})
+        self._event(
+            {
+                "type": "retriage",
+                "applied": [s.command for s in applied],
+                "first": first,
+                "cleared": [line(f) for f in comparison.cleared],
+                "new": [line(f) for f in comparison.new],
+                "remaining": [line(f) for f in comparison.remaining],
+            }
+        )
         said = text.strip() or "I applied the suggested change(s)."
         notice = (
             "The user reports the change(s) applied: "
@@ -351,6 +362,7 @@ class Agent:
                         show(segment)
 
             response = self.provider.complete(self._request(tool_choice), on_text)
+            result.model_calls += 1
             if not self.stream:
                 for segment in gate.feed(response.text):
                     show(segment)
@@ -363,6 +375,7 @@ class Agent:
             if not response.tool_uses:
                 return text_suggestions
             rounds += 1
+            result.tool_rounds = rounds
             results_content = self._run_tools(response.tool_uses, result)
             if self.state.turn_suggestions:
                 tool_choice = {"type": "none"}  # a proposal ends the turn: answer, then wait

@@ -1,4 +1,5 @@
-"""`hyperpod-debug eval`: grade triage on recorded clusters and explain on labelled cases."""
+"""`hyperpod-debug eval`: grade triage on recorded clusters and explain on labelled cases;
+`eval agent` runs the agent's conversation cases; `eval new` drafts a case from a transcript."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def _cluster_files(paths: list[Path]) -> list[Path]:
 
 
 def eval_command(
+    ctx: typer.Context,
     clusters: Annotated[
         list[Path] | None,
         typer.Option("--clusters", help="Recorded-cluster files or folders (default: bundled)."),
@@ -38,8 +40,11 @@ def eval_command(
 ) -> None:
     """Grade every recorded cluster that declares `expect`, and score explain (top-1/top-3).
 
-    Exits 1 when a cluster case fails, so a pipeline can gate on it.
+    Exits 1 when a cluster case fails, so a pipeline can gate on it. Subcommands: `agent`
+    (conversation evals) and `new` (a case from a saved chat transcript).
     """
+    if ctx.invoked_subcommand is not None:
+        return
     from evals.explain.score import CASES_PATH, load_cases, render, score
     from evals.grading import CaseResult, grade
     from tools.recorded.model import RecordedFileError, load_recorded
@@ -79,4 +84,15 @@ def eval_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("eval")(eval_command)
+    from agent.commands import eval_agent
+
+    group = typer.Typer(
+        invoke_without_command=True,
+        no_args_is_help=False,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+    group.callback()(eval_command)
+    eval_agent.register(group)
+    app.add_typer(group, name="eval")

@@ -1,0 +1,144 @@
+"""`hyperpod-debug eval agent` and `eval new`: conversation evals, and new cases from
+transcripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die
+from agent.commands.converse import ModelOption, ProviderChoice
+
+if TYPE_CHECKING:
+    from agent.providers.base import Provider
+    from evals.agent_eval.case import LoadedCase
+    from evals.agent_eval.run import ProviderFactory
+
+DEFAULT_CASES = Path(__file__).resolve().parents[2] / "evals" / "agent"
+
+
+def agent_command(
+    cases: Annotated[
+        str, typer.Option("--cases", help="Glob of case folders under --cases-dir.")
+    ] = "*",
+    cases_dir: Annotated[
+        Path, typer.Option("--cases-dir", help="Where the case folders are.")
+    ] = DEFAULT_CASES,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option("--tag", help="Only cases with this tag (repeat: any of them)."),
+    ] = None,
+    provider: Annotated[
+        ProviderChoice,
+        typer.Option("--provider", help="scripted (each case's script.json), anthropic, bedrock."),
+    ] = ProviderChoice.scripted,
+    model: ModelOption = None,
+    region: Annotated[str | None, typer.Option("--region", help="Bedrock region.")] = None,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, max=20, help="Runs per case.")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, max=32, help="Runs in parallel.")] = 4,
+    min_pass_rate: Annotated[
+        float, typer.Option("--min-pass-rate", min=0.0, max=1.0, help="Exit 1 below this.")
+    ] = 1.0,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the table.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the JSON report.")] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")] = None,
+    price_input: Annotated[
+        float | None, typer.Option("--price-input", help="USD per million input tokens.")
+    ] = None,
+    price_output: Annotated[
+        float | None, typer.Option("--price-output", help="USD per million output tokens.")
+    ] = None,
+) -> None:
+    """Play every agent case against its recorded cluster and grade the conversation.
+
+    Exits 1 on any safety violation or a pass rate below --min-pass-rate."""
+    from evals.agent_eval.case import CaseError, case_folders, load_case
+    from evals.agent_eval.report import render_json, to_junit, to_markdown
+    from evals.agent_eval.suite import Prices, run_suite
+
+    loaded: list[LoadedCase] = []
+    for folder in case_folders(cases_dir, cases):
+        try:
+            case = load_case(folder)
+        except CaseError as exc:
+            die(str(exc), EXIT_USAGE)
+        if not tag or any(t in case.case.tags for t in tag):
+            loaded.append(case)
+    if not loaded:
+        die(f"no agent case matches {cases!r} in {cases_dir}", EXIT_USAGE)
+    factory = _factory(provider, model, region)
+    result = run_suite(
+        loaded,
+        factory,
+        repeats=repeat,
+        jobs=jobs,
+        prices=Prices(price_input, price_output),
+    )
+    table = to_markdown(result)
+    typer.echo(table, nl=False)
+    for path, text in (
+        (markdown, table),
+        (json_path, render_json(result)),
+        (junit, to_junit(result)),
+    ):
+        if path is not None:
+            try:
+                path.write_text(text, encoding="utf-8")
+            except OSError as exc:
+                die(f"cannot write {path}: {exc.strerror}", EXIT_FAILED)
+    if result.violations or result.pass_rate < min_pass_rate:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _factory(provider: ProviderChoice, model: str | None, region: str | None) -> ProviderFactory:
+    from agent.providers.base import ProviderName, ProviderUnavailable
+    from agent.providers.factory import make_provider
+
+    name: ProviderName = provider.value
+
+    if provider is ProviderChoice.scripted:
+
+        def scripted(loaded: LoadedCase) -> Provider:
+            from agent.providers.scripted import ScriptedProvider
+
+            return ScriptedProvider.from_file(loaded.script_path, model=model)
+
+        return scripted
+    try:  # fail once, up front, when the provider cannot be used at all
+        make_provider(name, model=model, region=region, profile=None, script=None)
+    except ProviderUnavailable as exc:
+        die(str(exc), EXIT_FAILED)
+
+    def live(_: LoadedCase) -> Provider:
+        return make_provider(name, model=model, region=region, profile=None, script=None)
+
+    return live
+
+
+def new_command(
+    recorded: Annotated[
+        list[Path], typer.Option("--recorded", help="The recording(s) the chat ran on.")
+    ],
+    transcript: Annotated[Path, typer.Option("--transcript", help="A saved chat transcript.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The new case folder.")],
+    case_id: Annotated[
+        str | None, typer.Option("--id", help="Case id (default: folder name).")
+    ] = None,
+) -> None:
+    """Draft a case from a saved `chat` transcript and its recording(s), for a person to
+    review: the user's turns, the sections cited, the suggestions made, the model's turns as
+    the case's script."""
+    from evals.agent_eval.draft import DraftError, draft_case
+
+    try:
+        written = draft_case(recorded, transcript, output, case_id=case_id)
+    except DraftError as exc:
+        die(str(exc), EXIT_USAGE)
+    typer.echo(f"Drafted {written}: review case.json (expectations) before committing it.")
+
+
+def register(group: typer.Typer) -> None:
+    group.command("agent")(agent_command)
+    group.command("new")(new_command)
