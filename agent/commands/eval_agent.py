@@ -50,6 +50,14 @@ def agent_command(
     price_output: Annotated[
         float | None, typer.Option("--price-output", help="USD per million output tokens.")
     ] = None,
+    judge: Annotated[
+        ProviderChoice | None,
+        typer.Option("--judge", help="Also grade each rubric with a judge model (provider)."),
+    ] = None,
+    judge_model: Annotated[str | None, typer.Option("--judge-model", help="Judge model.")] = None,
+    judge_script: Annotated[
+        Path | None, typer.Option("--judge-script", help="Judge turns (--judge scripted).")
+    ] = None,
 ) -> None:
     """Play every agent case against its recorded cluster and grade the conversation.
 
@@ -69,12 +77,16 @@ def agent_command(
     if not loaded:
         die(f"no agent case matches {cases!r} in {cases_dir}", EXIT_USAGE)
     factory = _factory(provider, model, region)
+    judge_factory = None
+    if judge is not None:
+        judge_factory = _judge_factory(judge, judge_model, region, judge_script)
     result = run_suite(
         loaded,
         factory,
         repeats=repeat,
         jobs=jobs,
         prices=Prices(price_input, price_output),
+        judge_provider=judge_factory,
     )
     table = to_markdown(result)
     typer.echo(table, nl=False)
@@ -115,6 +127,24 @@ def _factory(provider: ProviderChoice, model: str | None, region: str | None) ->
         return make_provider(name, model=model, region=region, profile=None, script=None)
 
     return live
+
+
+def _judge_factory(
+    judge: ProviderChoice, model: str | None, region: str | None, script: Path | None
+) -> ProviderFactory:
+    from agent.providers.base import ProviderName, ProviderUnavailable
+    from agent.providers.factory import make_provider
+
+    name: ProviderName = judge.value
+    try:
+        make_provider(name, model=model, region=region, profile=None, script=script)
+    except ProviderUnavailable as exc:
+        die(f"judge: {exc}", EXIT_FAILED)
+
+    def build(_: LoadedCase) -> Provider:
+        return make_provider(name, model=model, region=region, profile=None, script=script)
+
+    return build
 
 
 def new_command(

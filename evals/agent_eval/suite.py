@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from evals.agent_eval.case import LoadedCase
 from evals.agent_eval.graders import Grade, grade
+from evals.agent_eval.judge import judge
 from evals.agent_eval.run import ConversationRun, ProviderFactory, run_case
 
 
@@ -88,7 +89,10 @@ def run_suite(
     repeats: int = 1,
     jobs: int = 4,
     prices: Prices | None = None,
+    judge_provider: ProviderFactory | None = None,
 ) -> SuiteResult:
+    """Every case `repeats` times, at most `jobs` at once. With `judge_provider`, a judge
+    model also grades each run against its case's rubric (deterministic graders first)."""
     prices = prices or Prices()
     work = [(loaded, repeat) for loaded in cases for repeat in range(1, repeats + 1)]
 
@@ -96,10 +100,13 @@ def run_suite(
         loaded, repeat = item
         run = run_case(loaded, make_provider, repeat)
         usage = run.usage
+        grades = grade(loaded.case, run)
+        if judge_provider is not None:
+            grades.append(judge(loaded.case, run, judge_provider(loaded)))
         return RunOutcome(
             case_id=loaded.case.id,
             repeat=repeat,
-            grades=grade(loaded.case, run),
+            grades=grades,
             run=run,
             cost=prices.cost(usage.input_tokens, usage.output_tokens),
         )
