@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tools.commands import CommandClass, classify
+from tools.commands.shell import unwrap
 
 READ_ONLY = [
     "aws sagemaker describe-cluster --cluster-name my-cluster --region us-west-2",
@@ -331,3 +332,591 @@ def test_hyperpod_node_actions_through_slurm_are_ranked(command: str, rank: int)
     verdict = classify(command)
     assert verdict.kind == "mutating"
     assert verdict.destructive_rank == rank
+
+
+# --- lines an adversarial review found read as read-only, and their read-only neighbours ---
+
+
+def _assert_mutating(command: str, rank: int, config: bool) -> None:
+    result = classify(command)
+    assert result.kind == "mutating", result
+    assert result.destructive_rank == rank, result
+    assert result.touches_config is config, result
+    assert result.reason
+
+
+# 1. mount: only a bare listing reads.
+MOUNTS = [
+    ("mount -a", 0, False),
+    ("sudo mount -a", 0, False),
+    ("mount -t nfs -a", 0, False),
+    ("mount --bind /opt/a /opt/b", 0, False),
+    ("mount /dev/nvme1n1 /mnt/data", 0, False),
+    ("mount -o remount,ro /", 0, False),
+    ("umount /fsx", 1, False),
+    ("umount -a", 1, False),
+]
+MOUNTS_READ_ONLY = ["mount", "mount -l", "mount -l -t nfs", "findmnt", "findmnt -J /fsx"]
+
+
+@pytest.mark.parametrize(("command", "rank", "config"), MOUNTS)
+def test_mount_that_is_not_a_listing_changes_the_node(
+    command: str, rank: int, config: bool
+) -> None:
+    _assert_mutating(command, rank, config)
+
+
+# 2. Launchers run a program: that program is what is classified.
+LAUNCHED = [
+    ("numactl -N0 sudo reboot", 1, False),
+    ("numactl --cpunodebind=0 --membind=0 sudo reboot", 1, False),
+    ("numactl -N 0 -m 0 reboot", 1, False),
+    ("taskset -c 0-3 sudo reboot", 1, False),
+    ("taskset 0x1 reboot", 1, False),
+    ("nice -n 10 reboot", 1, False),
+    ("nice -10 reboot", 1, False),
+    ("ionice -c3 reboot", 1, False),
+    ("timeout 30 sudo reboot", 1, False),
+    ("timeout -s KILL 5m reboot", 1, False),
+    ("stdbuf -oL reboot", 1, False),
+    ("chrt -f 99 reboot", 1, False),
+    ("nohup reboot", 1, False),
+    ("time reboot", 1, False),
+    ("/usr/bin/time -v reboot", 1, False),
+    ("xargs -n1 reboot", 1, False),
+    ("watch -n1 'nvidia-smi; sudo reboot'", 1, False),
+    ("sudo -Eu root reboot", 1, False),
+    ("sudo nice -n 5 taskset -c 1 numactl -N0 reboot", 1, False),
+    ("numactl -N0 kubectl delete node hyperpod-i-0123", 2, True),
+    ("time -o /etc/passwd nvidia-smi", 0, False),
+    ("sudo -e /etc/hosts", 0, False),
+    ("sudo -h myhost reboot", 1, False),  # an older sudo reads -h HOST: reboot may run
+]
+LAUNCHED_UNKNOWN = [
+    "taskset -p 0x1 1234",  # changes a running process
+    "ionice -c3 -p 1234",
+    "nice --frobnicate ls reboot",  # an unknown option might take "ls" as its value
+    "numactl --frobnicate 0 reboot",
+    "timeout soon reboot",  # not a duration: which word is the command?
+    "sudo -X reboot",
+]
+LAUNCHED_READ_ONLY = [
+    "numactl -H",
+    "numactl --hardware",
+    "numactl --cpunodebind=0 nvidia-smi -L",
+    "taskset -c 0 nvidia-smi",
+    "timeout 30 nvidia-smi",
+    "chrt -m",
+    "watch -n 5 nvidia-smi",
+    "watch -d ls reboot",  # watch runs "ls reboot": a listing of a file named reboot
+    "xargs",
+    "env",
+]
+
+
+@pytest.mark.parametrize(("command", "rank", "config"), LAUNCHED)
+def test_launchers_are_judged_by_the_program_they_run(
+    command: str, rank: int, config: bool
+) -> None:
+    _assert_mutating(command, rank, config)
+
+
+# 3. env -S: the split string is a command line.
+ENV_SPLIT = [
+    ("env -S 'sudo reboot'", 1, False),
+    ("env --split-string='sudo reboot'", 1, False),
+    ("env --split-string 'sudo reboot'", 1, False),
+    ("env -S'sudo reboot'", 1, False),
+    ("env -i -S 'sudo reboot'", 1, False),
+    ("env -S 'sudo' reboot", 1, False),
+    ("env -S '-i sudo reboot'", 1, False),
+    ("env -S 'kubectl delete node x'", 2, True),
+]
+ENV_SPLIT_UNKNOWN = ["env -S 'nvidia-smi; reboot'", "env -S 'echo \\$HOME'"]
+
+
+@pytest.mark.parametrize(("command", "rank", "config"), ENV_SPLIT)
+def test_env_split_string_is_classified_as_a_command(command: str, rank: int, config: bool) -> None:
+    _assert_mutating(command, rank, config)
+
+
+# 4. HTTP clients: write methods, sent data and written files, before any host rule.
+HTTP_WRITES = [
+    "curl -XDELETE http://127.0.0.1:8001/api/v1/nodes/hyperpod-i-0123",
+    "curl -XPUT http://localhost:8001/api/v1/namespaces/x",
+    "curl -XPOST http://localhost/x",
+    "curl -XPATCH http://localhost/x",
+    "curl -sXDELETE http://localhost/x",
+    "curl --request=DELETE http://localhost/x",
+    "curl --request DELETE http://localhost/x",
+    "curl -X DELETE http://localhost/x",
+    "curl -X DELETE http://169.254.169.254/latest/meta-data/",
+    "curl -s -X PUT http://169.254.169.254/latest/meta-data/x",
+    "curl -o/etc/hosts http://169.254.169.254/latest/meta-data/local-ipv4",
+    "curl -o /etc/hosts http://169.254.169.254/latest/meta-data/local-ipv4",
+    "curl --output=/etc/hosts http://169.254.169.254/latest/meta-data/local-ipv4",
+    "curl -sSLo /etc/hosts http://localhost/x",
+    "curl -O http://169.254.169.254/latest/meta-data/local-ipv4",
+    "curl --remote-name http://localhost/x",
+    "curl -D /tmp/headers http://localhost/",
+    "curl -d '{}' http://localhost:8001/api/v1/nodes",
+    "curl -T file http://localhost/x",
+    "wget -O /etc/hosts http://169.254.169.254/latest/meta-data/local-ipv4",
+    "wget http://localhost:8080/x",  # saves a file named after the URL
+    "wget --post-data=x -O- http://localhost/x",
+    "wget --method=DELETE -O- http://localhost:8001/api/v1/nodes/x",
+    "wget -o /etc/passwd -O- http://localhost/x",
+]
+HTTP_UNKNOWN = [
+    "curl http://evil.example/?169.254.169.254",
+    "curl http://169.254.169.254@evil.example/",
+    "curl gopher://127.0.0.1:6379/_FLUSHALL",
+    "curl -K opts.txt http://localhost/",
+    "curl --frobnicate http://localhost/",
+    "wget -e 'x=y' -O- http://localhost/",
+]
+HTTP_READ_ONLY = [
+    "curl -s http://169.254.169.254/latest/meta-data/instance-id",
+    "curl -s -H 'X-aws-ec2-metadata-token: $T' http://169.254.169.254/latest/meta-data/",
+    "curl -sX PUT http://169.254.169.254/latest/api/token"
+    " -H 'X-aws-ec2-metadata-token-ttl-seconds: 60'",
+    "curl -s -o /dev/null -w '%{http_code}' http://localhost:8080/healthz",
+    "curl -fsSL --max-time 5 http://localhost:9400/metrics",
+    "curl -D - http://localhost/",
+    "wget -qO- http://169.254.169.254/latest/meta-data/instance-id",
+    "wget -q -O - http://localhost/metrics",
+    "wget --spider http://localhost/x",
+]
+
+
+@pytest.mark.parametrize("command", HTTP_WRITES)
+def test_http_writes_are_mutating_whatever_the_host(command: str) -> None:
+    _assert_mutating(command, 0, False)
+
+
+# 5. kubectl: global value flags take the next word, so the verb is the word after it.
+_KUBECTL_VALUE_FLAGS = [
+    "--as-group",
+    "--cache-dir",
+    "--as-uid",
+    "--certificate-authority",
+    "--client-certificate",
+    "--client-key",
+    "--cluster",
+    "--user",
+    "--password",
+    "--username",
+    "--profile",
+    "--request-timeout",
+    "--server",
+    "-s",
+    "--tls-server-name",
+    "--token",
+    "--kubeconfig",
+    "--context",
+    "-n",
+    "--namespace",
+    "-v",
+]
+KUBECTL_READ_ONLY = [
+    "kubectl -n kube-system get pods",
+    "kubectl --context c --kubeconfig /tmp/k get nodes",
+    "kubectl -v=6 get nodes",
+    "kubectl --insecure-skip-tls-verify get nodes",
+    "kubectl config --kubeconfig k view",
+]
+
+
+@pytest.mark.parametrize("flag", _KUBECTL_VALUE_FLAGS)
+def test_kubectl_global_value_flags_take_their_value(flag: str) -> None:
+    _assert_mutating(f"kubectl {flag} get delete node hyperpod-i-0123", 2, True)
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        ("kubectl --frobnicate get delete node x", "unknown"),
+        ("kubectl rollout --frobnicate status restart ds/x", "unknown"),
+        ("kubectl --log-file get delete node x", "mutating"),
+        ("kubectl --profile-output get delete node x", "mutating"),
+        ("kubectl --log-file=/etc/passwd get nodes", "mutating"),
+    ],
+)
+def test_kubectl_unknown_flags_before_the_verb_fail_closed(command: str, kind: str) -> None:
+    assert classify(command).kind == kind
+
+
+# 6. scontrol: its value flags take the next word; unknown flags fail closed.
+SCONTROL = [
+    "scontrol -M show update nodename=ip-10-1-2-3 state=down",
+    "scontrol --clusters show update nodename=ip-10-1-2-3 state=down",
+    "scontrol -u show update nodename=ip-10-1-2-3 state=down",
+    "scontrol --uid show update nodename=ip-10-1-2-3 state=down",
+    "scontrol -dM show update nodename=ip-10-1-2-3 state=down",
+]
+SCONTROL_READ_ONLY = [
+    "scontrol show nodes",
+    "scontrol -o show node ip-10-1-2-3",
+    "scontrol -M c1 show partition",
+    "scontrol show node ip-10-1-2-3 -d",
+]
+
+
+@pytest.mark.parametrize("command", SCONTROL)
+def test_scontrol_value_flags_do_not_hide_the_subcommand(command: str) -> None:
+    _assert_mutating(command, 0, False)
+
+
+# 7. aws: a repeated option keeps its last value, so every value is classified; a session
+# whose command is out of sight is unknown.
+_SESSION = "aws ssm start-session --target t --document-name AWS-StartNonInteractiveCommand"
+AWS_SESSIONS = [
+    (f"{_SESSION} --parameters command=ls --parameters command='sudo reboot'", "mutating"),
+    (f"{_SESSION} --parameters command='sudo reboot' --parameters command=ls", "mutating"),
+    (f"{_SESSION} --parameters=command=ls --parameters='command=sudo reboot'", "mutating"),
+    ("aws ssm start-session --target t --cli-input-json file://x.json", "unknown"),
+    (
+        "aws ssm start-session --target t --cli-input-json "
+        '\'{"DocumentName":"AWS-StartNonInteractiveCommand",'
+        '"Parameters":{"command":["sudo reboot"]}}\'',
+        "unknown",
+    ),
+    ("aws ssm start-session --target t --cli-input-yaml file://x.yaml", "unknown"),
+    (f"{_SESSION} --parameters file://params.json", "unknown"),
+    (f"{_SESSION} --document-name AWS-StartPortForwardingSession", "unknown"),
+    ("aws s3api get-object --bucket b --key k /etc/hosts", "mutating"),
+    ("aws --frobnicate ec2 describe-instances", "unknown"),
+]
+
+
+@pytest.mark.parametrize(("command", "kind"), AWS_SESSIONS)
+def test_aws_repeated_options_and_hidden_commands(command: str, kind: str) -> None:
+    assert classify(command).kind == kind
+
+
+# 8. Write options of tools that otherwise only read.
+WRITE_OPTIONS = [
+    ("yq -i '.a = 1' values.yaml", 0),
+    ("yq --inplace '.a = 1' values.yaml", 0),
+    ("yq -Pi '.a = 1' values.yaml", 0),
+    ("sort -o /etc/passwd names.txt", 0),
+    ("sort -o/etc/passwd names.txt", 0),
+    ("sort -rno /etc/passwd names.txt", 0),
+    ("sort --output=/etc/passwd names.txt", 0),
+    ("sort --out=/etc/passwd names.txt", 0),  # getopt_long takes abbreviations
+    ("uniq in.txt /etc/passwd", 0),
+    ("uniq -f 1 in.txt out.txt", 0),
+    ("sysctl -f /etc/sysctl.d/99-x.conf", 0),
+    ("sysctl -p", 0),
+    ("sysctl -qp", 0),
+    ("sysctl --system", 0),
+    ("sysctl -w vm.max_map_count=262144", 0),
+    ("ss -K dst 10.0.0.1", 0),
+    ("ss --kill", 0),
+    ("ss -tnpK", 0),
+    ("ss -D /etc/passwd", 0),
+    ("nvidia-smi --gom=COMPUTE", 0),
+    ("nvidia-smi -acp 0", 0),
+    ("nvidia-smi --applications-clocks-permission=UNRESTRICTED", 0),
+    ("nvidia-smi -pm 1", 0),
+    ("nvidia-smi --persistence-mode=1", 0),
+    ("nvidia-smi -pl 300", 0),
+    ("nvidia-smi -lgc 1000,1500", 0),
+    ("nvidia-smi -rgc", 0),
+    ("nvidia-smi -ac 1215,1410", 0),
+    ("nvidia-smi -rac", 0),
+    ("nvidia-smi -c 3", 0),
+    ("nvidia-smi --compute-mode=3", 0),
+    ("nvidia-smi -mig 1", 0),
+    ("nvidia-smi --auto-boost-default=0", 0),
+    ("nvidia-smi -i 0 -pm 1", 0),
+    ("nvidia-smi -e 0", 1),
+    ("nvidia-smi --ecc-config=0", 1),
+    ("nvidia-smi -r", 1),
+    ("nvidia-smi --gpu-reset -i 0", 1),
+    ("nvidia-smi nvlink -sc 0bz", 0),
+    ("nvidia-smi dmon -f /tmp/dmon.txt", 0),
+    ("sdiag --reset", 0),
+    ("sdiag -r", 0),
+]
+WRITE_OPTIONS_UNKNOWN = [
+    "ip -batch cmds.txt",
+    "ip -b cmds.txt",
+    "ip -force -batch cmds.txt",
+    "nvidia-smi --frobnicate",  # an option not known may be a setter
+    "sort --compress-program=./x names.txt",
+]
+WRITE_OPTIONS_READ_ONLY = [
+    "nvidia-smi -q",
+    "nvidia-smi -L",
+    "nvidia-smi -i 0 -q -d ECC",
+    "nvidia-smi --query-gpu=name,pci.bus_id --format=csv,noheader",
+    "nvidia-smi dmon -c 1",  # -c is a count here, not the compute mode
+    "nvidia-smi topo -m",
+    "sysctl -a",
+    "sysctl -n vm.max_map_count",
+    "sort file",
+    "sort -k2,2 -t: /etc/passwd",
+    "sort -o - names.txt",
+    "uniq -c in.txt",
+    "yq '.a' values.yaml",
+    "yq -o json '.a' values.yaml",
+    "ss -tlnp",
+    "ss -s",
+    "sdiag",
+]
+
+
+@pytest.mark.parametrize(("command", "rank"), WRITE_OPTIONS)
+def test_write_options_of_read_tools_are_mutating(command: str, rank: int) -> None:
+    _assert_mutating(command, rank, False)
+
+
+# 9. Tools that change clusters, infrastructure, disks or other nodes.
+TOOLS = [
+    ("helm install x ./chart", 0, True),
+    ("helm upgrade --install x ./chart -n ns", 0, True),
+    ("helm rollback x 1", 0, True),
+    ("helm uninstall x", 1, True),
+    ("helm delete x", 1, True),
+    ("eksctl create nodegroup -f c.yaml", 0, True),
+    ("eksctl delete cluster --name c", 2, True),
+    ("eksctl delete nodegroup --cluster c --name n", 2, True),
+    ("eksctl upgrade nodegroup --cluster c --name n", 2, True),
+    ("eksctl upgrade cluster --name c --approve", 0, True),
+    ("eksctl scale nodegroup --cluster c --name n --nodes 0", 1, True),
+    ("eksctl drain nodegroup --cluster c --name n", 1, True),
+    ("eksctl set labels --cluster c --nodegroup n --labels a=b", 0, True),
+    ("eksctl update addon --name vpc-cni --cluster c", 0, True),
+    ("eksctl enable repo --cluster c", 0, True),
+    ("eksctl utils update-kube-proxy --cluster c --approve", 0, True),
+    ("terraform apply -auto-approve", 0, True),
+    ("terraform -chdir=infra destroy -auto-approve", 2, True),
+    ("terraform apply -destroy", 2, True),
+    ("terraform import aws_instance.x i-0123", 0, True),
+    ("terraform state rm aws_instance.x", 0, True),
+    ("tofu apply", 0, True),
+    ("tofu destroy", 2, True),
+    ("pulumi up --yes", 0, True),
+    ("pulumi destroy --yes", 2, True),
+    ("pulumi import aws:ec2/instance:Instance x i-0123", 0, True),
+    ("cdk deploy --all", 0, True),
+    ("cdk destroy --force", 2, True),
+    ("lvremove -y /dev/vg0/lv0", 2, False),
+    ("vgremove vg0", 2, False),
+    ("pvremove /dev/nvme1n1", 2, False),
+    ("wipefs -a /dev/nvme1n1", 2, False),
+    ("blkdiscard /dev/nvme1n1", 2, False),
+    ("nvme format /dev/nvme1n1", 2, False),
+    ("nvme sanitize /dev/nvme1 -a 2", 2, False),
+    ("init 0", 1, False),
+    ("init 6", 1, False),
+    ("telinit 6", 1, False),
+    ("pdsh -w node[1-4] sudo reboot", 1, False),
+    ("clush -w node[1-4] -b 'sudo reboot'", 1, False),
+    ("ssh node1 sudo reboot", 1, False),
+    ("ssh -t node1 'nvidia-smi; sudo reboot'", 1, False),
+    ("ssh -i key.pem ubuntu@node1 kubectl delete node x", 2, True),
+    ("srun -N4 sudo reboot", 1, False),
+    ("sbatch --wrap='sudo reboot'", 1, False),
+    ("cdk --app 'sudo reboot' synth", 1, False),
+]
+TOOLS_UNKNOWN = [
+    "ssh node1",  # an interactive shell
+    "ssh -o ProxyCommand='reboot' node1 nvidia-smi",
+    "ssh -F ./cfg node1 nvidia-smi",
+    "pdsh -w node[1-4]",
+    "helm --frobnicate list",
+    "helm template x ./chart --post-renderer ./patch.sh",
+    "terraform console",
+    "ssh -R 8001:localhost:8001 node1 nvidia-smi",
+]
+TOOLS_READ_ONLY = [
+    "helm list -A",
+    "helm -n kube-system list",
+    "helm status x",
+    "helm get values x",
+    "helm show values ./chart",
+    "helm template x ./chart",
+    "eksctl get nodegroups --cluster c",
+    "eksctl info",
+    "eksctl utils describe-stacks --cluster c",
+    "terraform plan",
+    "terraform show",
+    "terraform validate",
+    "tofu plan",
+    "pulumi preview",
+    "cdk synth",
+    "cdk diff",
+    "nvme list",
+    "nvme smart-log /dev/nvme0",
+    "ssh node1 nvidia-smi -L",
+    "ssh -o StrictHostKeyChecking=no ubuntu@node1 'dmesg -T | tail'",
+    "pdsh -w node[1-4] nvidia-smi -L",
+    "clush -w node[1-4] -b nvidia-smi",
+]
+
+
+@pytest.mark.parametrize(("command", "rank", "config"), TOOLS)
+def test_tools_that_change_clusters_disks_or_other_nodes(
+    command: str, rank: int, config: bool
+) -> None:
+    _assert_mutating(command, rank, config)
+
+
+# Further holes of the same kinds, found while closing the ones above.
+FURTHER = [
+    ("sed 'w /etc/passwd' names.txt", 0, False),
+    ("sed -n '1w /tmp/out' names.txt", 0, False),
+    ("sed 's/x/y/w /etc/passwd' names.txt", 0, False),
+    ("ip a a 10.0.0.1/24 dev eth0", None, None),  # ip reads "a a" as "addr add"
+    ("ip route restore", 0, False),
+    ("ip netns exec ns1 sudo reboot", 1, False),
+    ("ip -all netns exec reboot ls", 1, False),  # no namespace name with -all
+    ("dmesg -Tc", 2, False),  # -c in a cluster still clears the log
+    ("journalctl --vac=1G", 2, False),  # getopt_long abbreviation
+    ("date 010112002024", 0, False),
+    ("hostname -F /etc/hostname", 0, False),
+    ("docker -H ps rm -f abc", 0, False),  # -H takes "ps" as its value
+    ("chronyc -m tracking makestep", 0, False),
+    ("kubectl delete --grace-period 0 node x", 2, True),
+    ("kubectl delete ns,pods x", 2, True),
+    ("history -c", 0, False),
+    ("kubectx prod", 0, False),
+    ("lstopo /etc/topology.xml", 0, False),
+    ("xxd in.bin /etc/passwd", 0, False),
+    ("nvcc x.cu -o x", 0, False),
+    ("munge -n -o /etc/x", 0, False),
+]
+FURTHER_UNKNOWN = [
+    "sed 's/.*/reboot/e' names.txt",
+    "sed '1e reboot' names.txt",
+    "sed -f script.sed names.txt",
+    "awk -f prog.awk names.txt",
+    "gawk -i inplace '{print}' names.txt",
+    "awk '@load \"fork\"; BEGIN { }'",
+    "rpm -qa --eval '%(reboot)'",
+    "rpm -qa --pipe sh",
+    "dpkg --pre-invoke=reboot -l",
+    "pip --python /tmp/x list",
+    "pip list --log /etc/passwd",
+    "dcgmi group -c mygroup -l",
+    "rg --pre ./x pattern /var/log",
+    "less '+!reboot' names.txt",
+    "crictl --frobnicate ps rm abc",
+    "systemctl --frobnicate status restart slurmd",
+]
+FURTHER_READ_ONLY = [
+    "sed -n '/Xid/p' /var/log/syslog",
+    "sed -e 's/a/b/' -e '/x/d' names.txt",
+    "sed 's#a#b#g' names.txt",
+    "sed -n '/start/,/end/{p}' names.txt",
+    "awk -F: '{print $1}' /etc/passwd",
+    "ip -br a",
+    "ip -j -p addr show",
+    "ip netns exec ns1 ip addr",
+    "date -d '2 days ago' +%F",
+    "hostname -I",
+    "rpm -qa",
+    "rpm -qi bash",
+    "dpkg -l 'nvidia*'",
+    "docker --context x ps",
+    "chronyc -h 127.0.0.1 sources",
+    "lstopo --of console",
+    "history 20",
+    "kubectx",
+    "dcgmi group -l",
+    "aws s3api get-object --bucket b --key k /dev/stdout",
+]
+
+
+@pytest.mark.parametrize(("command", "rank", "config"), FURTHER)
+def test_further_write_forms_are_not_read_only(
+    command: str, rank: int | None, config: bool | None
+) -> None:
+    result = classify(command)
+    assert result.kind != "read_only", result
+    if rank is not None:
+        _assert_mutating(command, rank, bool(config))
+
+
+@pytest.mark.parametrize(
+    "command",
+    LAUNCHED_UNKNOWN
+    + ENV_SPLIT_UNKNOWN
+    + HTTP_UNKNOWN
+    + WRITE_OPTIONS_UNKNOWN
+    + TOOLS_UNKNOWN
+    + FURTHER_UNKNOWN
+    + ["scontrol -X show update nodename=ip-10-1-2-3 state=down"],
+)
+def test_what_cannot_be_told_is_unknown(command: str) -> None:
+    result = classify(command)
+    assert result.kind == "unknown", result
+
+
+@pytest.mark.parametrize(
+    "command",
+    MOUNTS_READ_ONLY
+    + LAUNCHED_READ_ONLY
+    + ["env -S 'nvidia-smi -L'"]
+    + HTTP_READ_ONLY
+    + KUBECTL_READ_ONLY
+    + SCONTROL_READ_ONLY
+    + WRITE_OPTIONS_READ_ONLY
+    + TOOLS_READ_ONLY
+    + FURTHER_READ_ONLY,
+)
+def test_read_only_neighbours_stay_read_only(command: str) -> None:
+    result = classify(command)
+    assert result.kind == "read_only", result
+    assert result.destructive_rank == 0
+    assert not result.touches_config
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        ("nvidia-smi # sudo reboot", "read_only"),
+        ("nvidia-smi # a comment \\\nsudo reboot", "mutating"),  # a comment ends at its line
+        ("nvidia-smi #\nsudo reboot", "mutating"),
+        ("echo 'a # b'; sudo reboot", "mutating"),
+        ('echo "$(echo "a # b")"; sudo reboot', "mutating"),
+        ("echo ${x:-a # b}; sudo reboot", "mutating"),
+        ("echo a#b; sudo reboot", "mutating"),
+    ],
+)
+def test_comments_hide_only_what_the_shell_ignores(command: str, kind: str) -> None:
+    assert classify(command).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["numactl", "-H"], (["numactl"], None)),
+        (["env"], (["env"], None)),
+        (["numactl", "-N0", "sudo", "reboot"], (["reboot"], None)),
+        (["watch", "-n1", "sudo", "reboot"], (["reboot"], None)),
+        (["env", "-S", "sudo reboot"], (["reboot"], None)),
+        (["timeout", "soon", "reboot"], ([], "timeout: cannot tell which word is the command")),
+    ],
+)
+def test_unwrap_keeps_its_word_level_view(
+    words: list[str], expected: tuple[list[str], str | None]
+) -> None:
+    assert unwrap(words) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("echo $'\\'' ; sudo reboot #'", "mutating"),  # bash runs the reboot
+        ("grep -c $'\\r' on_create.sh", "read_only"),
+        ("$'\\x72eboot'", "unknown"),  # a command name spelt in escapes
+        ('echo $"x" ; ls', "read_only"),
+        ("echo $'unterminated", "unknown"),
+    ],
+)
+def test_bash_only_quoting_is_read_as_bash_reads_it(line: str, kind: str) -> None:
+    # shlex ends $'...' at an escaped quote where bash does not: a reboot could hide there.
+    assert classify(line).kind == kind

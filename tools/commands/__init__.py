@@ -10,9 +10,18 @@ Kubernetes-object configuration: those need the IaC drift note. ``destructive_ra
 the blast radius: 0 investigate (or a change that disrupts no node), 1 reboot-ish (restarts
 a node, a service or a workload), 2 replace-ish or data-destroying.
 
-Modules: `result` (the verdict and how verdicts combine), `args` (argument helpers),
-`shell` (tokens, pipelines, redirections, wrappers such as sudo and env), `classifier`
-(the dispatch), and the tools by concern: `aws`, `kubernetes`, `slurm`, `node`.
+Options are read by each tool's own grammar: an option a tool's grammar does not know
+makes the answer ``unknown`` (it may take the next word as its value and so move the verb
+or the command), and write options (``-o FILE``, ``-i``, ``-XDELETE``) are judged before
+any rule that makes a use read-only.
+
+Modules: `result` (the verdict and how verdicts combine), `args` (option grammars and
+argument helpers), `shell` (tokens, comments, pipelines, redirections, and the wrappers that
+run another program: sudo, env, numactl, timeout, watch ...), `classifier` (the dispatch),
+and the tools by concern: `aws`, `kubernetes` (kubectl, crictl, helm, eksctl), `slurm`,
+`node` (systemd, GPU tools, kernel settings, mounts, disks, packages), `network` (curl,
+wget, ip, ethtool, ss), `text` (sed, awk and other readers with write options), `iac`
+(terraform, tofu, pulumi, cdk) and `remote` (ssh, pdsh, clush).
 """
 
 from tools.commands.classifier import classify

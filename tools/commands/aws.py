@@ -2,7 +2,9 @@
 
 Verbs are judged by their prefix (describe-, list-, get- ... read; update-, delete- ...
 change configuration; reboot-, terminate- ... change state). An SSM session that runs a
-command is as safe as that command, so its ``--parameters`` are classified in turn.
+command is as safe as that command, so its ``--parameters`` are classified in turn: every
+value given (the CLI keeps the last of a repeated option, so each one could be the one that
+runs), and a session whose parameters come from a file or ``--cli-input-json`` is unknown.
 """
 
 from __future__ import annotations
@@ -10,12 +12,31 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from tools.commands.args import option, positionals, word_set
+from tools.commands.args import (
+    HARMLESS_TARGETS,
+    grammar,
+    option_values,
+    parse,
+    positionals,
+    word_set,
+)
 from tools.commands.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
 
 _AWS_GLOBAL_VALUE = word_set(
     "--region --profile --output --query --endpoint-url --color --ca-bundle --cli-read-timeout"
     " --cli-connect-timeout --cli-binary-format"
+)
+_AWS_GLOBAL = grammar(
+    values=" ".join(_AWS_GLOBAL_VALUE),
+    flags="--debug --no-verify-ssl --no-paginate --no-sign-request --no-cli-pager"
+    " --cli-auto-prompt --no-cli-auto-prompt --version --help",
+    abbreviate=False,
+)
+# Read operations that stream their response into a local file named on the line.
+_AWS_DOWNLOADS = word_set(
+    "s3api:get-object s3api:get-object-torrent glacier:get-job-output"
+    " kinesis-video-media:get-media kinesis-video-archived-media:get-clip"
+    " mediastore-data:get-object ebs:get-snapshot-block"
 )
 _AWS_READ_PREFIXES = tuple(
     word_set(
@@ -49,9 +70,11 @@ _AWS_CONFIG_SERVICES = word_set("ec2 sagemaker eks iam fsx route53 elbv2 elb ssm
 _SSM_READONLY_DOCS = word_set("AWS-StartNonInteractiveCommand AWS-StartInteractiveCommand")
 
 
-def _ssm_inner_commands(parameters: str) -> list[str]:
-    """Commands carried by ``--parameters`` of an SSM session document."""
+def _ssm_inner_commands(parameters: str) -> list[str] | None:
+    """Commands carried by ``--parameters`` of an SSM session document; None if not visible."""
     text = parameters.strip()
+    if text.startswith(("file://", "fileb://", "http://", "https://")):
+        return None
     try:
         data = json.loads(text)
     except ValueError:
@@ -59,6 +82,8 @@ def _ssm_inner_commands(parameters: str) -> list[str]:
     if isinstance(data, dict):
         value = data.get("command", [])
         return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+    if data is not None:
+        return None
     if text.startswith("command="):
         inner = text.removeprefix("command=").strip()
         if inner.startswith("[") and inner.endswith("]"):
@@ -71,15 +96,23 @@ def _aws_ssm_start_session(args: Sequence[str], depth: int) -> CommandClass:
     # Imported here: the dispatcher imports this module for its handler table.
     from tools.commands.classifier import classify_nested
 
-    document = option(args, "--document-name")
-    if document is None:
+    if option_values(args, "--cli-input-json") or option_values(args, "--cli-input-yaml"):
+        return unknown("SSM session whose document and command come from --cli-input-json")
+    documents = option_values(args, "--document-name")
+    if not documents:
         return ro("interactive SSM session: opens a shell, changes nothing by itself")
-    if document not in _SSM_READONLY_DOCS:
-        return unknown(f"SSM session with document {document}")
-    parameters = option(args, "--parameters")
-    if parameters is None:
-        return ro(f"SSM session ({document}) with no command")
-    inner = combine([classify_nested(c, depth + 1) for c in _ssm_inner_commands(parameters)])
+    strange = [d for d in documents if d not in _SSM_READONLY_DOCS]
+    if strange:
+        return unknown(f"SSM session with document {strange[-1]}")
+    commands: list[str] = []
+    for parameters in option_values(args, "--parameters"):
+        inner_commands = _ssm_inner_commands(parameters)
+        if inner_commands is None:
+            return unknown("SSM session whose command is in a file or not readable")
+        commands.extend(inner_commands)
+    if not commands:
+        return ro(f"SSM session ({documents[-1]}) with no command")
+    inner = combine([classify_nested(c, depth + 1) for c in commands])
     if inner.kind == "read_only":
         return ro(f"SSM session runs a read-only command ({inner.reason})")
     reason = f"SSM session runs: {inner.reason}"
@@ -90,12 +123,15 @@ def _aws_s3(verb: str, words: Sequence[str]) -> CommandClass:
     label = f"aws s3 {verb}"
     if verb in ("ls", "presign"):
         return ro(f"{label} is read-only")
-    if verb == "cp" and len(words) >= 4 and words[3] == "-":
+    if verb == "cp" and len(words) == 4 and words[2].startswith("s3://") and words[3] == "-":
         return ro(f"{label} to stdout is read-only")
     return mut(f"{label} writes objects or files", 2 if verb in ("rm", "rb", "sync") else 0)
 
 
 def _aws(args: Sequence[str], depth: int) -> CommandClass:
+    before = parse(args, _AWS_GLOBAL, stop=True)
+    if before.error is not None:
+        return unknown(f"aws option {before.error} before the service not recognised")
     words = positionals(args, _AWS_GLOBAL_VALUE)
     if not words or words[0] == "help":
         return ro("aws CLI help or version")
@@ -107,6 +143,8 @@ def _aws(args: Sequence[str], depth: int) -> CommandClass:
         return _aws_ssm_start_session(args, depth)
     if service == "s3":
         return _aws_s3(verb, words)
+    if f"{service}:{verb}" in _AWS_DOWNLOADS and args[-1] not in HARMLESS_TARGETS:
+        return mut(f"{label} writes the response into a local file")
     if verb.startswith(_AWS_READ_PREFIXES) or verb == "help":
         return ro(f"{label} is a read-only API")
     for prefix, rank, what in _AWS_STATE_PREFIXES:

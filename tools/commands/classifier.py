@@ -1,9 +1,10 @@
 """The dispatcher: tokenise a line, judge each simple command by its tool, combine.
 
-The per-tool tables come from the modules by concern (aws, kubernetes, slurm, node); the
-shells (``bash -c``) live here because they classify their argument as a line in turn.
-Nesting (``bash -c``, SSM parameters, substitutions) and line length are bounded: beyond
-either, the answer is ``unknown``.
+The per-tool tables come from the modules by concern (aws, kubernetes, slurm, node,
+network, text, iac, remote); the shells (``bash -c``) live here because they classify their
+argument as a line in turn, and `classify_argv` is what handlers call for a program they
+run (``ip netns exec``, ``srun``). Nesting (``bash -c``, SSM parameters, substitutions,
+remote commands) and line length are bounded: beyond either, the answer is ``unknown``.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
-from tools.commands import aws, kubernetes, node, slurm
-from tools.commands.args import flag_in
+from tools.commands import aws, iac, kubernetes, network, node, remote, slurm, text
+from tools.commands.args import HARMLESS_TARGETS
 from tools.commands.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
-from tools.commands.shell import split_stages, substitutions, tokenize, unwrap
+from tools.commands.shell import LAUNCHERS, split_stages, substitutions, tokenize, unwrap_stage
 
 _MAX_DEPTH = 4
 _MAX_COMMAND_CHARS = 20_000
@@ -46,28 +47,46 @@ _HANDLERS: dict[str, Handler] = _merge(
     kubernetes.HANDLERS,
     slurm.HANDLERS,
     node.HANDLERS,
+    network.HANDLERS,
+    text.HANDLERS,
+    iac.HANDLERS,
+    remote.HANDLERS,
     dict.fromkeys(("bash", "sh", "zsh", "su"), _shell),
 )
 _ALWAYS_MUTATING: dict[str, tuple[Rank, str]] = _merge(node.ALWAYS_MUTATING, slurm.ALWAYS_MUTATING)
 _READ_ONLY_TOOLS = node.READ_ONLY_TOOLS | slurm.READ_ONLY_TOOLS
 
 
-def _classify_stage(words: list[str], depth: int) -> CommandClass:
-    words, refusal = unwrap(words)
-    if refusal is not None:
-        return unknown(refusal)
-    if not words:
-        return ro("variable assignment only")
+def classify_argv(words: Sequence[str], depth: int) -> CommandClass:
+    """Classify one program and its arguments, run directly (no shell in between)."""
+    if depth > _MAX_DEPTH:
+        return unknown("command nested too deeply")
+    stage = unwrap_stage(list(words))
+    parts = [
+        mut(f"writes into {target}") for target in stage.writes if target not in HARMLESS_TARGETS
+    ]
+    if stage.refusal is not None:
+        parts.append(unknown(stage.refusal))
+    elif stage.line is not None:
+        parts.append(classify_nested(stage.line, depth + 1))
+    elif stage.query is not None:
+        parts.append(ro(stage.query))
+    elif not stage.words:
+        parts.append(ro("variable assignment only"))
+    else:
+        parts.append(_classify_tool(stage.words, depth))
+    return combine(parts)
+
+
+def _classify_tool(words: Sequence[str], depth: int) -> CommandClass:
     tool, args = words[0].rsplit("/", 1)[-1], words[1:]
     if tool in _HANDLERS:
         return _HANDLERS[tool](args, depth)
     if tool in _ALWAYS_MUTATING:
         rank, reason = _ALWAYS_MUTATING[tool]
         return mut(f"{tool} {reason}", rank)
-    if tool.startswith("mkfs."):
+    if tool.startswith(("mkfs.", "mke2fs", "mkswap")):
         return mut(f"{tool} formats a filesystem", 2)
-    if tool == "date" and flag_in(args, ("-s", "--set")):
-        return mut("date --set changes the clock")
     if tool in _READ_ONLY_TOOLS:
         return ro(f"{tool} is read-only")
     return unknown(f"{tool}: command not recognised")
@@ -83,7 +102,7 @@ def classify_nested(command: str, depth: int) -> CommandClass:
     if tokens is None:
         return unknown("cannot parse the command (unbalanced quotes)")
     stages, writes = split_stages(tokens)
-    parts = [_classify_stage(stage, depth) for stage in stages]
+    parts = [classify_argv(stage, depth) for stage in stages]
     parts.extend(mut(f"redirects output into {target}") for target in writes)
     bodies = [body for body in substitutions(command) if body.strip()]
     parts.extend(classify_nested(body, depth + 1) for body in bodies)
@@ -94,9 +113,10 @@ def known_tools() -> frozenset[str]:
     """Every tool name the classifier judges by name (handlers and both fixed tables).
 
     Callers use it to spot commands written in text; wrappers such as sudo are not tools
-    here (they are stripped before the lookup) and are left to the caller.
+    here (they are stripped before the lookup) and are left to the caller, except those
+    that are programs in their own right (env, numactl, taskset, chrt).
     """
-    return frozenset(_HANDLERS) | frozenset(_ALWAYS_MUTATING) | _READ_ONLY_TOOLS
+    return frozenset(_HANDLERS) | frozenset(_ALWAYS_MUTATING) | _READ_ONLY_TOOLS | LAUNCHERS
 
 
 def classify(command: str) -> CommandClass:
