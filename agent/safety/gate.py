@@ -5,8 +5,11 @@ written. A command that is mutating or unknown, and not already a structured sug
 becomes a `Suggestion` (``source="text"``):
 
 * in a fenced block, its lines are replaced by the rendered suggestion block, in place; the
-  fence's other lines stay in a fence (split around the block); a comment right above the
-  command becomes the block's purpose;
+  fence's other lines stay in a fence (split around the block, each piece in the fence's
+  block quote or list item); a comment right above the command becomes the block's
+  purpose. A fence of Markdown source (``markdown``, ``md``) is never split: its body is
+  guarded as Markdown, in place, and the fence stays whole around it (made longer when a
+  block inside needs it);
 * inline or in prose, the command stays where it is, a short note follows it ("see the
   suggested command below") and its block is added at the end of the text.
 
@@ -18,17 +21,25 @@ both run the same segmenter and the same per-segment guard, carrying the same st
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from agent.safety.extract import FoundCommand, judge, segment_commands
-from agent.safety.markdown import Segment, Segmenter, fence_closes, lines_of, segments
+from agent.safety.extract import FoundCommand, judge, nests_markdown, segment_commands
+from agent.safety.markdown import (
+    FenceMark,
+    Segment,
+    Segmenter,
+    fence_closes,
+    lines_of,
+    segments,
+)
 from agent.safety.model import Suggestion
 from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
 from tools.commands.args import word_set
 
 _NOTE = {"en": " (see the suggested command below)", "zh": "（见下方建议命令）"}
 _PURPOSE_CHARS = 160
+_MARKDOWN_DEPTH = 3  # fences of Markdown source guarded inside one another
 _LOOK_BACK = 600  # characters of text searched for the sentence before a command
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
 _LEAD_INS = word_set(
@@ -38,7 +49,7 @@ _LEAD_INS = word_set(
 # Chinese lead-ins are stripped as suffixes, repeatedly, so their order does not matter.
 _LEAD_INS_ZH = tuple(word_set("执行 运行 然后 再 请 输入 以下命令 下面的命令 命令 以下"))
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_MARKUP = re.compile(r"[`*>#]+|^\s*(?:[-+]|\d+[.)])\s+")
+_MARKUP = re.compile(r"[`*>#|]+|^\s*(?:[-+]|\d+[.)])\s+")
 
 
 def normalize(command: str) -> str:
@@ -101,6 +112,7 @@ class _Guard:
         self._introduction = ""  # purpose taken from the paragraph before a fence
         self._separate = False  # the last segment ended with a block: next needs a blank line
         self._tail = ""  # last characters written
+        self._depth = 0  # Markdown fences being guarded inside one another
 
     # --- deciding -----------------------------------------------------------------------
 
@@ -177,10 +189,13 @@ class _Guard:
             return segment.text
         mark = segment.mark
         assert mark is not None  # a fence segment always carries its opening fence
+        if nests_markdown(segment) and self._depth < _MARKDOWN_DEPTH:
+            return self._markdown_fence(segment, mark, introduction)
         lines = lines_of(segment.text)
         closed = len(lines) > 1 and fence_closes(lines[-1], mark)
         opening, body = lines[0], lines[1 : len(lines) - 1 if closed else len(lines)]
-        closing = lines[-1] if closed else mark.char * mark.length + "\n"
+        run = mark.char * mark.length
+        closing = lines[-1] if closed else mark.container + run + "\n"
         if not closing.endswith("\n"):
             closing += "\n"
         starts = _line_starts(segment.text)
@@ -193,19 +208,50 @@ class _Guard:
             covered.update(range(first, last + 1))
         # In a shell session (`$ ` prompts), unprompted lines are output. A piece left without
         # any prompt is labelled text, so it still reads as output once split off.
-        session = any(line.lstrip().startswith("$ ") for line in body)
-        output = mark.char * mark.length + "text\n" if session else opening
+        session = any(line[mark.strip(line) :].lstrip().startswith("$ ") for line in body)
+        # A later piece reopens the fence in its container (a list item is not restarted).
+        again = mark.container + opening[mark.run_at :]
+        output = mark.container + run + "text\n" if session else again
         pieces: list[str] = []
         kept: list[str] = []
+        openings = [opening, output if session else opening]
         for index, line in enumerate(body):
             for found in by_line.get(index, []):
-                purpose = _take_comments(kept) or introduction
-                _flush_fence(pieces, kept, (opening, output), closing)
+                purpose = _take_comments(kept, mark.strip) or introduction
+                if _flush_fence(pieces, kept, (openings[0], openings[1]), closing, mark.strip):
+                    openings = [again, output]
                 pieces.append(self._block(self._suggest(found.command, purpose)))
             if index not in covered:
                 kept.append(line if line.endswith("\n") else line + "\n")
-        _flush_fence(pieces, kept, (opening, output), closing)
+        _flush_fence(pieces, kept, (openings[0], openings[1]), closing, mark.strip)
         return "\n".join(pieces)
+
+    def _markdown_fence(self, segment: Segment, mark: FenceMark, introduction: str) -> str:
+        """A fence of Markdown source, its body guarded as Markdown inside it."""
+        lines = lines_of(segment.text)
+        closed = len(lines) > 1 and fence_closes(lines[-1], mark)
+        opening, body = lines[0], "".join(lines[1 : len(lines) - 1 if closed else len(lines)])
+        saved = (self._tail, self._separate)
+        self._tail, self._separate, self._introduction = "\n\n", False, introduction
+        self._depth += 1
+        try:
+            inner = "".join(self.segment(piece) for piece in segments(body))
+        finally:
+            self._depth -= 1
+            (self._tail, self._separate), self._introduction = saved, ""
+        if inner and not inner.endswith("\n"):
+            inner += "\n"
+        runs = [len(run) for run in re.findall(re.escape(mark.char) + "+", inner)]
+        run = mark.char * max(mark.length, max(runs, default=0) + 1)
+        at = mark.run_at
+        opening = opening[:at] + run + opening[at + mark.length :]
+        closing = lines[-1] if closed else ""
+        if closing:
+            cut = mark.strip(closing)
+            closing = closing[:cut] + closing[cut:].replace(mark.char * mark.length, run, 1)
+        else:
+            closing = mark.container + run + "\n"
+        return opening + inner + (closing if closing.endswith("\n") else closing + "\n")
 
     def finish(self) -> str:
         """The blocks of inline and prose commands, to add after the last segment."""
@@ -237,28 +283,43 @@ def _line_of(starts: list[int], offset: int) -> int:
     return low
 
 
-def _take_comments(kept: list[str]) -> str:
-    """Comment lines right above a command become its purpose (and leave the fence)."""
+def _take_comments(kept: list[str], prefix: Callable[[str], int]) -> str:
+    """Comment lines right above a command become its purpose (and leave the fence).
+
+    ``prefix`` tells how much of a line is its container's (quote markers, indentation)."""
     comments: list[str] = []
-    while kept and kept[-1].lstrip().startswith("#"):
-        comments.insert(0, kept.pop().strip().lstrip("#").strip())
+    while kept and kept[-1][prefix(kept[-1]) :].lstrip().startswith("#"):
+        line = kept.pop()
+        comments.insert(0, line[prefix(line) :].strip().lstrip("#").strip())
     return _clip(" ".join(c for c in comments if c))
 
 
 def _flush_fence(
-    pieces: list[str], kept: list[str], openings: tuple[str, str], closing: str
-) -> None:
-    """Close the kept lines into a fence of their own, unless they are all blank.
+    pieces: list[str],
+    kept: list[str],
+    openings: tuple[str, str],
+    closing: str,
+    prefix: Callable[[str], int],
+) -> bool:
+    """Close the kept lines into a fence of their own, unless they are all blank; return
+    whether a piece was written.
 
-    ``openings``: the fence's own opening line, and the one for a piece without prompts."""
-    if any(line.strip() for line in kept):
-        while not kept[0].strip():
+    ``openings``: the fence's own opening line, and the one for a piece without prompts;
+    ``prefix`` tells how much of a line is its container's."""
+
+    def blank(line: str) -> bool:
+        return not line[prefix(line) :].strip()
+
+    written = not all(blank(line) for line in kept)
+    if written:
+        while blank(kept[0]):
             kept.pop(0)
-        while not kept[-1].strip():
+        while blank(kept[-1]):
             kept.pop()
-        prompted = any(line.lstrip().startswith("$ ") for line in kept)
+        prompted = any(line[prefix(line) :].lstrip().startswith("$ ") for line in kept)
         pieces.append((openings[0] if prompted else openings[1]) + "".join(kept) + closing)
     kept.clear()
+    return written
 
 
 def guard_text(

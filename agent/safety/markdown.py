@@ -1,8 +1,12 @@
 """The Markdown structure the safety layer needs: fences, inline code spans, segments.
 
-Only as much Markdown as finding commands requires. Fences follow CommonMark (up to three
-spaces of indentation, three or more backticks or tildes; the closing fence uses the same
-character, at least as many, and nothing else). A `Segmenter` cuts text into segments that
+Only as much Markdown as finding commands requires. Fences follow CommonMark (three or more
+backticks or tildes; the closing fence uses the same character, at least as many, and
+nothing else). A fence may sit in a container: a block quote (``> ```bash``), a list item
+(``1. ```bash``) or indented under one; its body lines are read with the container's quote
+markers and indentation removed, and a quote that ends (a line without its ``>``) ends the
+fence too. A line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``, which the segmenter turns
+into ``\\n`` (the same length: offsets hold). A `Segmenter` cuts text into segments that
 are complete for classification: a paragraph ended by a blank line, or one whole fenced
 block. It reads whole lines only, so feeding the text in any chunking yields the same
 segments, which is what lets streamed output equal the output of the whole text.
@@ -15,39 +19,91 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})([^\n]*)")
+# After the container's quote markers: indentation, an optional list marker, the run.
+_FENCE_OPEN = re.compile(r"([ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?)(`{3,}|~{3,})([^\n]*)")
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t\r]*\n?")
 _BACKTICK_RUN = re.compile(r"`+")
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 @dataclass(frozen=True)
 class FenceMark:
-    """An opening fence: its character, its length and the language word of its info."""
+    """An opening fence: its character, its length and the language word of its info.
+
+    ``quotes`` and ``indent`` describe its container: how many ``>`` markers and how many
+    columns of indentation (a list marker counts as its width) come before the fence, and
+    so before every line of its body. ``run_at`` is where the fence run starts in the
+    opening line."""
 
     char: str
     length: int
     language: str
+    quotes: int = 0
+    indent: int = 0
+    run_at: int = 0
+
+    @property
+    def container(self) -> str:
+        """The prefix that puts a new line in the same container as the fence's body."""
+        return "> " * self.quotes + " " * self.indent
+
+    def holds(self, line: str) -> bool:
+        """Is ``line`` still inside the fence's container (a quote ends without its >)?"""
+        return self.quotes == 0 or _quote_markers(line, self.quotes)[0] == self.quotes
+
+    def strip(self, line: str) -> int:
+        """How many leading characters of a body line are the container's prefix."""
+        quotes, at = _quote_markers(line, self.quotes)
+        if quotes and at < len(line) and line[at] == " ":
+            at += 1  # the optional space after the last >
+        spaces = 0
+        while spaces < self.indent and at + spaces < len(line) and line[at + spaces] == " ":
+            spaces += 1
+        return at + spaces
+
+
+def _quote_markers(line: str, most: int) -> tuple[int, int]:
+    """(how many ``>`` markers, up to ``most``, start the line; where they end)."""
+    quotes, at = 0, 0
+    while quotes < most:
+        i = at
+        while i < len(line) and line[i] in " \t":
+            i += 1
+        if i >= len(line) or line[i] != ">":
+            break
+        quotes, at = quotes + 1, i + 1
+    return quotes, at
 
 
 def fence_open(line: str) -> FenceMark | None:
-    """The fence a line opens, if it is an opening fence line."""
-    match = _FENCE_OPEN.fullmatch(line.rstrip("\n"))
+    """The fence a line opens, if it is an opening fence line (in a container or not)."""
+    text = line.rstrip("\n")
+    quotes, at = _quote_markers(text, len(text))
+    if quotes and at < len(text) and text[at] == " ":
+        at += 1
+    match = _FENCE_OPEN.fullmatch(text, at)
     if match is None:
         return None
-    run, info = match.group(1), match.group(2).strip()
+    lead, run, info = match.group(1), match.group(2), match.group(3).strip()
     if run[0] == "`" and "`" in info:
         return None  # CommonMark: a backtick fence's info string holds no backtick
     words = info.split()
     language = words[0].lower().strip("{}.") if words else ""
-    return FenceMark(run[0], len(run), language)
+    return FenceMark(run[0], len(run), language, quotes, len(lead), match.start(2))
 
 
 def fence_closes(line: str, mark: FenceMark) -> bool:
-    match = _FENCE_CLOSE.fullmatch(line)
+    match = _FENCE_CLOSE.fullmatch(line, mark.strip(line))
     if match is None:
         return False
     run = match.group(1)
     return run[0] == mark.char and len(run) >= mark.length
+
+
+def fence_for(text: str, least: int = 3) -> str:
+    """A backtick fence longer than any backtick run in ``text`` (at least ``least``)."""
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+    return "`" * max(least, longest + 1)
 
 
 @dataclass(frozen=True)
@@ -86,8 +142,9 @@ def code_spans(text: str) -> list[CodeSpan]:
 
 
 def lines_of(text: str) -> list[str]:
-    """The lines of ``text`` with their newlines; only "\\n" ends a line, as in `Segmenter`
-    (``str.splitlines`` would also split on form feeds and Unicode separators)."""
+    """The lines of ``text`` with their newlines; only "\\n" ends a line, as in a segment
+    (the `Segmenter` has turned lone "\\r" into "\\n"; ``str.splitlines`` would also split
+    on form feeds and Unicode separators)."""
     parts = text.split("\n")
     lines = [part + "\n" for part in parts[:-1]]
     if parts[-1]:
@@ -115,13 +172,17 @@ class Segmenter:
         self._offset = 0  # offset of the current segment's first character
 
     def feed(self, chunk: str) -> list[Segment]:
-        if "\n" not in chunk:
+        if "\n" not in chunk and "\r" not in chunk:
             if chunk:
                 self._partial.append(chunk)
             return []
         self._partial.append(chunk)
         data = "".join(self._partial)
+        # A lone \r is a line break; one at the very end may be the first half of \r\n.
+        held = "\r" if data.endswith("\r") else ""
+        data = _LONE_CR.sub("\n", data[: len(data) - len(held)])
         *complete, rest = data.split("\n")
+        rest += held
         self._partial = [rest] if rest else []
         out: list[Segment] = []
         for line in complete:
@@ -130,16 +191,18 @@ class Segmenter:
 
     def flush(self) -> list[Segment]:
         out: list[Segment] = []
-        rest = "".join(self._partial)
+        rest = _LONE_CR.sub("\n", "".join(self._partial))
         self._partial = []
-        if rest:
-            out.extend(self._line(rest))
+        for line in lines_of(rest):
+            out.extend(self._line(line))
         if self._lines:
             out.append(self._emit())
         return out
 
     def _line(self, line: str) -> list[Segment]:
         if self._mark is not None:
+            if not self._mark.holds(line):  # its block quote ended, and the fence with it
+                return [self._emit(), *self._line(line)]
             self._lines.append(line)
             return [self._emit()] if fence_closes(line, self._mark) else []
         mark = fence_open(line)

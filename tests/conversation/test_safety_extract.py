@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.safety.extract import FoundCommand, find_commands, hidden_command
+from agent.safety.extract import FoundCommand, find_commands, hidden_command, judge
 from agent.safety.markdown import Segmenter, code_spans, segments
 from tools.commands.classifier import known_tools
 
@@ -292,4 +292,228 @@ def test_segmenting_does_not_depend_on_how_the_text_is_cut(text: str, cuts: list
 def test_200_kb_is_read_quickly(text: str) -> None:
     started = time.perf_counter()
     find_commands(text[:200_000])
-    assert time.perf_counter() - started < 10
+    # Linear but not free (~30 µs a character, about 6 s for 200 KB here): a model answer is
+    # at most ~35 KB. The bound catches catastrophic backtracking, not a slow machine.
+    assert time.perf_counter() - started < 60
+
+
+# --- commands of tools the classifier does not know (review A3) ---------------------------
+
+UNKNOWN_TOOLS = [
+    "helm uninstall training",
+    "eksctl delete nodegroup --cluster c --name ng",
+    "terraform destroy -auto-approve",
+    "lvremove -f vg/lv",
+    "nvme format /dev/nvme1n1",
+    "blkdiscard /dev/x",
+    "init 6",
+    "pdsh -w n[1-4] reboot",
+]
+
+
+@pytest.mark.parametrize("command", UNKNOWN_TOOLS)
+@pytest.mark.parametrize(
+    "template",
+    [
+        "Clean up with `{}` afterwards.",
+        "```\n{}\n```\n",
+        "```console\n$ kubectl get nodes\n{}\n```\n",
+        "<code>{}</code>",
+    ],
+    ids=["inline", "unlabelled-fence", "session-line", "html-code"],
+)
+def test_a_command_line_of_an_unknown_tool_is_a_command(command: str, template: str) -> None:
+    assert command in commands(template.format(command))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Set `instance_type` to `ml.p5.48xlarge` and check `FI_EFA_USE_HUGE_PAGE=0`.",
+        "The label `sagemaker.amazonaws.com/node-health-status` reads `Schedulable`.",
+        "Read `/var/log/syslog` on `i-0123456789abcdef0` (`ip-10-1-2-3`, `hyperpod-i-0abc1234`).",
+        "The log shows `no such host`, then `syntax error near unexpected token`.",
+        "Look for `while true` loops and `task ... blocked for more than 120 seconds`.",
+        "It printed `bad interpreter: /bin/bash^M` and `download failed: s3://b/k`.",
+        "This is `recording 2 of 2` of the `InService` cluster.",
+        "```\n[FAIL] EFA SG has no self rule → § A\nNVRM: Xid (PCI:0000:a8:00): 79\n```\n",
+        '```\n{"name": "x", "status": "InService"}\nkey: value\n- item: 1\n```\n',
+        "```\nNAME      READY   STATUS    AGE\nmy-pod-7d9f8   1/1   Running   0   3d\n```",
+        "```\ntotal 12\ndrwxr-xr-x 2 root root 4096 Nov 20 09:12 dir\n```\n",
+        "```\ntmpfs 32G 0 32G 0% /dev/shm\noverlay 100G 20G 80G 20% /\n```\n",
+        "```\nNov 20 09:12:44 ip-10-1-2-3 kubelet[123]: error\n2026-11-20T09:12:44Z warning x\n```",
+        "```\nip-10-1-2-3 Ready <none> 3d v1.29\n```\n",
+        "```\nagent/   CLI, the agent: loop, providers, safety\n"
+        "         layer (safety/), workflow state, transcripts\n```\n",
+    ],
+)
+def test_words_that_only_name_things_or_quote_output_are_no_command(text: str) -> None:
+    assert commands(text) == []
+
+
+# --- Markdown around a command (review A6) --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Do this: <pre>sudo reboot</pre>", "sudo reboot"),
+        ("Do this: <code>sudo reboot</code> now.", "sudo reboot"),
+        ("Then <kbd>sudo reboot</kbd>.", "sudo reboot"),
+        ("<pre><code>sudo systemctl restart slurmd</code></pre>", "sudo systemctl restart slurmd"),
+        ("Then <code>echo 1 &gt; /sys/bus/pci/rescan</code>.", "echo 1 > /sys/bus/pci/rescan"),
+        ("Or _sudo reboot_ if needed.", "sudo reboot"),
+        ("Or *sudo reboot* if needed.", "sudo reboot"),
+        ("Or ~~sudo reboot~~ if needed.", "sudo reboot"),
+        ("See [sudo reboot](http://x) here.", "sudo reboot"),
+        ("Run **reboot**.", "reboot"),
+        ("Run **sudo** reboot.", "sudo reboot"),
+        ("Finish with `# reboot`.", "reboot"),
+        ("Step 1:sudo reboot", "sudo reboot"),
+        ("X=1 reboot", "X=1 reboot"),
+        ("Then NCCL_DEBUG=INFO FOO=1 scancel 1234.", "NCCL_DEBUG=INFO FOO=1 scancel 1234"),
+        ("Then scontrol reconfigure.", "scontrol reconfigure"),
+        ("Then echo 1 > /sys/bus/pci/rescan to rescan.", "echo 1 > /sys/bus/pci/rescan"),
+        (
+            "Write it: echo 0 >/proc/sys/kernel/numa_balancing.",
+            "echo 0 >/proc/sys/kernel/numa_balancing",
+        ),
+    ],
+)
+def test_a_command_inside_markup_is_found(text: str, expected: str) -> None:
+    assert commands(text) == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use the scontrol command to see the node.",
+        "The scontrol output shows it.",
+        "Set FI_EFA_USE_HUGE_PAGE=0 in __init__.py and keep ~/.ssh as is.",
+        "See [the docs](https://docs.aws.amazon.com/sagemaker/) and <b>reboot</b> nothing.",
+        "Use <code>kubectl get nodes</code> to look.",
+        "A **kubectl** is installed.",
+        "The ARN arn:aws:sagemaker:us-west-2:123:cluster/abc is the cluster.",
+    ],
+)
+def test_markup_without_a_state_changing_command_stays_prose(text: str) -> None:
+    assert [c for c in commands(text) if judge(c).kind != "read_only"] == []
+
+
+def test_a_command_in_markup_spans_its_closing_markup() -> None:
+    text = "Run **reboot** now, or [sudo reboot](http://x) later."
+    found = find_commands(text)
+    assert [text[f.start : f.end] for f in found] == ["reboot**", "sudo reboot](http://x)"]
+
+
+# --- lines, tables, quotes, comments (review D2, D4, D5) ----------------------------------
+
+
+def test_a_prose_line_continued_with_a_backslash_is_one_command() -> None:
+    text = (
+        "Run aws sagemaker \\\nbatch-delete-cluster-nodes --cluster-name c "
+        f"--node-ids {IID}\nThen wait."
+    )
+    (found,) = find_commands(text)
+    assert found.command == (
+        f"aws sagemaker \\\nbatch-delete-cluster-nodes --cluster-name c --node-ids {IID}"
+    )
+    assert judge(found.command).kind == "mutating"
+
+
+def test_a_table_cell_ends_a_command() -> None:
+    assert commands("| 1 | sudo reboot | then wait |\n|---|---|---|\n") == ["sudo reboot"]
+    assert commands("> | 2 | kubectl cordon hyperpod-i-0123 |") == [
+        "kubectl cordon hyperpod-i-0123"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "> ```bash\n> sudo reboot\n> ```\n",
+        "> > ```bash\n> > sudo reboot\n> > ```\n",
+        "1. Reboot:\n   ```bash\n   sudo reboot\n   ```\n",
+        "- ```bash\n  sudo reboot\n  ```\n",
+        "    ```bash\n    sudo reboot\n    ```\n",
+        "```bash\rsudo reboot\r```\r",
+        "```bash\r\nsudo reboot\r\n```\r\n",
+    ],
+    ids=["quote", "quote-2", "list", "list-marker", "indented", "cr", "crlf"],
+)
+def test_a_fence_in_a_quote_or_list_reads_its_commands_without_the_prefix(text: str) -> None:
+    assert places(text) == [("sudo reboot", "fence")]
+
+
+def test_a_quote_that_ends_ends_its_fence() -> None:
+    text = "> ```bash\n> kubectl get nodes\n\nsudo reboot now\n"
+    assert places(text) == [("kubectl get nodes", "fence"), ("sudo reboot", "prose")]
+
+
+def test_lone_carriage_returns_are_line_breaks() -> None:
+    got = [(s.kind, s.text) for s in segments("a\rb\r\r```\rls\r```\r")]
+    assert got == [("text", "a\nb\n\n"), ("fence", "```\nls\n```\n")]
+
+
+@pytest.mark.parametrize("cut", range(1, 12))
+def test_a_carriage_return_cut_from_its_line_feed_is_still_one_break(cut: int) -> None:
+    text = "a\r\n\r\nb\rc\r\n"
+    segmenter = Segmenter()
+    got = segmenter.feed(text[:cut]) + segmenter.feed(text[cut:]) + segmenter.flush()
+    assert got == segments(text)
+    assert "".join(s.text for s in got) == "a\r\n\r\nb\nc\r\n"
+
+
+def test_a_quoted_string_over_several_lines_is_one_command() -> None:
+    assert commands("```bash\necho '\nreboot\n'\nls\n```\n") == ["echo '\nreboot\n'", "ls"]
+    assert commands('```bash\nkubectl annotate pod p note="a\nb"\n```') == [
+        'kubectl annotate pod p note="a\nb"'
+    ]
+    # A quote that never closes is no shell quote: each line stays a command of its own.
+    assert commands("```bash\necho it's\nsudo reboot\n```\n") == ["echo it's", "sudo reboot"]
+
+
+@pytest.mark.parametrize("text", ["```bash\nls # && reboot\n```", "Run `ls # && reboot`."])
+def test_a_comment_is_read_as_bash_and_as_zsh_reads_it(text: str) -> None:
+    (command,) = commands(text)
+    # bash only lists; an interactive zsh (the macOS default) treats # as a word and reboots.
+    assert judge(command).kind == "mutating"
+    assert judge("ls #x && reboot").kind == "mutating"
+    assert judge("echo a#b && reboot").kind == "mutating"  # a # inside a word is no comment
+    assert judge("ls -la # list the files").kind == "read_only"  # harmless either way
+
+
+def test_a_markdown_fence_is_read_as_markdown() -> None:
+    text = "````markdown\nExample:\n```\nssh ip-10-1-2-3 sudo reboot\n```\n````\n"
+    assert places(text) == [("ssh ip-10-1-2-3 sudo reboot", "fence")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<code>" * 40_000,
+        "[a](b) _x_ **y** ~~z~~ <b>c</b> | " * 7000,
+        "| sudo | " * 25_000,
+        "X=1 " * 50_000 + "reboot",
+        "```bash\n" + "echo 'a\n" * 33_000,
+        "```\n" + "> ```\n" * 33_000,
+        "Run aws \\\n" * 20_000,
+        "```\n" + "helm uninstall training\n" * 8000,
+    ],
+    ids=[
+        "tags",
+        "markup",
+        "table",
+        "assignments",
+        "quotes",
+        "quote-fences",
+        "continued",
+        "unknown",
+    ],
+)
+def test_200_kb_of_markup_is_read_quickly(text: str) -> None:
+    started = time.perf_counter()
+    find_commands(text[:200_000])
+    # Linear but not free (~30 µs a character, about 6 s for 200 KB here): a model answer is
+    # at most ~35 KB. The bound catches catastrophic backtracking, not a slow machine.
+    assert time.perf_counter() - started < 60

@@ -414,3 +414,177 @@ def test_200_kb_of_commands_in_prose_is_guarded_quickly() -> None:
     guard(("Run sudo reboot now. " * 10_000)[:200_000])
     guard(("执行 kubectl cordon hyperpod-i-0123，" * 6000)[:200_000])
     assert time.perf_counter() - started < 15
+
+
+# --- review: unknown tools, markup, remote lines, containers, quotes ------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Then `helm uninstall training`.\n",
+        "```\neksctl delete nodegroup --cluster c --name ng\n```\n",
+        "```console\n$ kubectl get nodes\nterraform destroy -auto-approve\n```\n",
+    ],
+)
+def test_a_command_of_an_unknown_tool_is_turned_into_a_suggestion(text: str) -> None:
+    guarded = guard(text)
+    assert len(guarded.suggestions) == 1
+    assert guarded.suggestions[0].mutating
+    assert bare_mutations(guarded) == []
+
+
+def test_an_unknown_tool_in_inline_code_is_flagged_unclassified() -> None:
+    (suggestion,) = guard("Finish with `frobnicate --all-nodes`.\n").suggestions
+    assert FLAG_UNCLASSIFIED in suggestion.flags
+
+
+@pytest.mark.parametrize(
+    ("text", "marked"),
+    [
+        ("Do this: <pre>sudo reboot</pre> now.\n", f"<pre>sudo reboot</pre>{NOTE} now."),
+        ("Or _sudo reboot_ if needed.\n", f"_sudo reboot_{NOTE} if needed."),
+        ("See [sudo reboot](http://x) here.\n", f"[sudo reboot](http://x){NOTE} here."),
+        ("Run **reboot**.\n", f"Run **reboot**{NOTE}."),
+        ("Step 1:sudo reboot\n", f"Step 1:sudo reboot{NOTE}"),
+    ],
+)
+def test_the_note_follows_the_markup_around_a_command(text: str, marked: str) -> None:
+    guarded = guard(text)
+    assert marked in guarded.text
+    assert bare_mutations(guarded) == []
+
+
+def test_a_remote_line_in_an_unlabelled_fence_is_suggested_whole() -> None:
+    (suggestion,) = guard("```\nssh ip-10-1-2-3 sudo reboot\n```\n").suggestions
+    assert suggestion.command == "ssh ip-10-1-2-3 sudo reboot"
+    assert suggestion.kind == "reboot"
+    assert suggestion.targets == ["ip-10-1-2-3"]
+
+
+def test_a_continued_prose_line_is_one_suggestion() -> None:
+    text = f"Run aws sagemaker \\\nbatch-delete-cluster-nodes --cluster-name c --node-ids {IID}\n"
+    (suggestion,) = guard(text).suggestions
+    assert suggestion.kind == "replace"
+    assert suggestion.targets == ["c", IID]
+    assert guard(text).text.startswith(
+        f"Run aws sagemaker \\\nbatch-delete-cluster-nodes --cluster-name c --node-ids {IID}{NOTE}"
+    )
+
+
+def test_a_fence_in_a_quote_is_split_within_the_quote() -> None:
+    text = "> ```bash\n> kubectl get nodes\n> sudo reboot\n> ls\n> ```\nafter\n"
+    guarded = guard(text)
+    (suggestion,) = guarded.suggestions
+    assert suggestion.command == "sudo reboot"
+    block = render_suggestion(suggestion, "en").rstrip("\n") + "\n"
+    assert guarded.text == (
+        f"> ```bash\n> kubectl get nodes\n> ```\n\n{block}\n> ```bash\n> ls\n> ```\n\nafter\n"
+    )
+
+
+def test_a_fence_in_a_list_item_reopens_in_the_item() -> None:
+    text = "1. ```bash\n   kubectl get nodes\n   sudo reboot\n   ls\n   ```\n"
+    guarded = guard(text)
+    assert [s.command for s in guarded.suggestions] == ["sudo reboot"]
+    assert guarded.text.startswith("1. ```bash\n   kubectl get nodes\n   ```\n")
+    assert guarded.text.endswith("\n   ```bash\n   ls\n   ```\n")
+
+
+def test_a_table_row_gives_the_command_and_no_table_purpose() -> None:
+    guarded = guard("| step | command |\n|---|---|\n| 1 | sudo reboot |\n")
+    (suggestion,) = guarded.suggestions
+    assert suggestion.command == "sudo reboot"
+    assert "|" not in suggestion.purpose
+    assert f"| 1 | sudo reboot{NOTE} |" in guarded.text
+
+
+def test_carriage_returns_alone_are_line_breaks() -> None:
+    guarded = guard("Look:\r```bash\rkubectl get nodes\rsudo reboot\r```\r")
+    assert [s.command for s in guarded.suggestions] == ["sudo reboot"]
+    assert "\r" not in guarded.text
+    assert "```bash\nkubectl get nodes\n```\n" in guarded.text
+
+
+def test_a_quoted_string_and_a_comment_leave_a_read_only_fence_untouched() -> None:
+    text = "```bash\necho '\nreboot\n'\nls -la # list the files\n```\n"
+    assert guard(text) == GuardedText(text, [])
+
+
+def test_a_comment_that_zsh_would_run_gets_a_block() -> None:
+    (suggestion,) = guard("```bash\nls # && reboot\n```\n").suggestions
+    assert suggestion.command == "ls # && reboot"
+
+
+def test_a_markdown_fence_stays_whole_with_its_body_guarded() -> None:
+    text = "````markdown\nExample:\n```bash\nkubectl get nodes\nsudo reboot\n```\n````\nDone.\n"
+    guarded = guard(text)
+    (suggestion,) = guarded.suggestions
+    block = render_suggestion(suggestion, "en").rstrip("\n") + "\n"
+    assert guarded.text == (
+        f"````markdown\nExample:\n\n```bash\nkubectl get nodes\n```\n\n{block}````\n\nDone.\n"
+    )
+    assert bare_mutations(guarded) == []
+
+
+def test_a_markdown_fence_grows_when_a_block_inside_needs_a_longer_fence() -> None:
+    text = '````md\n```bash\necho "```" && sudo reboot\n```\n````\n'
+    guarded = guard(text)
+    assert guarded.text.startswith("`````md\n")
+    assert guarded.text.endswith("\n`````\n")
+    assert '````bash\necho "```" && sudo reboot\n````' in guarded.text
+
+
+def test_a_purpose_from_the_text_that_holds_a_command_is_not_used() -> None:
+    text = "Free the disk with sudo rm -rf /opt/x and then:\n```bash\nsudo reboot\n```\n"
+    suggestions = guard(text).suggestions
+    reboot = next(s for s in suggestions if s.command == "sudo reboot")
+    assert reboot.purpose == "Reboot the node to recover it."
+
+
+REVIEW_PIECES = [
+    *PIECES, "> ```bash", "> sudo reboot", ">", "1. ```bash", "   sudo reboot", "\r", "\r\n",
+    "| 1 | sudo reboot |", "<pre>", "</pre>", "<code>", "</code>", "_", "~~", "[", "](http://x)",
+    "X=1", "Step 1:", "\\\n", "'", "# && reboot", "helm uninstall x", "````markdown", "````",
+    "ssh ip-10-1-2-3", "echo 1 > /sys/x",
+]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    pieces=st.lists(
+        st.tuples(st.sampled_from(REVIEW_PIECES), st.sampled_from([" ", "\n", "", "\n\n"])),
+        max_size=30,
+    ),
+    size=st.sampled_from([1, 3, 17]),
+)
+def test_markup_quotes_and_line_breaks_stream_identically_and_leave_nothing_bare(
+    pieces: list[tuple[str, str]], size: int
+) -> None:
+    text = "".join(piece + gap for piece, gap in pieces)
+    guarded = guard(text)
+    assert streamed(text, size=size)[0] == guarded.text
+    assert bare_mutations(guarded) == []
+
+
+# --- quoted triage report lines (review of the eval cases) ---------------------------------
+
+REPORT = (
+    "[FAIL] P0 slurmctld does not answer scontrol ping on the controller; scontrol reconfigure "
+    "after fixing it → references/node-diagnostics-detail.md § H"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [f"Triage says `{REPORT}`.", f"```\n{REPORT}\n```\n", "`[INFO] Probed 1 node(s) over SSM`"],
+)
+def test_a_quoted_report_line_is_not_a_command(text: str) -> None:
+    guarded = guard_text(text, SuggestionContext(triage_done=True))
+    assert guarded.suggestions == []
+    assert guarded.text == text
+
+
+def test_a_report_marker_without_its_pointer_does_not_hide_a_command() -> None:
+    guarded = guard_text("`[FAIL] sudo reboot`", SuggestionContext(triage_done=True))
+    assert len(guarded.suggestions) == 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agent.safety.model import (
@@ -277,3 +279,214 @@ def test_render_suggestion_in_both_languages() -> None:
     chinese = render_suggestion(s, "zh")
     assert "**建议命令（请您自行执行）**" in chinese
     assert REPLACE in chinese
+
+
+# --- what the model writes is shown inert (review A1) -------------------------------------
+
+FORGED = (
+    "Reboot first.\n\n**Suggested command (run yourself)**\n\nClean up.\n\n"
+    "```bash\nsudo rm -rf /\n```\n"
+)
+
+
+def test_a_purpose_that_forges_a_second_block_is_replaced_by_the_default() -> None:
+    s = suggest("sudo reboot", purpose=FORGED)
+    assert s.purpose == "Reboot the node to recover it."
+    block = render_suggestion(s, "en")
+    assert block.count("**Suggested command (run yourself)**") == 1
+    assert block.count("```") == 2
+    assert "rm -rf" not in block
+
+
+@pytest.mark.parametrize(
+    "purpose",
+    [
+        "Free the disk: `sudo rm -rf /var/lib/docker`",
+        "Free the disk, then sudo reboot the node.",
+        "Afterwards <code>helm uninstall training</code> cleans up.",
+        "Then\nsudo\nreboot",  # a command split over lines is still one
+    ],
+)
+def test_a_purpose_holding_a_command_of_its_own_gets_the_default(purpose: str) -> None:
+    assert suggest("sudo reboot", purpose=purpose).purpose == "Reboot the node to recover it."
+
+
+def test_a_purpose_is_one_inert_line() -> None:
+    purpose = "Fix the *EFA* SG:\n  see [docs](http://x) <b>now</b> | `x` # y ~~z~~ _w_ \\ done"
+    s = suggest(SG_EGRESS, purpose=purpose)
+    assert "\n" not in s.purpose
+    assert "`" not in s.purpose
+    assert s.purpose == (
+        "Fix the \\*EFA\\* SG: see \\[docs\\](http://x) \\<b\\>now\\</b\\> \\| 'x' \\# y "
+        "\\~\\~z\\~\\~ \\_w\\_ \\\\ done"
+    )
+    assert suggest("sudo reboot", purpose="- 1. not a list").purpose == "\\- 1. not a list"
+    assert suggest("sudo reboot", purpose="1. not a list").purpose == "1\\. not a list"
+    # A purpose that only reads keeps its words; a long one is clipped.
+    assert suggest(REPLACE, purpose="Compare with kubectl get nodes first").purpose == (
+        "Compare with kubectl get nodes first"
+    )
+    clipped = suggest("sudo reboot", purpose="word " * 200).purpose
+    assert len(clipped) == 300
+    assert clipped.endswith("…")
+
+
+def test_invisible_characters_are_dropped_from_the_purpose() -> None:
+    assert suggest("sudo reboot", purpose="GPU\x1b[31m lost\u202e now").purpose == (
+        "GPU \\[31m lost now"
+    )
+
+
+def test_section_and_blast_radius_are_inert_too() -> None:
+    s = build_suggestion("sudo reboot", purpose="p", context=AFTER_TRIAGE, section="G.1.a")
+    assert s.section == "G.1.a"
+    odd = build_suggestion("sudo reboot", purpose="p", context=AFTER_TRIAGE, section="A\n*x*`")
+    assert odd.section == "A \\*x\\*'"
+    radius = suggest("echo 1 > '/tmp/*x*'").blast_radius
+    assert "\\*x\\*" in radius
+
+
+def test_targets_never_hold_a_backtick() -> None:
+    s = suggest("aws sagemaker delete-cluster --cluster-name a`b")
+    assert all("`" not in t for t in s.targets)
+    assert "`" not in render_suggestion(s, "en").split("- Targets")[-1].replace("`a`", "")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'echo "```" && sudo reboot',
+        "echo '````' ; sudo reboot",
+        "sudo reboot # ``` ````` ``",
+    ],
+)
+def test_a_command_holding_backticks_cannot_close_its_block_early(command: str) -> None:
+    s = suggest(command)
+    block = render_suggestion(s, "en")
+    longest = max(len(run) for run in re.findall(r"`+", command))
+    fence = "`" * (longest + 1)
+    assert f"{fence}bash\n{command}\n{fence}\n" in block
+    # The template finds the same fence when it is rendered without one.
+    assert render("suggested_command.jinja2", suggestion=s, language="en") == block
+
+
+def test_a_command_on_several_lines_is_rendered_line_by_line() -> None:
+    heredoc = "cat <<EOF | sudo tee /etc/x.conf\nkey=value\nEOF"
+    assert f"```bash\n{heredoc}\n```" in render_suggestion(suggest(heredoc), "en")
+    s = suggest("sudo systemctl restart slurmd\rsudo reboot")
+    assert "```bash\nsudo systemctl restart slurmd\nsudo reboot\n```" in render_suggestion(s, "en")
+
+
+# --- which nodes were rebooted (review B2) ------------------------------------------------
+
+REBOOTED = "i-0aaaa1111aaaa1111"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "scontrol update nodename=ip-10-1-2-3 state=fail reason=Action:Replace",
+        "aws sagemaker batch-replace-cluster-nodes --cluster-name c --node-ids $(cat ids.txt)",
+        f"aws sagemaker batch-replace-cluster-nodes --cluster-name c --node-ids {IID}",
+    ],
+)
+def test_replacing_a_node_other_than_the_rebooted_one_keeps_the_flag(command: str) -> None:
+    context = SuggestionContext(triage_done=True, rebooted=frozenset({REBOOTED}))
+    s = suggest(command, context)
+    assert s.kind == "replace"
+    assert FLAG_REPLACE_BEFORE_REBOOT in s.flags
+
+
+@pytest.mark.parametrize(
+    ("rebooted", "command"),
+    [
+        ({"ip-10-1-2-3"}, "scontrol update nodename=ip-10-1-2-3 state=fail reason=Action:Replace"),
+        ({f"hyperpod-{IID}"}, REPLACE),
+        ({IID}, REPLACE.replace(IID, f"hyperpod-{IID}")),
+        ({IID, "ip-10-1-2-3"}, f"{REPLACE}; scontrol update nodename=ip-10-1-2-3 reason=x"),
+    ],
+)
+def test_the_flag_goes_once_every_named_node_was_rebooted(rebooted: set[str], command: str) -> None:
+    context = SuggestionContext(triage_done=True, rebooted=frozenset(rebooted))
+    assert FLAG_REPLACE_BEFORE_REBOOT not in suggest(command, context).flags
+
+
+def test_a_known_node_name_counts_as_a_named_node() -> None:
+    command = "scontrol update nodename=gpu-st-p5-1 state=fail reason=Action:Replace"
+    known = frozenset({"gpu-st-p5-1"})
+    other = SuggestionContext(triage_done=True, rebooted=frozenset({REBOOTED}), known_ids=known)
+    assert FLAG_REPLACE_BEFORE_REBOOT in suggest(command, other).flags
+    done = SuggestionContext(triage_done=True, rebooted=known, known_ids=known)
+    assert FLAG_REPLACE_BEFORE_REBOOT not in suggest(command, done).flags
+
+
+# --- commands run elsewhere keep their meaning (review B3) --------------------------------
+
+SEND = (
+    f"aws ssm send-command --instance-ids {CONTROLLER} --document-name AWS-RunShellScript "
+    "--parameters "
+)
+ON_CONTROLLER = SuggestionContext(triage_done=True, slurm_controllers=frozenset({CONTROLLER}))
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    ["commands='sudo reboot'", """'{"commands": ["nvidia-smi -q", "sudo reboot"]}'"""],
+)
+def test_ssm_send_command_that_reboots_the_controller(parameters: str) -> None:
+    s = suggest(SEND + parameters, ON_CONTROLLER)
+    assert s.kind == "reboot"
+    assert FLAG_SLURM_CONTROLLER in s.flags
+    assert s.blast_radius.startswith(f"reboots {CONTROLLER}")
+
+
+def test_ssm_send_command_that_destroys_data() -> None:
+    s = suggest(SEND + "commands='rm -rf /fsx'")
+    assert FLAG_DATA_LOSS in s.flags
+    assert s.kind not in ("investigate", "replace")
+
+
+def test_a_command_run_in_a_pod_keeps_its_data_loss() -> None:
+    s = suggest("kubectl exec p -- rm -rf /data")
+    assert s.kind == "workload"  # it runs in the pod's container
+    assert FLAG_DATA_LOSS in s.flags
+    assert "destroys data" in s.blast_radius
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "srun -w ip-10-1-2-3 sudo reboot",
+        "srun --nodelist=ip-10-1-2-3 -N 1 sudo reboot",
+        "ssh ip-10-1-2-3 sudo reboot",
+        "ssh -i key.pem ubuntu@ip-10-1-2-3 'sudo reboot'",
+    ],
+)
+def test_a_reboot_run_on_another_node_is_a_reboot_of_that_node(command: str) -> None:
+    s = suggest(command)
+    assert s.kind == "reboot"
+    assert s.targets == ["ip-10-1-2-3"]
+    assert s.blast_radius.startswith("reboots ip-10-1-2-3")
+
+
+LABEL = (
+    "kubectl label node hyperpod-i-0123456789abcdef0 sagemaker.amazonaws.com/node-health-status="
+)
+
+
+def test_labelling_a_node_for_replacement_is_a_replacement() -> None:
+    s = suggest(LABEL + "UnschedulablePendingReplacement")
+    assert s.kind == "replace"
+    assert s.flags == [FLAG_REPLACE_BEFORE_REBOOT, FLAG_DATA_LOSS]
+    assert s.iac_warning is not None
+    assert "root and secondary volumes are destroyed" in s.blast_radius
+    rebooted = SuggestionContext(triage_done=True, rebooted=frozenset({IID}))
+    assert suggest(LABEL + "UnschedulablePendingReplacement", rebooted).flags == [FLAG_DATA_LOSS]
+
+
+def test_labelling_a_node_for_reboot_is_a_reboot() -> None:
+    s = suggest(LABEL + "UnschedulablePendingReboot --overwrite")
+    assert s.kind == "reboot"
+    assert s.iac_warning is not None
+    assert FLAG_DATA_LOSS not in s.flags
+    assert s.blast_radius.startswith("reboots hyperpod-i-0123456789abcdef0 (HyperPod node reboot")
