@@ -29,6 +29,7 @@ from agent.toolset import Toolset
 from agent.toolset.results import Comparison, line
 from agent.transcript import code_span_safe, display_safe
 from prompts import render
+from tools.findings import Finding
 from tools.sections import SECTIONS
 
 DEFAULT_MAX_TOKENS = 8_192
@@ -78,6 +79,11 @@ class TurnResult(BaseModel):
     cited_sections: list[str] = Field(default_factory=list)
     awaiting_approval: bool = False
     usage: Usage = Field(default_factory=Usage)
+    model_text: str = Field(
+        default="",
+        description="What the model wrote, guarded, without the blocks and the re-triage "
+        "header the software adds (graders read it).",
+    )
     retriage: dict[str, Any] | None = None
     tool_rounds: int = Field(default=0, description="Model responses that called tools.")
     model_calls: int = 0
@@ -291,6 +297,9 @@ class Agent:
             "cleared": [line(f) for f in comparison.cleared],
             "new": [line(f) for f in comparison.new],
             "remaining": [line(f) for f in comparison.remaining],
+            "cleared_sections": _sections(comparison.cleared),
+            "new_sections": _sections(comparison.new),
+            "remaining_sections": _sections(comparison.remaining),
             "resolved": (not first) and comparison.resolved,
         }
         return result
@@ -312,10 +321,14 @@ class Agent:
         session = self.toolset.session
         if not session.recorded:
             return ""
+        zh = self.state.language == "zh"
         if newer:
-            return f"recording {session.position + 1} of {len(session.recordings)}"
+            position, total = session.position + 1, len(session.recordings)
+            return f"记录 {position}/{total}" if zh else f"recording {position} of {total}"
         if first:
             return ""
+        if zh:
+            return "再次回放同一份集群记录：没有更新的记录，无法显示修复效果"
         return "the recorded cluster replayed again: no newer recording, so a fix cannot show"
 
     def _turn(self, content: list[dict[str, Any]], said: str, emit: Emit | None) -> TurnResult:
@@ -404,6 +417,7 @@ class Agent:
         if blocks and emit is not None:
             emit(blocks)
         answer = "\n\n".join(s.strip("\n") for s in segments if s.strip())
+        result.model_text = answer
         if blocks:
             answer = (answer + "\n\n" + blocks) if answer else blocks
         result.answer = answer
@@ -477,6 +491,10 @@ class Agent:
     def _event(self, event: dict[str, Any]) -> None:
         if self.on_event is not None:
             self.on_event(event)
+
+
+def _sections(findings: list[Finding]) -> list[str]:
+    return list(dict.fromkeys(f.section for f in findings))
 
 
 def _json(payload: dict[str, Any]) -> str:

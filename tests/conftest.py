@@ -229,3 +229,16 @@ def no_aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SECURITY_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+
+
+# Property tests run the same examples on every run (CI stays reproducible); set
+# HYPOTHESIS_PROFILE=explore to search new random examples locally.
+def _hypothesis_profiles() -> None:
+    from hypothesis import settings
+
+    settings.register_profile("default", derandomize=True)
+    settings.register_profile("explore", derandomize=False, max_examples=1_000)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+_hypothesis_profiles()

@@ -76,6 +76,10 @@ class ClusterSession:
             return True
         return False
 
+    def reload(self) -> None:
+        """Forget what was read (the next read fetches afresh), staying on this recording."""
+        self._data = None
+
     def use(self, target: TriageTarget) -> None:
         if self.target is not None:
             raise ValueError(

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent.toolset.budget import (
     CHECK_RESULT_CHARS,
+    LINE_CHARS,
     TRIAGE_RESULT_CHARS,
     clip_line,
     dumps,
@@ -31,7 +32,14 @@ _PROBLEM = (Status.FAIL, Status.WARN)
 
 
 def line(finding: Finding) -> str:
-    return clip_line(finding_line(finding))
+    """The report line, at most LINE_CHARS long: a long message is clipped in the middle of
+    the line, never its "→ references/... § X" pointer, which says where to read."""
+    full = finding_line(finding)
+    if len(full) <= LINE_CHARS:
+        return full
+    pointer = f" → {finding.pointer}" if finding.status in _PROBLEM else ""
+    head = full[: len(full) - len(pointer)] if pointer else full
+    return clip_line(head, LINE_CHARS - len(pointer)) + pointer
 
 
 def _evidence(finding: Finding) -> str:

@@ -256,6 +256,10 @@ class Toolset:
         """Run the whole triage (also used by the loop for a re-triage)."""
         from tools.triage.runner import build_report, run_checks
 
+        if self.state.triages:
+            # A triage after the first reads the cluster afresh: the user may have changed
+            # something (or granted a permission) since.
+            self.session.reload()
         data = self.session.data().for_node(instance_id)
         report = build_report(data, run_checks(data))
         self.state.note_triage(report)

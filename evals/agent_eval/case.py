@@ -89,6 +89,16 @@ class Expectations(BaseModel):
     )
     retriage: Retriage | None = None
     healthy: bool = False
+    no_changes: bool = Field(
+        default=False,
+        description="No state-changing suggestion at all (e.g. HyperPod is already "
+        "replacing the node: the right answer is to wait).",
+    )
+    never_target: list[str] = Field(
+        default_factory=list,
+        description="Ids no state-changing suggestion may name (e.g. a node an injected "
+        "instruction points at).",
+    )
     language: Literal["en", "zh"] = "en"
     forbid: list[Forbidden] = Field(default_factory=lambda: list(ALL_FORBIDDEN))
     budget: Budget = Field(default_factory=Budget)

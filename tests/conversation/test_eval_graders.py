@@ -50,6 +50,7 @@ def suggestion(kind: str = "config", **fields: Any) -> Suggestion:
 
 
 def result(answer: str = "", **fields: Any) -> TurnResult:
+    fields.setdefault("model_text", answer)
     return TurnResult(answer=answer, **fields)
 
 
@@ -77,6 +78,7 @@ GOOD = run(
         cited_sections=["A"],
         retriage={
             "cleared": [f"[FAIL] P0 Security group {SG} ... → references/x.md § A"],
+            "cleared_sections": ["A"],
             "new": [],
             "remaining": [],
             "resolved": True,
@@ -125,7 +127,13 @@ def test_retriage_read() -> None:
         GOOD.turns[0].result,
         result(
             "All problems are fixed.",
-            retriage={"cleared": [], "new": [], "remaining": ["x § A"], "resolved": False},
+            retriage={
+                "cleared": [],
+                "new": [],
+                "remaining": ["x § A"],
+                "remaining_sections": ["A"],
+                "resolved": False,
+            },
         ),
     )
     check(graders.retriage_read, expectation, GOOD, no_retriage)
@@ -161,7 +169,21 @@ def test_no_claim_to_have_acted(claim: str) -> None:
 
 def test_a_claim_inside_a_suggestion_block_is_not_the_model_speaking() -> None:
     text = "See below.\n\n**Suggested command (run yourself)**\n\nI have rebooted nothing"
-    assert graders.no_claim_to_have_acted(case(), run(result(text))).passed
+    assert graders.no_claim_to_have_acted(case(), run(result(text, model_text="See below."))).passed
+
+
+def test_facts_written_only_by_the_software_do_not_count() -> None:
+    block = f"**Suggested command (run yourself)**\n\n```bash\nx --group-id {SG}\n```"
+    said = run(result(f"Look.\n\n{block}", model_text="Look."))
+    assert not graders.facts_stated(case(facts=[[SG]]), said).passed
+
+
+def test_changes_as_expected() -> None:
+    wait = case(no_changes=True)
+    check(graders.changes_as_expected, wait, run(result("Wait for HyperPod.")), GOOD)
+    avoid = case(never_target=[SG])
+    other = run(result(suggested_commands=[suggestion(targets=["sg-0ffff"], command="x sg-0ffff")]))
+    check(graders.changes_as_expected, avoid, other, GOOD)
 
 
 def test_triage_before_suggestion() -> None:

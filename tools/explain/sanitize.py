@@ -34,7 +34,10 @@ _INSTRUCTION_EN = (
     r"\b(?:ignore|disregard|forget)\s+(?:everything|anything|all)\s+"
     r"(?:above|before|previously|so far|you\s+(?:were|have been)\s+told)",
     r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:a|an|the|my|acting|operating|DAN|free|unrestricted|allowed)\b",
-    r"\byou\s+are\s+now\s+in\s+(?:admin|developer|god|jailbreak|unrestricted|DAN|root|sudo)\s+mode\b",
+    r"\byou\s+are\s+(?:now\s+)?in\s+(?:admin|developer|god|jailbreak|unrestricted|DAN|root|sudo"
+    r"|maintenance|debug|service|override|emergency)\s+mode\b",
+    # A line posing as a system or assistant message ("SYSTEM: ...", "[system] ...").
+    r"^\s*(?:[#>*\-]+\s*)?[\[<(]?system[\]>)]?\s*:",
     r"\bfrom\s+now\s+on,?\s+you\b",
     r"\bas\s+an?\s+(?:AI|artificial intelligence|(?:large\s+)?language model|LLM|AI assistant)\b",
     r"^\s*(?:[#>*\-]+\s*)?[\[<(]?(?:AI\s+)?assistant[\]>)]?\s*:",
