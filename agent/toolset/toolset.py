@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +11,8 @@ from pydantic import BaseModel, ValidationError
 from agent.state import ConversationState
 from agent.toolset import results
 from agent.toolset.budget import DEFAULT_RESULT_CHARS, clip_line, dumps, fit
-from agent.toolset.cluster import ClusterSession, NoCluster
+from agent.toolset.cluster import ClusterSession
+from agent.toolset.failures import ToolError, describe_failure
 from agent.toolset.inputs import (
     ExplainInput,
     ListFindingsInput,
@@ -22,11 +22,10 @@ from agent.toolset.inputs import (
     TriageInput,
     UseClusterInput,
 )
+from agent.toolset.schema import model_schema
 from tools.findings import Status
 from tools.registry import CheckSpec, NodeScope, all_checks
 from tools.sections import SECTIONS
-
-log = logging.getLogger(__name__)
 
 CHECK_PREFIX = "check_"
 REFERENCE_CHUNK = 8_000
@@ -43,47 +42,8 @@ class ToolSpec:
 
     def schema(self) -> dict[str, Any]:
         """The Messages API tool definition (name, description, JSON Schema input)."""
-        schema = _untitled(self.input_model.model_json_schema())
-        schema.pop("description", None)  # the model's docstring; the tool has its own
+        schema = model_schema(self.input_model)
         return {"name": self.name, "description": self.description, "input_schema": schema}
-
-
-def _untitled(schema: Any) -> Any:
-    """The JSON Schema without pydantic's generated titles: the model reads every token of
-    the tool definitions, and a title only repeats the field name."""
-    if isinstance(schema, dict):
-        schema = _optional_collapsed(schema)
-        return {
-            key: (_untitled(value) if key != "properties" else _props(value))
-            for key, value in schema.items()
-            if key != "title"
-        }
-    if isinstance(schema, list):
-        return [_untitled(item) for item in schema]
-    return schema
-
-
-def _optional_collapsed(schema: dict[str, Any]) -> dict[str, Any]:
-    """`anyOf: [X, null]` with a null default is an optional field: say X and let the model
-    leave the field out (the input model still accepts null)."""
-    options = schema.get("anyOf")
-    if (
-        isinstance(options, list)
-        and len(options) == 2
-        and {"type": "null"} in options
-        and schema.get("default", "missing") is None
-    ):
-        (kept,) = [o for o in options if o != {"type": "null"}]
-        rest = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
-        return {**kept, **rest}
-    return schema
-
-
-def _props(properties: Any) -> Any:
-    # Inside "properties" the keys are field names (a field may be called "title").
-    if not isinstance(properties, dict):
-        return properties
-    return {name: _untitled(value) for name, value in properties.items()}
 
 
 @dataclass(frozen=True)
@@ -95,10 +55,6 @@ class ToolResult:
     @property
     def text(self) -> str:
         return dumps(self.payload)
-
-
-class ToolError(Exception):
-    """A tool cannot answer; the message says what to do next."""
 
 
 def check_tool_name(check_id: str) -> str:
@@ -241,7 +197,7 @@ class Toolset:
         try:
             return ToolResult(name, spec.handler(parsed))
         except Exception as exc:  # the one place tool failures become values
-            return self._error(name, *_describe_failure(exc))
+            return self._error(name, *describe_failure(exc))
 
     @staticmethod
     def _error(name: str, message: str, next_step: str = "") -> ToolResult:
@@ -430,34 +386,3 @@ class Toolset:
             raise ToolError(str(exc)) from None
         self.state.cluster, self.state.region = target.cluster, target.region
         return {"opened": target.cluster, "region": target.region, "next": "call triage"}
-
-
-def _describe_failure(exc: Exception) -> tuple[str, str]:
-    """(what went wrong, what to do next) for an exception out of a tool handler."""
-    from tools.aws.errors import AwsAccessError, CredentialsMissing
-    from tools.sources import SourceUnavailable
-    from tools.triage.data import ClusterNotFound
-    from tools.triage.session import CredentialsError
-
-    if isinstance(exc, ToolError | NoCluster):
-        return str(exc), ""
-    if isinstance(exc, CredentialsError | CredentialsMissing):
-        return (
-            f"AWS credentials are not usable ({clip_line(str(exc), 300)})",
-            "Tell the user: fix your AWS credentials and re-run.",
-        )
-    if isinstance(exc, ClusterNotFound):
-        listed = f" Clusters there: {', '.join(exc.available[:20])}." if exc.available else ""
-        return (
-            clip_line(f"{exc}.{listed}", 800),
-            "Ask the user to confirm the cluster name and region.",
-        )
-    if isinstance(exc, AwsAccessError):
-        return clip_line(exc.reason, 500), exc.hint or "Grant the listed IAM actions and re-run."
-    if isinstance(exc, SourceUnavailable):
-        return clip_line(exc.reason, 500), exc.hint
-    log.exception("tool failed")
-    return (
-        f"internal error: {type(exc).__name__}: {clip_line(str(exc), 300)}",
-        "Report this; continue with the other tools.",
-    )

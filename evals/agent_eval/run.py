@@ -6,12 +6,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.loop import Agent, TurnResult
+from agent.loop import Agent
 from agent.providers.base import Provider, ProviderError, Usage
 from agent.state import ConversationState
 from agent.toolset import Toolset
 from agent.toolset.cluster import ClusterSession
 from agent.transcript import Transcript
+from agent.turn import TurnResult
 from evals.agent_eval.case import LoadedCase, Turn
 from tools.recorded.model import RecordedFileError, load_recorded
 from tools.target import TriageTarget

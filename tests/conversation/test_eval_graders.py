@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from agent.loop import ToolCallRecord, TurnResult
 from agent.providers.base import Usage
 from agent.safety.model import (
     FLAG_BEFORE_TRIAGE,
@@ -14,6 +13,7 @@ from agent.safety.model import (
     FLAG_SLURM_CONTROLLER,
     Suggestion,
 )
+from agent.turn import ToolCallRecord, TurnResult
 from evals.agent_eval import graders
 from evals.agent_eval.case import AgentCase, Turn
 from evals.agent_eval.run import ConversationRun, TurnRecord
