@@ -24,7 +24,8 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from agent.safety.extract import FoundCommand, judge, nests_markdown, segment_commands
+from agent.safety.extract import FoundCommand, segment_commands
+from agent.safety.fence import nests_markdown
 from agent.safety.markdown import (
     FenceMark,
     Segment,
@@ -34,6 +35,7 @@ from agent.safety.markdown import (
     segments,
 )
 from agent.safety.model import Suggestion
+from agent.safety.shell import judge
 from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
 from tools.commands.args import word_set
 

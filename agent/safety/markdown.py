@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -150,6 +151,14 @@ def lines_of(text: str) -> list[str]:
     if parts[-1]:
         lines.append(parts[-1])
     return lines
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, line without its newline) for every line of ``text``."""
+    offset = 0
+    for line in lines_of(text):
+        yield offset, line.rstrip("\r\n")
+        offset += len(line)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.safety.extract import FoundCommand, find_commands, hidden_command, judge
+from agent.safety.extract import FoundCommand, find_commands
 from agent.safety.markdown import Segmenter, code_spans, segments
+from agent.safety.prose import hidden_command
+from agent.safety.shell import judge
 from tools.commands.classifier import known_tools
 
 IID = "i-0123456789abcdef0"

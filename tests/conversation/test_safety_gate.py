@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.safety.extract import find_commands, judge
+from agent.safety.extract import find_commands
 from agent.safety.gate import GuardedText, StreamGate, guard_text, purpose_before
 from agent.safety.model import (
     FLAG_REPLACE_BEFORE_REBOOT,
@@ -17,6 +17,7 @@ from agent.safety.model import (
     FLAG_UNCLASSIFIED,
     Suggestion,
 )
+from agent.safety.shell import judge
 from agent.safety.suggest import Language, SuggestionContext, render_suggestion
 
 IID = "i-0123456789abcdef0"

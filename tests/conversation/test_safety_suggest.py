@@ -15,13 +15,8 @@ from agent.safety.model import (
     Suggestion,
     SuggestionKind,
 )
-from agent.safety.suggest import (
-    SuggestionContext,
-    build_suggestion,
-    instance_ids,
-    render_suggestion,
-    targets_of,
-)
+from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
+from agent.safety.targets import instance_ids, targets_of
 from prompts import render
 
 IID = "i-0123456789abcdef0"

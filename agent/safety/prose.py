@@ -1,0 +1,331 @@
+"""Commands written in prose, without backticks: `prose_commands` and `hidden_command`.
+
+* **prose** — a known tool word counts only when it is written in lower case as a word of
+  its own and is followed by something that looks like arguments: a flag (``-x``,
+  ``--name``), a path, a resource id (i-…, sg-…, hyperpod-i-…, ip-10-…), ``NAME=value``, a
+  quoted string, a file name with an extension, a shell operator, a known subcommand of that
+  tool (``aws sagemaker``, ``kubectl cordon``, ``systemctl restart``, ``sudo <tool>``...), a
+  number for ``kill``/``scancel``, or any word for a few tools that are no English word
+  (``scancel``, ``pkill``, ``srun``...). A run verb just before it, or ``$(``/``&&``/``||``,
+  also makes it a command. An id does not count after a tool name that is also an English
+  word ("reboot i-0abc first", "the hostname ip-10-1-2-3"). So "reboot the node" and "the
+  iptables rules" are prose; "sudo reboot", "reboot -f" and "run reboot" are commands.
+  ``VAR=value`` words before a tool belong to its command; a tool may follow a colon
+  directly (``Step 1:sudo reboot``); an ``echo 1 > /sys/...`` (a redirection into a path)
+  is a command; ``scontrol`` takes any subcommand.
+* **where it ends** — the command runs to the end of the line or of the sentence: a period,
+  ``?`` or ``!`` followed by a space or the end of the line (not one inside an id or a file
+  name), ``, ``, ``: ``, `` (``, a dash, a backtick, ``**``, any CJK character, or an
+  English connective ("and", "then", "to", "on", "now"...) outside quotes. A command opened
+  by a quote ends at the matching quote; a quote left open ends the command before it.
+  Cutting at a connective never hides anything: scanning resumes right after, so a second
+  command in the same sentence is found on its own.
+* **hidden commands** — a read-only prose or inline command that runs on into a mutating
+  one without any separator ("kubectl get nodes sudo reboot") also yields the mutating part
+  (`hidden_command`).
+
+The line scanned may have its markup blanked (see `agent.safety.inline`): `_MASK` stands for
+inline code, `_WRAPPED` marks markup in the text a command is taken from.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from agent.safety.found import FoundCommand, Where
+from agent.safety.shell import comment_regions, judge
+from agent.safety.vocabulary import (
+    _ASSIGNMENT,
+    _CLOSERS,
+    _CONNECTIVES,
+    _ENGLISH_TOOLS,
+    _FILE_NAME,
+    _FLAG,
+    _FREE_ARGUMENT_TOOLS,
+    _NUMBER_TOOLS,
+    _OPERATORS,
+    _PATH_PREFIXES,
+    _PROSE_NOUNS,
+    _RUN_VERBS,
+    _RUN_VERBS_ZH,
+    _SHELL_CONTEXT,
+    _SUBCOMMANDS,
+    _WRAPPERS,
+    ID_PATTERN,
+    _bare,
+    _is_cjk,
+    is_tool,
+)
+from tools.commands.args import word_set
+
+# A tool word may follow a colon directly ("Step 1:sudo reboot"): an id or URL ("arn:aws:")
+# puts no blank after the word, and a prose command needs one (see `_qualifies`).
+_TOOL_WORD = re.compile(r"(?<![A-Za-z0-9_./\-=@$%+~\\])[a-z][a-z0-9_+-]*(?:\.[a-z0-9]+)?")
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "「": "」"}
+_WORD_END = frozenset(" \t\n;|&)\"'`.,:!?\x00")
+_SENTENCE_END = frozenset(".?!")
+_TRAILING = ",;:*_."  # a period ending a prose command is the sentence's
+_NESTED_LIMIT = 32
+_LOOK_BACK = 40  # characters before a tool word that can hold "$(", "&&" or a run verb
+# A word ends where a prose command would: at a blank, a backtick, a dash, masked inline
+# code or a CJK character ("then。" is "then"), so a word is read the same in every pass.
+_NEXT_TOKEN = re.compile(r"[ \t]*([^\s`—–\x00\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]*)")
+_MASK = "\x00"  # stands in for inline code while prose is scanned: ends a prose command
+_WRAPPED = "\x01"  # marks Markdown or HTML markup around (or in) a prose command
+_SHELL_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=[^\s`'\"\x00]*")
+_REDIRECTS = word_set("> >> 1> 1>> 2> 2>> &> &>>")
+_REDIRECT_LOOK_AHEAD = 160
+
+
+def _is_argument(tool: str, token: str) -> bool:
+    """Does ``token``, right after ``tool``, look like an argument rather than prose?"""
+    bare = token.rstrip(_CLOSERS)
+    if _FLAG.match(token) or token.startswith(_PATH_PREFIXES) or token[:1] in "'\"":
+        return True
+    if ID_PATTERN.fullmatch(bare) and tool not in _ENGLISH_TOOLS:
+        return True  # "reboot i-0abc first" is a sentence; no shell reboot takes an id
+    if _ASSIGNMENT.match(token) or _FILE_NAME.fullmatch(bare):
+        return True
+    if token in _OPERATORS or bare in _SUBCOMMANDS.get(tool, ()):
+        return True
+    if tool in _WRAPPERS and is_tool(bare):
+        return True
+    if tool in _NUMBER_TOOLS and bare.isdigit():
+        return True
+    if tool not in _FREE_ARGUMENT_TOOLS or not bare[:1].isalnum():
+        return False
+    return _bare(token) not in _CONNECTIVES and _bare(token) not in _PROSE_NOUNS
+
+
+def _after_run_verb(before: str) -> bool:
+    """Is ``before`` (the text up to a tool word) ending in "run", "execute", 执行...?"""
+    head = before[-_LOOK_BACK:].rstrip(" \t:：*_'\"“‘«「")
+    if head.endswith(_RUN_VERBS_ZH):
+        return True
+    words = head.split()
+    return bool(words) and words[-1].lower().strip("*_") in _RUN_VERBS
+
+
+def _next_token(line: str, position: int) -> str:
+    """The word after the blanks at ``position`` (read in place: no slice of the rest)."""
+    match = _NEXT_TOKEN.match(line, position)
+    return match.group(1) if match is not None else ""
+
+
+def _qualifies(line: str, start: int, end: int, word: str) -> bool:
+    before = line[max(0, start - _LOOK_BACK) : start]
+    if before.rstrip().endswith(_SHELL_CONTEXT) or _after_run_verb(before):
+        return True
+    if end >= len(line) or line[end] not in " \t":
+        return False
+    token = _next_token(line, end)
+    return bool(token) and (_is_argument(word, token) or _writes_ahead(line, start, end))
+
+
+def _writes_ahead(line: str, start: int, end: int) -> bool:
+    """Does the command the tool word at ``start`` would begin redirect into a path
+    (``echo 1 > /sys/bus/pci/rescan``)? Only its own words count: up to where a prose
+    command ends, within `_REDIRECT_LOOK_AHEAD` characters."""
+    window = line[: min(len(line), end + _REDIRECT_LOOK_AHEAD)]
+    words = window[end : _scan_end(window, start)].split()
+    for index, word in enumerate(words):
+        if word.startswith((">/", ">>/", ">~/", ">>~/")):
+            return True
+        if word in _REDIRECTS and index + 1 < len(words):
+            return words[index + 1].startswith(_PATH_PREFIXES)
+    return False
+
+
+def _assignments_before(line: str, start: int) -> int:
+    """Where the ``VAR=value`` words right before ``start`` begin (``start`` if none)."""
+    lead = start
+    for _ in range(8):
+        end = lead
+        while end > 0 and line[end - 1] in " \t":
+            end -= 1
+        if end in (lead, 0):
+            return lead
+        begin = end
+        while begin > 0 and not line[begin - 1].isspace() and line[begin - 1] != _MASK:
+            begin -= 1
+        word = line[begin:end]
+        # "state=resume。 shutdown": a sentence ended after the word, so it is no prefix of
+        # the command that follows (and that command must not be merged into it).
+        if (
+            not _SHELL_ASSIGNMENT.fullmatch(line, begin, end)
+            or any(_is_cjk(char) for char in word)
+            or word[-1] in ".,;:!?"
+        ):
+            return lead
+        lead = begin
+    return lead
+
+
+def _scan_end(line: str, start: int) -> int:
+    """Where a prose command starting at ``start`` ends (see the module docstring).
+
+    A quote still open at the end of the line was prose (an apostrophe, a quotation), not
+    shell: the command ends before it."""
+    quote: str | None = None
+    opened = start
+    for i in range(start, len(line)):
+        char = line[i]
+        if quote is not None:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote, opened = char, i
+        elif _ends_at(line, start, i):
+            return i
+    return opened if quote is not None else len(line)
+
+
+def _ends_at(line: str, start: int, i: int) -> bool:
+    """Does the command end at ``line[i]`` (outside quotes)?"""
+    char = line[i]
+    following = line[i + 1] if i + 1 < len(line) else "\n"
+    if char in "`—–" or char == _MASK or _is_cjk(char):
+        return True
+    if char in _SENTENCE_END:
+        return following.isspace()
+    if char in ",:":
+        return following == " "
+    if char == "*":
+        return following == "*"
+    return char in " \t" and _stops_here(line, start, i)
+
+
+def _stops_here(line: str, start: int, space: int) -> bool:
+    """At a space outside quotes: does the next word end the command?"""
+    token = _next_token(line, space)
+    if token.startswith("("):
+        return True
+    if _bare(token) not in _CONNECTIVES:
+        return False
+    # `shutdown -r now` is a command, not a sentence going on.
+    return not (_bare(token) == "now" and "shutdown" in line[start:space])
+
+
+def _clean_end(line: str, start: int, end: int) -> int:
+    """Drop trailing punctuation, and a closing parenthesis the command did not open."""
+    while end > start:
+        char = line[end - 1]
+        unopened = char == ")" and line.count("(", start, end) < line.count(")", start, end)
+        if not (char.isspace() or char in _TRAILING or unopened):
+            break
+        end -= 1
+    return end
+
+
+def _quoted_end(line: str, start: int) -> int | None:
+    """A command opened by a quote ends at the matching quote, when the line has one."""
+    if start == 0 or line[start - 1] not in _QUOTES:
+        return None
+    closing = line.find(_QUOTES[line[start - 1]], start)
+    if closing <= start or _MASK in line[start:closing]:
+        return None  # no closing quote, or one beyond inline code
+    return closing
+
+
+def prose_commands(
+    line: str, base: int = 0, where: Where = "prose", source: str | None = None
+) -> list[FoundCommand]:
+    """Commands written in one line of prose; offsets are shifted by ``base``.
+
+    ``source``, when given, is the line as written, of the same length: ``line`` is what
+    the scan reads (markup blanked), ``source`` what a command's text is taken from, with
+    the markup marked `_WRAPPED` inside it dropped."""
+    original = line if source is None else source
+    found: list[FoundCommand] = []
+    position = 0
+    while True:
+        match = _TOOL_WORD.search(line, position)
+        if match is None:
+            return found
+        start, word = match.start(), match.group()
+        next_char = line[match.end()] if match.end() < len(line) else " "
+        if not (is_tool(word) and (next_char in _WORD_END or _is_cjk(next_char))):
+            position = match.end()
+            continue
+        lead = _assignments_before(line, start)  # X=1 reboot: the assignment is the command's
+        if lead == start and not _qualifies(line, start, match.end(), word):
+            position = match.end()
+            continue
+        closing = _quoted_end(line, start)
+        if closing is not None:  # a quoted command: its span takes the quotes, like `code`
+            end = _clean_end(line, start, closing)
+            command = _written(original, start, end)
+            found.append(FoundCommand(command, base + start - 1, base + closing + 1, where))
+            position = closing + 1
+            continue
+        start = lead
+        end = _clean_end(line, start, _scan_end(line, start))
+        command = _written(original, start, end)
+        span_end = _past_markup(line, original, end)
+        found.append(FoundCommand(command, base + start, base + span_end, where))
+        hidden = hidden_command(command)
+        if hidden is not None:
+            inner = command[hidden[0] :]
+            found.append(FoundCommand(inner, base + span_end - len(inner), base + span_end, where))
+        position = max(end, match.end())
+
+
+def _written(source: str, start: int, end: int) -> str:
+    """The command as written in ``source[start:end]``, without the markup inside it."""
+    text = source[start:end]
+    return text.replace(_WRAPPED, "") if _WRAPPED in text else text
+
+
+def _past_markup(line: str, source: str, end: int) -> int:
+    """The end of a command moved past the markup that closes around it (``**``, ``_``,
+    ``](url)``, ``</kbd>``), so a note after it lands outside the markup."""
+    if source is line:
+        return end
+    while end < len(line) and source[end] == _WRAPPED:
+        end += 1
+    return end
+
+
+def hidden_command(command: str) -> tuple[int, int] | None:
+    """A mutating command run on inside a read-only one read from text: its span, or None.
+
+    "kubectl get nodes sudo reboot" is one read-only shell command, but a reader sees
+    ``sudo reboot`` in it. A later tool word that qualifies as in prose and starts a
+    mutating command of its own is reported. Tools that are English words are skipped (so
+    "grep -i reboot /var/log/syslog" stays one command), as are quoted words; at most
+    `_NESTED_LIMIT` candidates are classified, which keeps long lines linear. A shell
+    comment hides nothing: ``ls # && reboot`` runs ``ls``."""
+    if judge(command).kind != "read_only":
+        return None
+    comments = comment_regions(command) if "#" in command else []
+    first = _TOOL_WORD.search(command)
+    position = first.end() if first is not None else len(command)
+    tried = 0
+    quote: str | None = None  # the quote open at `read`, tracked as the search moves on
+    read = 0
+    while tried < _NESTED_LIMIT:
+        match = _TOOL_WORD.search(command, position)
+        if match is None:
+            return None
+        position, word = match.end(), match.group()
+        if comments and _inside(comments, match.start()):
+            continue
+        for char in command[read : match.start()]:
+            if quote is None and char in "'\"":
+                quote = char
+            elif char == quote:
+                quote = None
+        read = match.start()
+        if word in _ENGLISH_TOOLS or not is_tool(word) or quote is not None:
+            continue
+        if not _qualifies(command, match.start(), match.end(), word):
+            continue
+        tried += 1
+        if judge(command[match.start() :]).kind == "mutating":
+            return match.start(), len(command)
+    return None
+
+
+def _inside(regions: list[tuple[int, int]], offset: int) -> bool:
+    index = bisect.bisect_right(regions, offset, key=lambda region: region[0]) - 1
+    return index >= 0 and regions[index][0] <= offset < regions[index][1]
