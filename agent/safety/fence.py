@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from agent.safety.found import FoundCommand
 from agent.safety.markdown import Segment, _lines, fence_closes
 from agent.safety.prose import prose_commands
+from agent.safety.shell import scan_quotes
 from agent.safety.vocabulary import (
     _looks_like_command,
     command_candidate,
@@ -62,23 +63,9 @@ def _fence_body(segment: Segment) -> list[_FenceLine]:
 
 
 def _quote_after(text: str, quote: str | None) -> str | None:
-    """The shell quote open after reading ``text`` with ``quote`` open before it."""
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if quote is not None:
-            if char == "\\" and quote == '"':
-                i += 1
-            elif char == quote:
-                quote = None
-        elif char == "\\":
-            i += 1
-        elif char in "'\"":
-            quote = char
-        elif char == "#" and (i == 0 or text[i - 1] in " \t;|&("):
-            return None  # a comment runs to the end of the line
-        i += 1
-    return quote
+    """The shell quote open after reading ``text`` with ``quote`` open before it (a comment
+    runs to the end of the line, so it leaves none open)."""
+    return scan_quotes(text, quote)[1]
 
 
 def _quote_closes(lines: list[_FenceLine], start: int, quote: str) -> int | None:

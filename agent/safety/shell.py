@@ -14,14 +14,14 @@ from tools.commands import CommandClass, classify
 from tools.commands.result import combine
 
 
-def comment_regions(command: str) -> list[tuple[int, int]]:
-    """The shell comments of ``command``: a ``#`` starting a word, outside quotes, to the
-    end of its line. (A ``#`` inside a word, ``$#`` or ``a#b``, starts none.)"""
+def scan_quotes(text: str, quote: str | None = None) -> tuple[list[tuple[int, int]], str | None]:
+    """Read ``text`` as a shell does, starting with ``quote`` open (or none): the comments
+    found (a ``#`` starting a word, outside quotes, to the end of its line; ``$#`` and
+    ``a#b`` start none) and the quote still open at the end."""
     regions: list[tuple[int, int]] = []
-    quote: str | None = None
     i = 0
-    while i < len(command):
-        char = command[i]
+    while i < len(text):
+        char = text[i]
         if quote is not None:
             if char == "\\" and quote == '"':
                 i += 1
@@ -31,14 +31,19 @@ def comment_regions(command: str) -> list[tuple[int, int]]:
             i += 1
         elif char in "'\"":
             quote = char
-        elif char == "#" and (i == 0 or command[i - 1] in " \t\n;|&("):
-            end = command.find("\n", i)
-            end = len(command) if end < 0 else end
+        elif char == "#" and (i == 0 or text[i - 1] in " \t\n;|&("):
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
             regions.append((i, end))
             i = end
             continue
         i += 1
-    return regions
+    return regions, quote
+
+
+def comment_regions(command: str) -> list[tuple[int, int]]:
+    """The shell comments of ``command`` (see `scan_quotes`)."""
+    return scan_quotes(command)[0]
 
 
 def without_comments(command: str) -> str:

@@ -38,7 +38,6 @@ class ToolSpec:
     description: str
     input_model: type[BaseModel]
     handler: Callable[[Any], dict[str, Any]]
-    read_only: bool = True  # every tool is: suggest_command only renders text
 
     def schema(self) -> dict[str, Any]:
         """The Messages API tool definition (name, description, JSON Schema input)."""
