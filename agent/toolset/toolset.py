@@ -291,6 +291,8 @@ class Toolset:
                     "score": m.score,
                     "why": clip_line(m.why, 400),
                     "next_checks": m.next_checks[:4],
+                    # Only when true: a closest-by-wording guess, not a signature match.
+                    **({"guess": True} if m.guess else {}),
                 }
                 for m in result.matches
             ],

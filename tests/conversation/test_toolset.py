@@ -170,6 +170,18 @@ def test_explain_signal_ranks_sections_and_notes_ids() -> None:
     assert result.payload["matches"][0]["section"].startswith("G")
     assert "i-0123456789abcdef0" in toolset.state.instance_ids
     assert 79 in toolset.state.xids
+    flags = [bool(m.get("guess")) for m in result.payload["matches"]]
+    assert not flags[0]
+    assert flags == sorted(flags)  # wording guesses, if any, only after the real matches
+
+
+def test_explain_signal_marks_a_wording_guess_for_the_model() -> None:
+    toolset = toolset_for("demo-eks")
+    vague = "our training job is stuck and nothing moves, all ranks waiting in the collective"
+    matches = toolset.call("explain_signal", {"text": vague}).payload["matches"]
+    guesses = [m for m in matches if m.get("guess")]
+    assert guesses, matches
+    assert all(m["why"].startswith("No signature matched") for m in guesses)
 
 
 def test_compare_triage_after_a_fix_shows_what_cleared() -> None:

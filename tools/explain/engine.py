@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tools.explain.guesses import Guess, find_guesses
 from tools.explain.identifiers import Identifiers, extract_identifiers
 from tools.explain.models import ExplainResult, Match
 from tools.explain.sanitize import MAX_INPUT_CHARS, clean_text, quote, set_aside_instructions
@@ -133,8 +134,31 @@ def _checks(
     return checks
 
 
-def _no_match_message(values: dict[str, str]) -> str:
+def _guess_match(guess: Guess, values: dict[str, str]) -> Match:
+    checks = list(dict.fromkeys(_fill(c, values) for c in guess.family.checks))[:MAX_CHECKS]
+    if not any(c.startswith("hyperpod-debug triage") for c in checks):
+        checks.append(_fill(TRIAGE, values))
+    return Match(
+        section=guess.section,
+        score=guess.score,
+        title=section(guess.section).title,
+        why=guess.why,
+        reference=section(guess.section).reference,
+        next_checks=checks,
+        signals=[guess.signal],
+        guess=True,
+    )
+
+
+def _no_match_message(values: dict[str, str], guesses: list[Match]) -> str:
     triage = _fill(TRIAGE, values)
+    if guesses:
+        closest = ", ".join(f"§ {m.section}" for m in guesses)
+        return (
+            "No known error signature matched this text. By its wording alone the closest"
+            f" sections are {closest}: a guess with a low score, not a diagnosis. Run"
+            f" `{triage}` to check the cluster directly."
+        )
     return (
         "No known error signature matched this text, so no reference section is suggested. "
         f"Run `{triage}` to check the cluster directly."
@@ -148,6 +172,10 @@ def explain(text: str, top: int = DEFAULT_TOP) -> ExplainResult:
     the signature tables. Nothing in it is run or followed; sentences that address an
     assistant or try to give it instructions are left out of matching (and of the
     identifiers) and only counted, so they cannot steer the ranking.
+
+    When slots remain under ``top``, sections that the text's wording family points at
+    (storage mounts, node access, collective hangs, ...) follow the real matches as
+    guesses: ``guess`` is set, the score stays below any real match, and ``why`` says so.
     """
     cleaned, truncated = clean_text(text)
     cleaned, ignored = set_aside_instructions(cleaned)
@@ -167,13 +195,22 @@ def explain(text: str, top: int = DEFAULT_TOP) -> ExplainResult:
         )
         for s in scores[: max(top, 0)]
     ]
+    room = max(top, 0) - len(matches)
+    guesses = (
+        [_guess_match(g, values) for g in find_guesses(cleaned, set(by_section))[:room]]
+        if room > 0
+        else []
+    )
     if matches:
         best = matches[0]
         message = (
             f"{len(scores)} section(s) matched; the best match is § {best.section} {best.title}."
         )
+        if guesses:
+            message += f" {len(guesses)} more section(s) follow as guesses by wording only."
     else:
-        message = _no_match_message(values)
+        message = _no_match_message(values, guesses)
+    matches += guesses
     if truncated:
         message += f" Only the first {MAX_INPUT_CHARS:,} characters were read."
     return ExplainResult(

@@ -21,6 +21,13 @@ class Match(BaseModel):
     reference: str = Field(description="Path and anchor of the reference section.")
     next_checks: list[str] = Field(description="Read-only commands to run next.")
     signals: list[str] = Field(description="Ids of the signatures that matched.")
+    guess: bool = Field(
+        default=False,
+        description="No signature matched this section: it is the closest by wording family"
+        " (storage mounts, node access, collective hangs, ...). Guesses score below every"
+        " real match, come after them, and their `why` starts with 'No signature matched;"
+        " closest by wording'.",
+    )
 
 
 class ExplainResult(BaseModel):

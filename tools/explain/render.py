@@ -39,10 +39,8 @@ def render_text(result: ExplainResult) -> str:
     lines: list[str] = []
     for rank, match in enumerate(result.matches, start=1):
         pointer = section(match.section).pointer
-        lines.append(
-            f"{rank}. § {match.section} {match.title} (score {match.score:.1f}) — "
-            f"{match.why} → {pointer}"
-        )
+        score = f"guess, score {match.score:.2f}" if match.guess else f"score {match.score:.1f}"
+        lines.append(f"{rank}. § {match.section} {match.title} ({score}) — {match.why} → {pointer}")
         for i, check in enumerate(match.next_checks):
             lines.append(f"   {'next:' if i == 0 else '     '} {check}")
     if result.matches:

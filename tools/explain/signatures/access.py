@@ -31,6 +31,12 @@ _DENIED = (
 _S3_CONTEXT = rx(
     r"s3://|\bS3\b|bucket|HeadObject|GetObject|on_create|lifecycle|LifeCycleConfig|SourceS3Uri|存储桶|生命周期"
 )
+# "the node", "a HyperPod worker node", "ip-10-1-2-3", "each compute node" …
+_A_NODE = (
+    r"(?:(?:the|a|an|this|that|each|every|one|my|our|any|specific|individual|HyperPod|Slurm|EKS"
+    r"|GPU|compute|worker|controller|head|login|cluster|of\s+the)\s+){0,4}"
+    r"(?:nodes?|instances?|hosts?|machines?|workers?|controllers?|ip-\d+-\d+-\d+-\d+)\b"
+)
 _SSM_CONTEXT = rx(r"\bssm\b|StartSession|start-session|session-manager|sagemaker-cluster:")
 
 # fmt: off
@@ -57,6 +63,26 @@ SIGNATURES = (
         r"send-command",
         r"\bSSH\b[^\n]{0,40}(?:node|节点|HyperPod)",
         r"(?:连不上|登不上|无法登录|无法连接)\s*(?:到)?\s*(?:节点|机器)",
+        checks=SSM,
+    ),
+    sig(
+        "ssm.shell_wanted", "K", 4.5,
+        "a shell or commands on a node are wanted: HyperPod nodes are reached through SSM",
+        rf"(?:get|open|need|want|obtain|start|have|drop\s+into|launch)\s+(?:a\s+|an\s+)?"
+        rf"(?:interactive\s+|root\s+|remote\s+|bash\s+)?(?:shell|terminal|console|session|SSH)"
+        rf"\s+(?:access\s+)?(?:on|to|into|in|onto|inside)\s+{_A_NODE}",
+        rf"(?:how|way|where)\s+(?:do\s+(?:I|we|you)|can\s+(?:I|we)|to|should\s+(?:I|we))\s+"
+        rf"(?:\w+\s+)?(?:access|reach|connect\s+(?:in)?to|ssh\s+(?:in)?to|log\s*(?:in|on)(?:\s*to)?|get\s+(?:in)?to"
+        rf"|get\s+on(?:to)?|shell\s+into|exec\s+into|run\s+commands?\s+on)\s+{_A_NODE}",
+        rf"(?:can't|cannot|can\s+not|unable\s+to|could\s*not|couldn't|no\s+way\s+to)\s+"
+        rf"(?:access|reach|connect\s+(?:in)?to|ssh\s+(?:in)?to|log\s*(?:in|on)(?:\s*to)?|get\s+(?:in)?to"
+        rf"|get\s+a\s+shell\s+on)\s+{_A_NODE}",
+        rf"run\s+(?:\w+\s+){{0,2}}?(?:commands?|scripts?)\s+(?:directly\s+|remotely\s+)?on\s+{_A_NODE}",
+        r"(?:怎么|如何|怎样|想|需要|要)\s*(?:才能)?\s*(?:登录|登陆|登上|连接|连|进入|进|ssh)\s*(?:到|进|上)?\s*"
+        r"[^\n。，,？?]{0,16}?(?:节点|机器|实例|主机)",
+        r"(?:在|到)\s*[^\n。，,？?在到]{0,16}?(?:节点|机器|实例)\s*上\s*"
+        r"(?:执行|运行|跑)\s*(?:一下|一些|几个)?\s*(?:命令|脚本|shell)",
+        r"(?:节点|机器|实例)\s*(?:上)?\s*(?:开|拿|起)\s*(?:一个|个)?\s*(?:shell|终端)",
         checks=SSM,
     ),
     sig(
@@ -107,7 +133,16 @@ SIGNATURES = (
         r"(?:can't|cannot|can not|unable to|couldn't)\s+(?:see|find)\s+(?:the\s+|any\s+)?logs?\b",
         r"ResourceNotFoundException[^\n]{0,60}log",
         r"(?:日志|log)\s*(?:收集|打包|看不到|找不到|没有)",
+        r"(?:收集|打包|导出|抓取?|采集)\s*(?:一下|一些|所有|全部)?\s*(?:的)?\s*(?:节点|集群|系统)?\s*(?:的)?\s*日志",
         r"CloudWatch\s*(?:里|中)?\s*(?:没有|看不到)",
+        checks=LOGS,
+    ),
+    sig(
+        "logs.support_case", "L", 1.5,
+        "an AWS Support case is in view: it needs the logs and the cluster identifiers",
+        r"(?:for|to)\s+AWS\s+(?:Premium\s+)?Support",
+        r"(?:给|提交给|发给|交给)\s*AWS\s*(?:Support|支持)",
+        r"(?:support|支持)\s*(?:case|工单)",
         checks=LOGS,
     ),
     sig(

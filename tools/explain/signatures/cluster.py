@@ -39,6 +39,21 @@ _STATUS = rf"[\"']?(?<![A-Za-z])(?-i:{_STATUS_VALUES})(?![A-Za-z])"
 _STATUS_ANY_CASE = rf"[\"']?(?<![A-Za-z]){_STATUS_VALUES}(?![A-Za-z])"
 # What may follow a status word at the end of a clause.
 _CLAUSE_END = r"(?=\s+(?:for|since|after|again|now)\b|[ \t]*[.!?,;:。，！？；)]|[ \t]*(?:\n|$))"
+SG_RULES_CHECKS = (
+    "aws ec2 describe-security-groups --group-ids <SG_ID> --region <REGION>",
+    LIST_EVENTS,
+    TRIAGE,
+)
+VPC_CHECKS = (
+    "aws ec2 describe-subnets --subnet-ids <SUBNET_ID> --region <REGION>",
+    "aws ec2 describe-route-tables --filters Name=association.subnet-id,Values=<SUBNET_ID>"
+    " --region <REGION>",
+    TRIAGE,
+)
+_PROVISION_FAILED = (
+    r"(?:(?:failed|unable)\s+to|(?:could\s*not|couldn't|cannot|can't))\s+(?:provision|launch)"
+    r"\s+(?:the\s+|an?\s+|any\s+)?(?:new\s+)?(?:EC2\s+)?(?:instances?|nodes?)"
+)
 QUOTAS = "aws service-quotas list-service-quotas --service-code sagemaker --region <REGION>"
 CAPACITY = (
     "aws ec2 describe-instance-type-offerings --location-type availability-zone"
@@ -93,6 +108,72 @@ SIGNATURES = (
         r"深度健康检查",
         r"InstanceStress|InstanceConnectivity",
         checks=LABELS,
+    ),
+    # § F — the platform's own verdict that the instance hardware failed
+    sig(
+        "hyperpod.hardware_failure", "F", 5.5,
+        "HyperPod concluded the instance hardware failed: the node is (or will be) replaced",
+        r"(?:likely\s+|probably\s+|may\s+have\s+)?(?:experienced|suffered|encountered|had)"
+        r"\s+(?:an?\s+)?(?:underlying\s+)?hardware\s+(?:failure|fault|issue|problem|error)",
+        r"hardware\s+(?:failure|fault)\s+(?:was\s+|has\s+been\s+)?(?:detected|identified|suspected)",
+        r"(?:due\s+to|because\s+of|caused\s+by)\s+(?:an?\s+)?(?:underlying\s+)?hardware"
+        r"\s+(?:failure|fault|issue)",
+        r"硬件\s*(?:故障|失败)", r"(?:出现|发生|遇到)了?\s*硬件\s*问题",
+        checks=(LIST_EVENTS, DESCRIBE_NODE, LIST_NODES),
+    ),
+    sig(
+        "hyperpod.provision_failed", "C", 4.5,
+        "HyperPod could not provision an EC2 instance: capacity first, then a hardware fault"
+        " on the new instance (§ F)",
+        _PROVISION_FAILED,
+        r"(?:EC2\s+)?instance\s+provisioning\s+(?:failed|failure|error)",
+        r"(?:EC2\s*)?(?:实例|机器)\s*(?:预置|创建|启动|开通)\s*(?:失败|不成功|报错)",
+        r"(?:预置|开通)\s*(?:EC2\s*)?(?:实例|机器)\s*(?:失败|不成功)",
+        checks=CAPACITY,
+    ),
+    sig(
+        "hyperpod.provision_failed_hw", "F", 2.0,
+        "a provisioning failure can also be a hardware fault on the new instance",
+        _PROVISION_FAILED,
+        r"(?:EC2\s*)?(?:实例|机器)\s*(?:预置|开通)\s*(?:失败|不成功|报错)",
+        checks=(LIST_EVENTS, LIST_NODES),
+    ),
+    # § A + § B — an instance that could not bootstrap because of the network
+    sig(
+        "hyperpod.bootstrap_network", "A", 4.5,
+        "the instance could not bootstrap for a network reason: the EFA security-group self"
+        " rules first, then the VPC (§ B)",
+        r"bootstrap\w*[^\n]{0,80}?network\s+(?:mis-?configur\w*|configuration\s+(?:error|issue|problem))",
+        r"network\s+mis-?configur\w*[^\n]{0,80}?bootstrap\w*",
+        r"(?:引导|bootstrap|启动)[^\n。]{0,30}?网络\s*(?:配置)?\s*(?:错误|有误|问题|不对)",
+        r"网络\s*配置\s*(?:错误|有误|问题)[^\n。]{0,30}?(?:引导|bootstrap)",
+        checks=SG_RULES_CHECKS,
+    ),
+    sig(
+        "hyperpod.bootstrap_network_vpc", "B", 4.0,
+        "the instance could not bootstrap for a network reason: subnets, routes, DNS and"
+        " endpoints of the VPC",
+        r"bootstrap\w*[^\n]{0,80}?network\s+(?:mis-?configur\w*|configuration\s+(?:error|issue|problem))",
+        r"network\s+mis-?configur\w*[^\n]{0,80}?bootstrap\w*",
+        r"(?:引导|bootstrap|启动)[^\n。]{0,30}?网络\s*(?:配置)?\s*(?:错误|有误|问题|不对)",
+        r"网络\s*配置\s*(?:错误|有误|问题)[^\n。]{0,30}?(?:引导|bootstrap)",
+        checks=VPC_CHECKS,
+    ),
+    sig(
+        "hyperpod.bootstrap_failed", "D", 2.0,
+        "the instance failed to bootstrap (provisioning and the lifecycle step run then)",
+        r"bootstrap\w*\s+(?:has\s+)?(?:failed|failure|error|timed out)",
+        r"(?:failed|unable)\s+to\s+bootstrap",
+        r"(?:引导|bootstrap)\s*(?:失败|超时)",
+        checks=LIFECYCLE,
+    ),
+    # § A — the health agent's network fault type
+    sig(
+        "hyperpod.network_fault", "A", 5.0,
+        "the node's fault type is a network fault: EFA and its security group come first",
+        r"NetworkFaultType", r"fault-types?[\"'=:\s]{0,6}Network\w*",
+        r"fault\s+type[\"'=:\s]{0,6}Network\w*",
+        checks=SG_RULES_CHECKS,
     ),
     # § F.1 — NodeRecovery
     sig(
@@ -192,6 +273,15 @@ SIGNATURES = (
         r"Unsupported[^\n]{0,60}Availability Zone",
         r"Availability Zone[^\n]{0,40}(?:not supported|mismatch|does not (?:have|offer|support))",
         r"describe-instance-type-offerings", r"可用区\s*(?:不支持|不匹配|没有)",
+        r"no\s+subnets?\s+(?:\w+\s+){0,3}(?:in|for|match\w*|cover\w*)\s+(?:\w+\s+){0,5}?"
+        r"(?:AZs?|Availability\s+Zones?)\b",
+        r"(?:capacity|reservation|training\s+plan)\w*[^\n.]{0,60}?(?:AZ|Availability\s+Zone)"
+        r"[^\n.]{0,60}?(?:no|without|none\s+of\s+(?:the|our|its))\s+(?:\w+\s+)?subnets?",
+        r"subnets?\b[^\n.]{0,40}?not\s+in\s+the\s+(?:same\s+)?(?:AZ|Availability\s+Zone)"
+        r"[^\n.]{0,30}?(?:capacity|reservation|training\s+plan|reserved)",
+        r"(?:容量|预留|训练计划)[^\n。]{0,30}?可用区[^\n。]{0,30}?(?:没有|没|缺少|无)[^\n。]{0,10}?子网",
+        r"子网[^\n。]{0,30}?(?:不在|没有在|都不在)[^\n。]{0,20}?(?:容量|预留|训练计划)[^\n。]{0,10}?(?:的)?\s*可用区",
+        r"(?:容量|预留|训练计划)[^\n。]{0,20}?(?:的)?\s*可用区[^\n。]{0,10}?(?:没有|无)\s*子网",
         checks=CAPACITY,
     ),
     sig(

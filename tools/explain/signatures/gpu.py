@@ -55,9 +55,20 @@ SIGNATURES = (
         r"\b\d\s+(?:of|out of)\s+8\s+GPUs?", r"GPUs?\s+(?:is\s+|are\s+)?missing",
         r"missing\s+GPUs?",
         r"expected\s+\d+\s+GPUs?", r"GPU count (?:mismatch|validation)",
-        r"(?:只|仅)(?:有|剩|能看到|识别到?|显示)\s*\d\s*(?:张|块|个)\s*(?:GPU|卡)",
+        r"(?:只有|只剩|只能看到|只识别到?|只显示|仅有|仅剩|仅识别到?|仅显示)\s*\d\s*个\s*GPU",
         r"GPU\s*(?:数量|个数)\s*不对",
         r"CUDA_ERROR_NO_DEVICE", r"no CUDA-capable device is detected",
+        r"GPUs?\s+(?:\d\s+)?(?:is\s+|are\s+|was\s+|were\s+)?(?:not|no\s+longer|isn't|aren't|wasn't)"
+        r"\s+(?:being\s+)?(?:visible|detected|found|listed|shown|showing\s+up|recogni[sz]ed|enumerated)",
+        r"(?:shows?|lists?|sees?|detects?|finds?|reports?|advertis\w*|display\w*)\s+only\s+\d\s+"
+        r"(?:of\s+(?:the\s+)?\d+\s+)?GPUs?",
+        r"(?:can't|cannot|can\s+not|don't|doesn't|unable\s+to)\s+(?:see|find|detect)\s+"
+        r"(?:all\s+|any\s+)?(?:the\s+|\d\s+|of\s+the\s+)*GPUs?",
+        r"(?<![\d/])\d\s*/\s*8\s+GPUs?",
+        r"(?:看不到|识别不到|检测不到|找不到|认不到|少了)\s*(?:\d\s*(?:张|块|个)\s*)?(?:GPU|显卡|卡)",
+        r"(?:GPU|显卡)\s*(?:不可见|看不到|识别不到|检测不到|找不到|不见了|少了)",
+        r"(?:只有|只剩|只能看到|只看到|只识别到?|只显示|只列出|仅有|仅剩|仅识别到?|仅显示)(?:了)?"
+        r"\s*\d\s*(?:张|块)(?!\s*(?:盘|磁盘|硬盘))",
         checks=("nvidia-smi -L", TRIAGE_NODE, XID_LOG),
     ),
     sig(
@@ -140,6 +151,14 @@ SIGNATURES = (
         r"\bNaN\b.{0,40}(?:loss|grad)",
         r"silent (?:data )?corruption", r"(?:loss|梯度|损失).{0,10}(?:变成|出现|是|为)\s*NaN",
         r"出现\s*NaN", r"(?:skipped|overflow).{0,30}\bnan\b",
+        r"silent(?:ly)?\s+(?:\w+\s+)?NaNs?\b",
+        r"(?:produc\w*|return\w*|output\w*|gives?|giving|got|getting|yield\w*|spits?\s+out"
+        r"|turn\w*\s+(?:in)?to|becom\w*|went\s+to|goes\s+to)\s+(?:\w+\s+){0,2}?NaNs?\b",
+        r"\bNaNs?\s+(?:values?\s+)?(?:in|on|from|appear\w*\s+in)\s+(?:the\s+)?"
+        r"(?:loss|gradients?|outputs?|weights|activations|logits|results?)",
+        r"\bNaN\s+(?:loss|gradients?|outputs?|results?|values?)",
+        r"(?:loss|梯度|损失|输出|结果|训练)[^\n。，,]{0,12}?(?:变成|变为|变|出现|出|是|成了|全是|都是)\s*(?:了\s*)?NaN",
+        r"(?:产生|得到|算出|跑出|冒出|输出)\s*(?:了\s*)?(?:一些|一堆|大量)?\s*NaN",
         checks=(ROW_REMAP, DCGM_HEALTH, "dcgmi diag -r 1"),
     ),
     sig(
@@ -197,6 +216,8 @@ SIGNATURES = (
         "neuron.runtime", "G.5", 5.0,
         "the Neuron runtime or driver cannot use a Neuron device",
         r"NRT:\w+", r"TDRV:\w+", r"nrt_init", r"No neuron device",
+        r"(?<![A-Za-z])NRT_[A-Z_]{4,}", r"nrt_\w+[^\n]{0,40}(?:fail\w*|error|status)",
+        r"Neuron\s+runtime[^\n]{0,40}(?:unrecoverable|fatal|fail\w*|error)",
         r"neuron device[s]?\s+(?:not|missing|unavailable)",
         r"Could not open the nd\d+", r"/dev/neuron\d+", r"Neuron runtime cannot be initialized",
         r"Neuron Driver version", r"NERR_\w+", r"neuron\s*(?:设备|卡)\s*(?:不见|丢失|缺失|少了)",

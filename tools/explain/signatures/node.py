@@ -36,6 +36,21 @@ SIGNATURES = (
         r"soft lockup", r"hard LOCKUP", r"watchdog: BUG", r"NMI watchdog", r"hung_task",
         r"blocked for more than \d+ seconds",
         r"rcu[_:]?\w*\s*(?:self-detected )?stall", r"软锁|死锁|hung\s*住",
+        r"hung[\s_-]+tasks?", r"task\s+\S+\s+blocked",
+        checks=KERNEL,
+    ),
+    sig(
+        "kernel.watchdog_prose", "N", 4.0,
+        "the kernel watchdog fired or the whole system hung: read the previous boot's kernel log",
+        r"watchdog\s+(?:timeout|timed\s+out|time-?out|fired|triggered|reset|expired)",
+        r"(?:watchdog|看门狗)\s*(?:超时|触发|复位)",
+        r"(?:system|OS|kernel|whole\s+(?:node|machine|box|host))\s+(?:\w+\s+)?"
+        r"(?:hangs?|hung|froze|frozen|freez\w*|lock(?:ed|s)?\s*up|unresponsive|stopped\s+responding)",
+        r"(?:node|instance|host|machine|server|box|worker)s?\s+(?:\w+\s+){0,2}?"
+        r"(?:froze|frozen|freez\w*|locked\s+up|became\s+unresponsive|hard[- ]hung)",
+        r"(?:系统|内核|操作系统)\s*(?:整个)?\s*(?:卡死|死机|假死|无响应|hang\s*住|hang了|冻结)",
+        r"(?:节点|机器|主机|实例)\s*(?:整个|直接)?\s*(?:假死|冻结|无响应)",
+        unless=rx(r"NCCL|ProcessGroup|collective|all_?reduce|allgather|barrier|集合通信|\bpods?\b"),
         checks=KERNEL,
     ),
     sig(
@@ -63,6 +78,11 @@ SIGNATURES = (
         r"rebooted unexpectedly", r"unexpected(?:ly)? reboot",
         r"(?:node|instance|机器|节点)\s*(?:自己|突然|意外)?\s*(?:重启|死机|卡死|hang)",
         r"journalctl -b -1", r"系统\s*(?:崩溃|重启)",
+        r"(?:froze|frozen|hung|locked\s+up|unresponsive|crash\w*)\s+(?:\w+\s+){0,3}?"
+        r"(?:and|then)\s+(?:\w+\s+){0,2}?(?:re-?boot\w*|restart\w*|came\s+back)",
+        r"(?:re-?boot\w*|restart\w*)\s+(?:by\s+itself|on\s+its\s+own|out\s+of\s+nowhere|for\s+no"
+        r"\s+(?:apparent\s+|obvious\s+)?reason)",
+        r"(?:自动|自己|莫名其妙地?|无故)\s*重启",
         unless=rx(r"Node unexpectedly rebooted"), checks=KERNEL,
     ),
     # § I.1 — disk and inodes
