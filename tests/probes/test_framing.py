@@ -46,7 +46,7 @@ def test_build_bundle_refuses_anything_outside_the_catalogue(
 
 def test_bundle_carries_each_fixed_command_quoted_and_bounded() -> None:
     command = build_bundle(["kernel_log"], NONCE)
-    assert "timeout -k 5 60 sh -c 'dmesg -T" in command
+    assert "timeout -s KILL 60 sh -c 'dmesg -T" in command
     assert command.count("@@HPD-" + NONCE) == 2
 
 
@@ -55,8 +55,9 @@ def test_bundle_carries_each_fixed_command_quoted_and_bounded() -> None:
     [
         lambda c: c + "; reboot",
         lambda c: c.replace("df -P", "rm -rf"),
-        lambda c: c.replace("timeout -k 5 60", "timeout -k 5 6000"),
-        lambda c: c.replace("-k 5 ", ""),
+        lambda c: c.replace("timeout -s KILL 60", "timeout -s KILL 6000"),
+        lambda c: c.replace("-s KILL ", ""),
+        lambda c: c.replace("-s KILL ", "-s TERM "),
         lambda c: "reboot; " + c,
         lambda c: c.replace("cat /proc/meminfo", "cat /etc/shadow"),
         lambda c: c[:-1],
@@ -146,3 +147,24 @@ def test_every_prefix_of_a_session_parses(cut: int) -> None:
     parsed = parse_bundle(framed[:cut], NONCE, NAMES)
     for name, out in parsed.items():
         assert out == _outputs()[name] or out.truncated
+
+
+@pytest.mark.parametrize(
+    ("output", "timed_out", "finished"),
+    [
+        (ProbeOutput(stdout="GPU 0: x\n", exit_code=137), True, False),
+        (ProbeOutput(stdout="GPU 0: x\n", exit_code=124), True, False),
+        (ProbeOutput(stdout="", exit_code=1), False, True),
+        (ProbeOutput(stdout="x", exit_code=None, truncated=True), False, False),
+        (ProbeOutput(stdout="x", exit_code=0), False, True),
+    ],
+)
+def test_a_probe_killed_by_its_timeout_is_not_finished(
+    output: ProbeOutput, timed_out: bool, finished: bool
+) -> None:
+    assert output.timed_out is timed_out
+    assert output.finished is finished
+    # The END marker carries the status, so the framing round trip keeps it.
+    assert parse_bundle(frame({"gpu_list": output}, NONCE), NONCE, ["gpu_list"]) == {
+        "gpu_list": output
+    }

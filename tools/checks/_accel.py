@@ -3,7 +3,9 @@
 Which probed nodes a check judges (only those whose instance type has the hardware), how a
 probe's output is read, and the INFO a check gives when it could not read that output: a
 probe that did not run, was cut off or printed something unrecognisable is not evidence of
-a fault, so it is never a FAIL.
+a fault, so it is never a FAIL. A probe that did not finish (its timeout killed it, or the
+session ended first) is read as nothing at all: half a GPU list is not a lost GPU, and
+half a row-remap report is not a clean one.
 """
 
 from __future__ import annotations
@@ -25,19 +27,34 @@ Parsed = TypeVar("Parsed")
 
 @dataclass(frozen=True)
 class ProbeText:
-    """One probe's output on one node, or why there is none."""
+    """One probe's output on one node, or why there is none.
+
+    `text` is None when there is nothing to judge: the probe did not run, or it did not
+    finish (`truncated`: the session ended first; `timed_out`: its timeout killed it).
+    What an unfinished probe printed is kept in `partial`, as evidence only."""
 
     name: str
     text: str | None
     exit_code: int | None = None
     truncated: bool = False
+    timed_out: bool = False
+    partial: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return self.text is not None
 
     @property
     def why(self) -> str:
-        if self.text is None:
-            return "the probe did not run"
+        if self.timed_out:
+            return (
+                f"the probe timed out (exit {self.exit_code}) before it finished; "
+                "a cut-off answer is not judged"
+            )
         if self.truncated:
             return "the session ended before the probe finished"
+        if self.text is None:
+            return "the probe did not run"
         first = first_line(self.text)
         if not first:
             return "the probe printed nothing"
@@ -56,10 +73,20 @@ def gpu_label(row: GpuRow) -> str:
 
 
 def read(node: NodeProbes, name: str) -> ProbeText:
+    """The probe's output when it finished; otherwise no text, and why."""
     output = node.output(name)
     if output is None:
         return ProbeText(name, None)
-    return ProbeText(name, output.stdout, output.exit_code, output.truncated)
+    if not output.finished:
+        return ProbeText(
+            name,
+            None,
+            output.exit_code,
+            truncated=output.truncated or output.exit_code is None,
+            timed_out=output.timed_out,
+            partial=output.stdout,
+        )
+    return ProbeText(name, output.stdout, output.exit_code)
 
 
 def label(node: NodeProbes) -> str:
@@ -77,7 +104,8 @@ def could_not_read(
         probe=probe.name,
         exit_code=probe.exit_code,
         truncated=probe.truncated,
-        output=clip(probe.text or "", _EXCERPT),
+        **({"timed_out": True} if probe.timed_out else {}),
+        output=clip(probe.text if probe.text is not None else probe.partial, _EXCERPT),
     )
 
 
@@ -123,8 +151,7 @@ def each_gpu_node(
     for node, expected in nodes:
         text = read(node, probe)
         # A probe cut off mid-output is not evidence: half a GPU list is not a lost GPU.
-        complete = text.text is not None and not text.truncated
-        parsed = parse(text.text or "") if complete else None
+        parsed = parse(text.text) if text.text is not None else None
         if parsed is None:
             findings.append(could_not_read(check, section, node, what, text))
             continue

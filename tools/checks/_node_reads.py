@@ -1,7 +1,9 @@
 """What the on-node checks share: reading one probe's output and saying why it is unusable.
 
 A probe that did not run, did not finish or whose command is missing is not a fault of the
-node: checks report it as INFO ("could not read ...") and judge nothing from it. Output
+node: checks report it as INFO ("could not read ...") and judge nothing from it; a probe
+its timeout killed reads as no output at all, so no check can mistake its first lines for
+the whole answer. Output
 that arrived is still judged when it parses (df exits 1 when one of its paths is missing,
 yet its other rows are good); `problem` is for the check to use when nothing parsed, or to
 say that a judged output was cut short.
@@ -37,6 +39,12 @@ def read_probe(node: NodeProbes, name: str) -> ProbeText:
         return ProbeText(output.stdout, "the session ended before the probe finished", True)
     if output.exit_code is None:
         return ProbeText(output.stdout, "the probe never finished", True)
+    if output.timed_out:
+        # Its timeout killed it: what it printed is a prefix of an answer, and a prefix read
+        # as the whole (a clean kernel log, a full GPU list) is the one wrong reading. No
+        # check judges any of it.
+        problem = f"the probe timed out (exit {output.exit_code}) before it finished"
+        return ProbeText("", problem, True)
     if output.exit_code == 127 or (output.exit_code != 0 and _NOT_INSTALLED.search(output.stdout)):
         return ProbeText(output.stdout, "the command is not installed on the node")
     if output.exit_code != 0:

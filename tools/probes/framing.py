@@ -7,6 +7,16 @@ end a probe early or inject a result; the END marker carries the probe's exit st
 SSM does not return. Everything outside the markers (the plugin's "Starting session ..."
 banner, terminal noise) is ignored, and a probe whose END never arrived (timeout, dropped
 session) is kept as truncated rather than lost.
+
+Each probe runs as `timeout -s KILL <seconds> sh -c '<command>'`. GNU timeout puts itself
+and everything it starts into a process group of its own, and at the deadline it sends
+SIGKILL to that whole group: the probe's shell, the tool it runs and every stage of a
+pipeline die together, whether `sh` is bash or dash. (A TERM first, as `timeout -k` sends,
+is not enough: bash and dash both die on it while a tool that ignores it keeps running,
+and timeout, seeing its child gone, never sends the KILL.) Timeout is in that group too, so
+a probe cut off this way ends with status 137; `ProbeOutput.timed_out` reads that as
+unfinished. A tool blocked inside the kernel (uninterruptible sleep) dies only when it
+leaves the kernel: no signal reaches it sooner.
 """
 
 from __future__ import annotations
@@ -20,10 +30,6 @@ from tools.probes.catalog import CATALOGUE
 from tools.probes.model import ProbeOutput
 
 _NONCE = re.compile(r"^[0-9a-f]{16}$")
-# A probe stuck in the kernel (nvidia-smi on a GPU that fell off the bus) can ignore the
-# TERM that `timeout` sends: KILL follows this many seconds later, so one hung tool cannot
-# eat the node's whole session budget.
-KILL_AFTER_S = 5
 _PROBE_NAME = r"[a-z][a-z0-9_]*"
 
 
@@ -35,7 +41,7 @@ def _probe_script(name: str, nonce: str) -> str:
     spec = CATALOGUE[name]
     return (
         f"printf '\\n@@HPD-{nonce} BEGIN {name}@@\\n'; "
-        f"timeout -k {KILL_AFTER_S} {spec.timeout_s} sh -c {shlex.quote(spec.command)} "
+        f"timeout -s KILL {spec.timeout_s} sh -c {shlex.quote(spec.command)} "
         "2>&1 </dev/null; "
         f"printf '\\n@@HPD-{nonce} END {name} %s@@\\n' \"$?\""
     )

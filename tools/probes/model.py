@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Statuses of a probe that its timeout cut off: 137 (128 + SIGKILL) under the framing's
+# `timeout -s KILL`; 124 is what GNU timeout returns after a TERM the probe survived long
+# enough to exit on (older framings, hand-made recordings). Either way the output is partial.
+TIMEOUT_EXIT_CODES = frozenset({124, 137})
+
 
 class ProbeOutput(BaseModel):
     """The raw stdout of one catalogued probe on one node (stderr folded in)."""
@@ -21,6 +26,17 @@ class ProbeOutput(BaseModel):
     @property
     def ok(self) -> bool:
         return self.exit_code == 0 and not self.truncated
+
+    @property
+    def timed_out(self) -> bool:
+        """The probe's timeout killed it (or something else did with SIGKILL): whatever it
+        printed is a prefix of its answer, never the whole of it."""
+        return self.exit_code in TIMEOUT_EXIT_CODES
+
+    @property
+    def finished(self) -> bool:
+        """The probe ran to its own end (with any status): its output is complete."""
+        return self.exit_code is not None and not self.truncated and not self.timed_out
 
 
 class NodeProbes(BaseModel):

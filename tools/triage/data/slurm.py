@@ -87,7 +87,7 @@ def read_probe(probes: NodeProbes, name: str, parse: Callable[[str], T]) -> Slur
     if tool_missing(output.stdout):
         problem = f"not installed here: {_first_line(output.stdout)}"
         return SlurmRead(name, None, problem, output, tool_missing=True)
-    if output.truncated:
+    if output.truncated or output.timed_out:
         return SlurmRead(name, parse(output.stdout), "the probe did not finish", output)
     if output.exit_code != 0:
         code = "no exit code" if output.exit_code is None else f"exit code {output.exit_code}"

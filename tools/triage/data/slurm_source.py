@@ -68,7 +68,7 @@ def _usable(output: ProbeOutput | None) -> str:
         return "did not run"
     if tool_missing(output.stdout):
         return "not installed here"
-    if output.truncated:
+    if output.truncated or output.timed_out:
         return "did not finish"
     if output.exit_code != 0:
         return "no exit code" if output.exit_code is None else f"exit code {output.exit_code}"
