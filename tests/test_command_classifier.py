@@ -10,6 +10,10 @@ from tools.commands import CommandClass, classify
 from tools.commands.shell import unwrap
 
 READ_ONLY = [
+    # Evidence collection tools, asked only for help or a listing.
+    "nvidia-bug-report.sh --help",
+    "tar -tzf /tmp/nvidia-dcgm-logs.tgz",
+    "tar --list -f /tmp/logs.tar",
     "aws sagemaker describe-cluster --cluster-name my-cluster --region us-west-2",
     "aws sagemaker list-cluster-nodes --cluster-name c --region us-east-1 --max-results 100",
     "aws --region us-east-1 sagemaker list-cluster-events --cluster-name c",
@@ -108,6 +112,10 @@ READ_ONLY = [
 ]
 
 MUTATING = [
+    # They change no GPU state, but they write files on the node.
+    ("sudo nvidia-bug-report.sh", 0, False),
+    ("sudo tar -czf /tmp/nvidia-dcgm-logs.tgz /var/log/nvidia-dcgm/", 0, False),
+    ("tar xf /tmp/logs.tar", 0, False),
     ("aws sagemaker batch-reboot-cluster-nodes --cluster-name c --node-ids i-0123", 1, False),
     ("aws sagemaker batch-replace-cluster-nodes --cluster-name c --node-ids i-0123", 2, False),
     ("aws sagemaker update-cluster --cluster-name c --node-recovery Automatic", 0, True),

@@ -94,9 +94,10 @@ def _security_group() -> Json:
         "VpcId": VPC,
         "OwnerId": ACCOUNT,
         "IpPermissions": [{"IpProtocol": "-1", "UserIdGroupPairs": self_pair, "IpRanges": []}],
+        # As the HyperPod prerequisites ask: all traffic to and from itself, and no
+        # outbound rule to 0.0.0.0/0 (internet egress goes through the subnet's NAT).
         "IpPermissionsEgress": [
             {"IpProtocol": "-1", "UserIdGroupPairs": self_pair, "IpRanges": []},
-            {"IpProtocol": "-1", "UserIdGroupPairs": [], "IpRanges": [{"CidrIp": "0.0.0.0/0"}]},
         ],
     }
 
@@ -169,6 +170,32 @@ def _endpoint(service: str, kind: str = "Interface") -> Json:
     }
 
 
+def _network_interfaces(nodes: list[Json]) -> list[Json]:
+    """One primary interface per node in the cluster subnet, and a few interfaces of another
+    VPC of the account (the quota counts the whole Region)."""
+    interfaces = [
+        {
+            "NetworkInterfaceId": f"eni-0{n:016x}",
+            "VpcId": VPC,
+            "SubnetId": SUBNET,
+            "InterfaceType": "interface",
+            "Status": "in-use",
+        }
+        for n in range(1, len(nodes) + 1)
+    ]
+    interfaces += [
+        {
+            "NetworkInterfaceId": f"eni-0{0xF000 + n:016x}",
+            "VpcId": "vpc-0a1b2c3d4e5f6ffff",
+            "SubnetId": "subnet-0a1b2c3d4e5f6ffff",
+            "InterfaceType": "interface",
+            "Status": "in-use",
+        }
+        for n in range(3)
+    ]
+    return interfaces
+
+
 def _managed_policy() -> Json:
     return {
         "Version": "2012-10-17",
@@ -207,6 +234,11 @@ def _instance_type(
     }
 
 
+def _one_card(addresses: int) -> Json:
+    """NetworkInfo of a type with one network card and `addresses` IPv4 per interface."""
+    return {"MaximumNetworkCards": 1, "Ipv4AddressesPerInterface": addresses}
+
+
 def _instance_types() -> list[Json]:
     p5 = _instance_type(
         "p5.48xlarge",
@@ -214,7 +246,12 @@ def _instance_types() -> list[Json]:
         96,
         2_097_152,
         "3200 Gigabit",
-        {"EfaSupported": True, "EfaInfo": {"MaximumEfaInterfaces": 32}, "MaximumNetworkCards": 32},
+        {
+            "EfaSupported": True,
+            "EfaInfo": {"MaximumEfaInterfaces": 32},
+            "MaximumNetworkCards": 32,
+            "Ipv4AddressesPerInterface": 50,
+        },
     )
     p5["InstanceStorageSupported"] = True  # 8 x 3.84 TB NVMe, mounted at /opt/dlami/nvme
     p5["GpuInfo"] = {
@@ -230,8 +267,8 @@ def _instance_types() -> list[Json]:
     }
     return [
         p5,
-        _instance_type("m5.2xlarge", 8, 4, 32768, "Up to 10 Gigabit", {}),
-        _instance_type("m5.4xlarge", 16, 8, 65536, "Up to 10 Gigabit", {}),
+        _instance_type("m5.2xlarge", 8, 4, 32768, "Up to 10 Gigabit", _one_card(15)),
+        _instance_type("m5.4xlarge", 16, 8, 65536, "Up to 10 Gigabit", _one_card(30)),
     ]
 
 
@@ -304,6 +341,7 @@ def _world(name: str, cluster_id: str, groups: list[Json], orchestrator: Json | 
         route_tables=_route_tables(),
         vpc_endpoints=[_endpoint("s3", "Gateway")],
         instance_types=_instance_types(),
+        network_interfaces=_network_interfaces(nodes),
         offerings=[
             {"InstanceType": t, "LocationType": "availability-zone", "Location": az}
             for t in sorted({g["InstanceType"].removeprefix("ml.") for g in groups})

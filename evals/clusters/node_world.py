@@ -68,13 +68,19 @@ def healthy_outputs(world: World, node: Json) -> dict[str, ProbeOutput]:
         "kernel_log_previous_boot": _out(system.kernel_log_previous_boot(None)),
         "time_sync": _out(system.time_sync()),
         "services": _out(system.services(states)),
+        "net_interfaces": _out(
+            system.net_interfaces([(*system.PRIMARY_NIC[:2], f"{node_ip(node)}/20")])
+        ),
+        "imds": _out(system.imds(facts.instance_type)),
     }
     if facts.gpus:
         outputs |= {
             "gpu_list": _out(accel.gpu_list(facts.gpus)),
             "gpu_query": _out(accel.gpu_query(facts.gpus)),
             "gpu_row_remap": _out(accel.row_remap(facts.gpus)),
+            "gpu_page_retirement": _out(accel.page_retirement(facts.gpus)),
             "dcgm_health": _out(accel.dcgm_health()),
+            "dcgm_diag_logs": _out(accel.dcgm_diag_logs()),
             "nvidia_driver": _out(accel.nvidia_driver()),
             "nccl_libraries": _out(accel.nccl_libraries()),
         }
@@ -87,6 +93,7 @@ def healthy_outputs(world: World, node: Json) -> dict[str, ProbeOutput]:
             "efa_devices": _out(accel.infiniband(facts.efa_interfaces)),
             "efa_provider": _out(accel.fi_info(facts.efa_interfaces)),
             "efa_packages": _out(accel.efa_packages()),
+            "ofi_nccl_plugin": _out(accel.ofi_nccl_plugin()),
         }
     return outputs
 

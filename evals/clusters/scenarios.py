@@ -13,6 +13,7 @@ from evals.clusters.scenarios_lifecycle import LIFECYCLE
 from evals.clusters.scenarios_network import NETWORK
 from evals.clusters.scenarios_node_system import NODE_SYSTEM
 from evals.clusters.scenarios_orchestrators import ORCHESTRATORS
+from evals.clusters.scenarios_workload import WORKLOAD
 from evals.clusters.world import World
 
 
@@ -84,5 +85,6 @@ SCENARIOS: list[Scenario] = [
     *ACCELERATORS,
     *NODE_SYSTEM,
     *ORCHESTRATORS,
+    *WORKLOAD,
     DEMO,
 ]

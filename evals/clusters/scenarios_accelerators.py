@@ -80,6 +80,24 @@ def thermal_throttling(world: World) -> None:
 
 def neuron_missing_trn1(world: World) -> None:
     """The accelerator group is trn1.32xlarge and one node shows 15 of 16 Neuron devices."""
+    as_trn1(world)
+    set_probe(world, GPU_NODE, "neuron_devices", accel.neuron_ls(15))
+
+
+def neuron_hardware_error(world: World) -> None:
+    """A trn1.32xlarge node whose driver reported an uncorrectable HBM error in this boot."""
+    as_trn1(world)
+    line = accel.neuron_hw_error_line(instance_id=GPU_NODE)
+    set_probe(world, GPU_NODE, "kernel_log", system.kernel_log([line]))
+
+
+def dcgm_diag_log_failure(world: World) -> None:
+    """The last dcgmi diag run on an EKS GPU node failed its memory test."""
+    set_probe(world, GPU_NODE, "dcgm_diag_logs", accel.dcgm_diag_logs("memory"))
+
+
+def as_trn1(world: World) -> None:
+    """The accelerator group becomes trn1.32xlarge, every node healthy at node level."""
     trn1 = {
         "InstanceType": "trn1.32xlarge",
         "CurrentGeneration": True,
@@ -118,7 +136,6 @@ def neuron_missing_trn1(world: World) -> None:
     ]
     world.probes.clear()
     add_node_level(world)
-    set_probe(world, GPU_NODE, "neuron_devices", accel.neuron_ls(15))
 
 
 # -- EFA, versions, vCPUs (§ A, § E, § J) ------------------------------------------------------
@@ -127,6 +144,38 @@ def neuron_missing_trn1(world: World) -> None:
 def efa_device_short(world: World) -> None:
     set_probe(world, SLURM_GPU_NODE, "efa_devices", accel.infiniband(31))
     set_probe(world, SLURM_GPU_NODE, "efa_provider", accel.fi_info(31))
+
+
+def ofi_nccl_plugin_missing(world: World) -> None:
+    """The EFA installer ran without its NCCL plugin, and no plugin is on the host."""
+    set_probe(world, SLURM_GPU_NODE, "efa_packages", accel.efa_packages(ofi_nccl=None))
+    set_probe(world, SLURM_GPU_NODE, "ofi_nccl_plugin", accel.OFI_NCCL_PLUGIN_MISSING, 1)
+
+
+def efa_installer_missing(world: World) -> None:
+    """No EFA installer marker; a hand-built plugin under /opt/aws-ofi-nccl/lib."""
+    set_probe(world, SLURM_GPU_NODE, "efa_packages", accel.EFA_PACKAGES_MISSING, 1)
+    set_probe(
+        world, SLURM_GPU_NODE, "ofi_nccl_plugin", accel.ofi_nccl_plugin("/opt/aws-ofi-nccl/lib")
+    )
+
+
+def nic_errors(world: World) -> None:
+    interfaces = system.net_interfaces(errors={system.PRIMARY_NIC[0]: (1843, 0)})
+    set_probe(world, GPU_NODE, "net_interfaces", interfaces)
+
+
+def imds_unreachable(world: World) -> None:
+    set_probe(world, GPU_NODE, "imds", system.IMDS_UNREACHABLE)
+
+
+def gpu_probes_timed_out(world: World) -> None:
+    """nvidia-smi hung after printing part of its answers; the probes' timeout killed it."""
+    remap = accel.row_remap(8)
+    cut = remap[: remap.index(f"GPU {accel.bus_id(4)}")]
+    set_probe(world, GPU_NODE, "gpu_row_remap", cut, 137)
+    listing = accel.gpu_list(8)
+    set_probe(world, GPU_NODE, "gpu_list", "".join(listing.splitlines(True)[:5]), 137)
 
 
 def version_drift(world: World) -> None:
@@ -219,6 +268,16 @@ ACCELERATORS: list[Scenario] = [
         GPU_NODE,
     ),
     one_finding(
+        "gpu-dcgm-diag-log-failure",
+        "The newest nvvs log of an EKS GPU node shows a failed DCGM memory test.",
+        "eks",
+        dcgm_diag_log_failure,
+        "gpu-dcgm-logs",
+        "FAIL",
+        "G.1.b",
+        GPU_NODE,
+    ),
+    one_finding(
         "gpu-thermal-throttling",
         "One GPU at 91 °C with hardware and thermal slowdown active.",
         "eks",
@@ -239,6 +298,16 @@ ACCELERATORS: list[Scenario] = [
         GPU_NODE,
     ),
     one_finding(
+        "neuron-hardware-error-trn1",
+        "A trn1.32xlarge node's kernel log has NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR.",
+        "eks",
+        neuron_hardware_error,
+        "neuron-driver-errors",
+        "FAIL",
+        "G.5",
+        GPU_NODE,
+    ),
+    one_finding(
         "efa-device-count-short",
         "A p5.48xlarge Slurm worker shows 31 of 32 EFA devices.",
         "slurm",
@@ -247,6 +316,56 @@ ACCELERATORS: list[Scenario] = [
         "FAIL",
         "A",
         SLURM_GPU_NODE,
+    ),
+    one_finding(
+        "efa-ofi-nccl-plugin-missing",
+        "A p5.48xlarge Slurm worker has the EFA installer but no aws-ofi-nccl plugin.",
+        "slurm",
+        ofi_nccl_plugin_missing,
+        "efa-software",
+        "WARN",
+        "E",
+        SLURM_GPU_NODE,
+    ),
+    one_finding(
+        "efa-installer-missing",
+        "A p5.48xlarge Slurm worker lacks /opt/amazon/efa_installed_packages.",
+        "slurm",
+        efa_installer_missing,
+        "efa-software",
+        "WARN",
+        "E",
+        SLURM_GPU_NODE,
+    ),
+    one_finding(
+        "nic-rx-errors",
+        "The primary ENA interface of an EKS GPU node counts receive errors since boot.",
+        "eks",
+        nic_errors,
+        "node-nic",
+        "WARN",
+        "A",
+        GPU_NODE,
+    ),
+    one_finding(
+        "imds-unreachable",
+        "The instance metadata service does not answer on an EKS GPU node's host.",
+        "eks",
+        imds_unreachable,
+        "node-imds",
+        "WARN",
+        "B",
+        GPU_NODE,
+    ),
+    Scenario(
+        "gpu-probes-timed-out",
+        "nvidia-smi hung mid-answer on an EKS GPU node: the GPU list and row-remap probes "
+        "were killed by their timeout after part of their output.",
+        "eks",
+        gpu_probes_timed_out,
+        expect=[("gpu-count", "INFO", "G"), ("gpu-row-remap", "INFO", "G.1.a")],
+        resources={"gpu-count": [GPU_NODE], "gpu-row-remap": [GPU_NODE]},
+        must_not=[("gpu-count", "FAIL"), ("gpu-count", "PASS"), ("gpu-row-remap", "PASS")],
     ),
     Scenario(
         "version-drift-across-nodes",

@@ -155,6 +155,45 @@ def lifecycle_newest_failure_past_noise(world: World) -> None:
         )
 
 
+def cluster_failed_lifecycle_script(world: World) -> None:
+    """The cluster's creation failed: on a gpu-workers instance lifecycle_script.py ran
+    mount_fsx.sh, which stopped at line 31 (the Lustre client tools are missing) with exit
+    status 127. HyperPod failed the group and the cluster and the instances are gone; only
+    the LifecycleConfig stream tells why."""
+    group = group_of(world, FAILED_NODE)
+    stream = f"LifecycleConfig/{group}/{FAILED_NODE}"
+    world.cluster["ClusterStatus"] = "Failed"
+    world.cluster["FailureMessage"] = (
+        f"Lifecycle scripts did not complete on an instance of InstanceGroup {group}. "
+        "See the LifecycleConfig log streams in CloudWatch Logs for details."
+    )
+    for details in world.cluster["InstanceGroups"]:
+        details["CurrentCount"] = 0
+        details["Status"] = "Failed"
+    world.nodes.clear()
+    world.node_details.clear()
+    fsx = f"fs-0123456789abcdef0.fsx.{base.REGION}.amazonaws.com"
+    write_log(
+        world,
+        stream,
+        [
+            f"Downloading lifecycle scripts from s3://{base.LIFECYCLE_BUCKET}/lifecycle/",
+            "Running lifecycle_script.py with resourceConfig: /opt/ml/config/"
+            "resource_config.json, provisioning_parameters: provisioning_parameters.json",
+            f"Execute script: mount_fsx.sh {fsx} abcdefgh /fsx",
+            "/tmp/sagemaker-lcs/mount_fsx.sh: line 31: lfs: command not found",
+            "Traceback (most recent call last):",
+            '  File "/tmp/sagemaker-lcs/lifecycle_script.py", line 150, in <module>',
+            "subprocess.CalledProcessError: Command '['sudo', 'bash', 'mount_fsx.sh', "
+            f"'{fsx}', 'abcdefgh', '/fsx']' returned non-zero exit status 127.",
+        ],
+        timedelta(hours=2),
+    )
+    streams = world.log_streams[world.log_groups[0]]
+    if stream not in streams:
+        streams.append(stream)
+
+
 LIFECYCLE: list[Scenario] = [
     Scenario(
         "lifecycle-optional-step-failed",
@@ -209,6 +248,24 @@ LIFECYCLE: list[Scenario] = [
             ("cluster-events", "FAIL"),
             ("cluster-events", "WARN"),
         ],
+    ),
+    Scenario(
+        "cluster-failed-lifecycle-script",
+        "Slurm: the cluster failed to create because mount_fsx.sh, run by the lifecycle "
+        "scripts on a gpu-workers instance, stopped at line 31 with exit status 127; the "
+        "instances are gone, so the LifecycleConfig stream is the root cause (D.2 FAIL), "
+        "not history.",
+        "slurm",
+        cluster_failed_lifecycle_script,
+        expect=[
+            ("cluster-status", "FAIL", "F.1"),
+            ("instance-groups", "FAIL", "F"),  # gpu-workers
+            ("instance-groups", "FAIL", "F"),  # controller: the whole create failed
+            ("lifecycle-logs", "FAIL", "D.2"),
+        ],
+        resources={"lifecycle-logs": [FAILED_NODE]},
+        # With no instance left there is no Slurm controller to read.
+        skipped_include=["no Slurm controller group found"],
     ),
     Scenario(
         "lifecycle-newest-failure-capped",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from evals.clusters import base
 from evals.clusters.scenario import Scenario
 from evals.clusters.world import Json, World
@@ -63,8 +65,8 @@ def _controller_sg_without_self_rules(world: World) -> None:
 
 
 def _efa_rules_on_a_second_sg(world: World) -> None:
-    # The cluster SG keeps only its 0.0.0.0/0 outbound rule; a second cluster SG carries the
-    # EFA self rules. Every instance has both, so the union of their rules admits EFA.
+    # The cluster SG loses its self rules; a second cluster SG carries the EFA self rules.
+    # Every instance has both, so the union of their rules admits EFA.
     _drop_outbound_self_rule(world)
     group = _security_group(world, base.SG)
     group["IpPermissions"] = []
@@ -83,6 +85,57 @@ def _efa_rules_on_a_second_sg(world: World) -> None:
         }
     )
     world.cluster["VpcConfig"]["SecurityGroupIds"] = [base.SG, SELF_SG]
+
+
+ANYWHERE = {"IpProtocol": "-1", "UserIdGroupPairs": [], "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}
+
+
+def _egress_to_anywhere(world: World) -> None:
+    """The EFA SG keeps its self rules and also allows all traffic out to 0.0.0.0/0 (EC2's
+    default rule for a new group, which many templates keep)."""
+    _security_group(world, base.SG)["IpPermissionsEgress"].append(dict(ANYWHERE))
+
+
+def _egress_to_anywhere_and_efa_health_check_failed(world: World) -> None:
+    """As above, while a scale-up of the GPU group fails its EFA health check: the group is
+    one node short of its target and the failed instance never joined."""
+    _egress_to_anywhere(world)
+    gpu = next(
+        g for g in world.cluster["InstanceGroups"] if g["InstanceGroupName"] == base.GPU_GROUP
+    )
+    gpu["TargetCount"] = gpu["CurrentCount"] + 1
+    gpu["Status"] = "Updating"
+    world.events.append(
+        {
+            "EventId": "evt-efa-0001",
+            "ClusterArn": world.cluster["ClusterArn"],
+            "ClusterName": world.cluster["ClusterName"],
+            "InstanceGroupName": base.GPU_GROUP,
+            "InstanceId": "i-0fffffffffff0001",
+            "ResourceType": "Instance",
+            "EventTime": base.iso(base.RECORDED_AT - timedelta(hours=2)),
+            "Description": "EFA health checks did not run successfully. Ensure that your VPC "
+            "and security groups are properly configured before attempting to create a cluster.",
+            "EventLevel": "Error",
+        }
+    )
+
+
+def _gpu_subnet_nearly_full(world: World) -> None:
+    """The cluster subnet has 60 free addresses: fewer than one more EKS p5 node takes (81)."""
+    subnet = next(s for s in world.subnets if s["SubnetId"] == base.SUBNET)
+    subnet["AvailableIpAddressCount"] = 60
+
+
+def _eni_quota_nearly_used(world: World) -> None:
+    """The Region's interfaces stand at 90 % of the network interfaces quota."""
+    world.eni_quota = round(len(world.network_interfaces) / 0.9)
+
+
+def _hyperpod_namespace_missing(world: World) -> None:
+    """The HyperPod Helm chart was never installed: no aws-hyperpod namespace."""
+    assert world.kubernetes is not None
+    world.kubernetes.namespaces = []
 
 
 def _managed_vpc(world: World) -> None:
@@ -166,6 +219,56 @@ NETWORK: list[Scenario] = [
         expect=[("efa-security-groups", "INFO", "A")],
         resources={"efa-security-groups": [CONTROLLER_SG]},
         must_not=[("efa-security-groups", "FAIL"), ("efa-security-groups", "WARN")],
+    ),
+    Scenario(
+        "efa-egress-anywhere",
+        "Slurm cluster whose EFA security group has its self rules and also an all-traffic "
+        "outbound rule to 0.0.0.0/0, which the HyperPod prerequisites ask to avoid: a risk "
+        "named with § A (WARN P2), nothing fails.",
+        "slurm",
+        _egress_to_anywhere,
+        expect=[("efa-security-groups", "WARN", "A")],
+        resources={"efa-security-groups": [base.SG]},
+    ),
+    Scenario(
+        "efa-egress-anywhere-health-check-failed",
+        "EKS cluster whose GPU group scale-up fails its EFA health check while the EFA "
+        "security group allows all traffic out to 0.0.0.0/0: the rule is named as the "
+        "documented cause (FAIL P1, § A) beside the failure event.",
+        "eks",
+        _egress_to_anywhere_and_efa_health_check_failed,
+        expect=[
+            ("efa-security-groups", "FAIL", "A"),
+            ("cluster-events", "FAIL", "A"),
+            ("instance-groups", "WARN", "F"),
+        ],
+        resources={"efa-security-groups": [base.SG]},
+    ),
+    Scenario(
+        "subnet-nearly-full-eks",
+        "EKS cluster whose subnet has 60 free addresses while one more p5.48xlarge node "
+        "takes 81 on EKS: the next replacement or scale-up fails (§ B.6).",
+        "eks",
+        _gpu_subnet_nearly_full,
+        expect=[("subnet-free-ips", "FAIL", "B.6")],
+        resources={"subnet-free-ips": [base.SUBNET]},
+    ),
+    Scenario(
+        "eni-quota-nearly-used",
+        "Slurm cluster in a Region whose network interfaces stand at 90 % of the quota "
+        "L-DF5E4CA3 (§ B.7).",
+        "slurm",
+        _eni_quota_nearly_used,
+        expect=[("eni-quota", "WARN", "B.7")],
+    ),
+    Scenario(
+        "hyperpod-namespace-missing",
+        "EKS cluster without the aws-hyperpod namespace: the HyperPod Helm chart is not "
+        "installed, so the health-monitoring agent cannot run (§ B.5).",
+        "eks",
+        _hyperpod_namespace_missing,
+        expect=[("hyperpod-namespace", "FAIL", "B.5")],
+        resources={"hyperpod-namespace": ["aws-hyperpod"]},
     ),
     Scenario(
         "slurm-managed-vpc",

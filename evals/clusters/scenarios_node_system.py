@@ -39,6 +39,10 @@ def soft_lockup(world: World) -> None:
     set_probe(world, SLURM_GPU_NODE, "kernel_log", system.kernel_log([system.soft_lockup_line()]))
 
 
+def kernel_oops(world: World) -> None:
+    set_probe(world, SLURM_GPU_NODE, "kernel_log", system.kernel_log(system.oops_lines()))
+
+
 # -- SSM (§ K) ---------------------------------------------------------------------------------
 
 
@@ -112,6 +116,16 @@ NODE_SYSTEM: list[Scenario] = [
         "A soft lockup in the kernel log of a Slurm worker.",
         "slurm",
         soft_lockup,
+        "node-kernel",
+        "FAIL",
+        "N",
+        SLURM_GPU_NODE,
+    ),
+    one_finding(
+        "kernel-oops",
+        "A kernel NULL pointer oops in the kernel log of a Slurm worker.",
+        "slurm",
+        kernel_oops,
         "node-kernel",
         "FAIL",
         "N",

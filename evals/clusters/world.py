@@ -38,6 +38,10 @@ class World:
     vpc_endpoints: list[Json] = field(default_factory=list)
     offerings: list[Json] = field(default_factory=list)
     instance_types: list[Json] = field(default_factory=list)
+    # Every network interface of the Region (DescribeNetworkInterfaces), and the applied
+    # value of the network-interfaces-per-Region quota (None: no applied value recorded).
+    network_interfaces: list[Json] = field(default_factory=list)
+    eni_quota: float | None = 5000.0
     eks_clusters: dict[str, Json] = field(default_factory=dict)
     role_inline_policies: dict[str, dict[str, Json]] = field(default_factory=dict)
     role_attached_policies: dict[str, list[Json]] = field(default_factory=dict)
@@ -225,6 +229,29 @@ def _instance_types(world: World, params: Json) -> Outcome:
     return {"InstanceTypes": found}, Paging(result_key="InstanceTypes")
 
 
+def _network_interfaces(world: World, params: Json) -> Outcome:
+    found = _by_vpc(world.network_interfaces, params)
+    return {"NetworkInterfaces": found}, Paging(result_key="NetworkInterfaces")
+
+
+def _service_quota(world: World, params: Json) -> Outcome:
+    if world.eni_quota is None or params.get("QuotaCode") != "L-DF5E4CA3":
+        return _not_found(
+            "NoSuchResourceException", "The request failed because the quota does not exist."
+        )
+    quota = {
+        "ServiceCode": params.get("ServiceCode"),
+        "ServiceName": "Amazon Virtual Private Cloud (Amazon VPC)",
+        "QuotaCode": params.get("QuotaCode"),
+        "QuotaName": "Network interfaces per Region",
+        "Value": world.eni_quota,
+        "Unit": "None",
+        "Adjustable": True,
+        "GlobalQuota": False,
+    }
+    return {"Quota": quota}, None
+
+
 def _eks_cluster(world: World, params: Json) -> Outcome:
     name = params.get("name", "")
     if name in world.eks_clusters:
@@ -334,6 +361,8 @@ _HANDLERS = {
     ("ec2", "DescribeVpcEndpoints"): _vpc_endpoints,
     ("ec2", "DescribeInstanceTypeOfferings"): _offerings,
     ("ec2", "DescribeInstanceTypes"): _instance_types,
+    ("ec2", "DescribeNetworkInterfaces"): _network_interfaces,
+    ("service-quotas", "GetServiceQuota"): _service_quota,
     ("eks", "DescribeCluster"): _eks_cluster,
     ("iam", "ListRolePolicies"): _list_role_policies,
     ("iam", "GetRolePolicy"): _get_role_policy,

@@ -95,7 +95,11 @@ def build_cluster(
     ]
     self_rule = [{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": sg_id}]}]
     ec2.authorize_security_group_ingress(GroupId=sg_id, IpPermissions=self_rule)
-    if outbound_self_rule:  # moto already holds the default all-traffic 0.0.0.0/0 egress
+    # A new group starts with an all-traffic egress to 0.0.0.0/0; the HyperPod prerequisites
+    # ask to avoid it on the EFA group (egress goes through the subnet's NAT), so it goes.
+    anywhere = [{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}]
+    ec2.revoke_security_group_egress(GroupId=sg_id, IpPermissions=anywhere)
+    if outbound_self_rule:
         ec2.authorize_security_group_egress(GroupId=sg_id, IpPermissions=self_rule)
 
     iam = moto_client("iam", REGION)

@@ -67,7 +67,9 @@ def healthy_p5(**overrides: str | ProbeOutput) -> dict[str, str | ProbeOutput]:
         "gpu_list": samples.gpu_list(),
         "gpu_query": samples.gpu_query(),
         "gpu_row_remap": samples.row_remap(),
+        "gpu_page_retirement": samples.page_retirement(),
         "dcgm_health": samples.dcgm_health(),
+        "dcgm_diag_logs": samples.dcgm_diag_logs(),
         "nvidia_driver": samples.nvidia_driver(),
         "nccl_libraries": samples.nccl_libraries(),
         "kernel_log": "",
@@ -76,6 +78,7 @@ def healthy_p5(**overrides: str | ProbeOutput) -> dict[str, str | ProbeOutput]:
         "efa_devices": samples.infiniband(32),
         "efa_provider": samples.fi_info(32),
         "efa_packages": samples.efa_packages(),
+        "ofi_nccl_plugin": samples.ofi_nccl_plugin(),
     }
     outputs.update(overrides)
     return outputs

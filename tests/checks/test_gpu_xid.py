@@ -14,7 +14,9 @@ FELL_OFF = samples.xid_line(PCI, 79, "GPU has fallen off the bus.")
 FELL_OFF_BEFORE = samples.xid_line(PCI, 79, "GPU has fallen off the bus.", style="journal")
 APP = samples.xid_line(samples.driver_pci(1), 13, "Graphics SM Warp Exception", pid="4812")
 CLEANUP = samples.xid_line(samples.driver_pci(1), 45, "Ch 00000008", pid="4812")
-UNKNOWN = samples.xid_line(samples.driver_pci(2), 71, "copy engine error")
+# Xid 71 (copy engine) is in the table now: an unlisted number stands for the unknown.
+UNKNOWN = samples.xid_line(samples.driver_pci(2), 250, "unlisted event")
+COPY_ENGINE = samples.xid_line(samples.driver_pci(2), 71, "CE4: Unknown Error")
 DBE = samples.xid_line(PCI, 48, "An uncorrectable double bit error (DBE) has been detected.")
 REMAP = samples.xid_line(
     PCI,
@@ -72,8 +74,22 @@ def test_application_and_unknown_xids_warn_p2() -> None:
         (Status.WARN, Priority.P2),
     ]
     assert "application Xid 13" in findings[0].message
-    assert "workload" in findings[0].message
-    assert "Xid 71" in findings[1].message
+    assert "workload signal, not a node fault" in findings[0].message
+    assert "from <unknown> (pid 4812)" not in findings[0].message
+    assert "(pid 4812)" in findings[0].message
+    assert not any(word in findings[0].message for word in ("reboot", "replace"))
+    assert findings[0].evidence["workload"] is True
+    assert "Xid 250" in findings[1].message
+
+
+def test_xid_71_is_judged_as_hardware_and_repeats_mean_replace() -> None:
+    [finding] = judge_xids("i-1", parse_xids(COPY_ENGINE), (), P5)
+    assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
+    assert "hardware Xid 71 (copy engine (CE4) error)" in finding.message
+    before = samples.xid_line(samples.driver_pci(2), 71, "CE4: Unknown Error", style="journal")
+    [again] = judge_xids("i-1", parse_xids(COPY_ENGINE), parse_xids(before), P5)
+    assert again.evidence["repeated_after_reboot"] is True
+    assert "replace the node" in again.message
 
 
 def test_follow_on_alone_is_info_and_a_clean_log_passes() -> None:
@@ -235,3 +251,20 @@ def test_a_refused_dmesg_is_not_a_clean_log() -> None:
     assert finding.status is Status.INFO
     assert "Could not read the kernel log" in finding.message
     assert "Operation not permitted" in finding.message
+
+
+def test_application_xid_names_the_process_and_stays_a_warning() -> None:
+    line = samples.xid_line(
+        samples.driver_pci(4), 31, "MMU Fault: ENGINE GRAPHICS", pid="'77'", process="python3"
+    )
+    stopped = samples.xid_line(samples.driver_pci(4), 43, "Ch 00000010", pid="'77'")
+    [finding] = judge_xids("i-1", parse_xids(line + stopped), None, P5)
+    assert (finding.status, finding.priority, finding.section) == (
+        Status.WARN,
+        Priority.P2,
+        "G.2",
+    )
+    # The Xid 43 line repeats the pid without a name: one process, named once.
+    assert "from python3 (pid 77) —" in finding.message
+    assert finding.evidence["xids"] == [31, 43]
+    assert finding.evidence["processes"] == ["python3 (pid 77)"]

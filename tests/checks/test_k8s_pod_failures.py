@@ -98,3 +98,56 @@ def test_registered_check_scopes_to_the_focused_node() -> None:
     assert [f.status for f in k8s_pod_failures(kube_data(world, objects, node=ids[1]))] == [
         Status.PASS
     ]
+
+
+def test_oom_kill_at_the_containers_own_limit_is_a_workload_warning() -> None:
+    _, objects, ids = world_and_objects()
+    k8s_faults.oom_killed(objects, ids[1], memory_limit="64Gi")
+    nodes = {k8s_node.node_name(i): i for i in ids}
+    [finding] = judge_pods(objects.pods, dict(nodes))
+    assert (finding.status, finding.priority, finding.section) == (Status.WARN, Priority.P2, "M")
+    assert finding.message.startswith("Workload signal, not a node fault: pod training/")
+    assert "at its own memory limit (limits.memory 64Gi; exit code 137, 3 restarts)" in (
+        finding.message
+    )
+    assert not any(word in finding.message for word in ("reboot", "replace", "§ I.2"))
+    assert finding.evidence["memory_limit"] == "64Gi"
+    assert finding.evidence["workload"] is True
+    assert finding.resources == [ids[1]]
+
+
+def test_crash_loop_of_oom_kills_at_the_limit_is_still_the_workload() -> None:
+    _, objects, ids = world_and_objects()
+    k8s_faults.oom_killed(objects, ids[1], memory_limit="8Gi")
+    pod = k8s_objects.find_workload(objects, ids[1])
+    pod["status"]["containerStatuses"][0]["state"] = {
+        "waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting"}
+    }
+    [finding] = judge_pods(objects.pods, {})
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+    assert "now in CrashLoopBackOff" in finding.message
+    # Without a limit of its own, the same crash loop stays a failure.
+    del pod["spec"]["containers"][0]["resources"]["limits"]
+    [failure] = judge_pods(objects.pods, {})
+    assert (failure.status, failure.evidence["reason"]) == (Status.FAIL, "CrashLoopBackOff")
+
+
+def test_the_memory_limit_survives_slimming() -> None:
+    from tools.kube.slim import slim
+
+    _, objects, ids = world_and_objects()
+    k8s_faults.oom_killed(objects, ids[0], memory_limit="16Gi")
+    slimmed = [slim("pods", p) for p in objects.pods]
+    [finding] = judge_pods(slimmed, {})
+    assert finding.evidence["memory_limit"] == "16Gi"
+
+
+def test_many_oom_kills_at_their_limits_group_as_one_warning() -> None:
+    _, objects, ids = world_and_objects()
+    k8s_faults.oom_killed(objects, ids[0], memory_limit="8Gi")
+    template = k8s_objects.find_workload(objects, ids[0])
+    pods = [{**template, "metadata": {**template["metadata"], "name": f"w-{n}"}} for n in range(25)]
+    [grouped] = judge_pods(pods, {k8s_node.node_name(ids[0]): ids[0]})
+    assert (grouped.status, grouped.priority) == (Status.WARN, Priority.P2)
+    assert "25 pod containers were OOMKilled at their own memory limits" in grouped.message
+    assert grouped.evidence["workload"] is True

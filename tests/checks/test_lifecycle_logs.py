@@ -283,3 +283,68 @@ def test_garbage_events_do_not_crash() -> None:
 def test_stream_parts() -> None:
     assert stream_parts("LifecycleConfig/gpu/i-1") == ("gpu", "i-1")
     assert stream_parts("odd") == ("", "odd")
+
+
+FAILED_FSX = [
+    "Execute script: mount_fsx.sh fs-0123 abcdefgh /fsx",
+    "/tmp/sagemaker-lcs/mount_fsx.sh: line 31: lfs: command not found",
+    "subprocess.CalledProcessError: Command '['sudo', 'bash', 'mount_fsx.sh', 'fs-0123', "
+    "'abcdefgh', '/fsx']' returned non-zero exit status 127.",
+]
+
+
+def _gone_failure(stream: str = "LifecycleConfig/gpu-workers/i-0gone") -> list[dict[str, object]]:
+    return [line(text, stream=stream, ts=n) for n, text in enumerate(FAILED_FSX)]
+
+
+def test_failed_cluster_makes_a_gone_instances_failure_the_root_cause() -> None:
+    findings = judge_lifecycle_logs(_gone_failure(), statuses={}, cluster_status="Failed")
+    [root] = [f for f in findings if f.status is Status.FAIL]
+    assert (root.priority, root.section, root.resources) == (Priority.P0, "D.2", ["i-0gone"])
+    assert root.message.startswith("The cluster is Failed and its lifecycle script failed")
+    assert "mount_fsx.sh, line 31, exit status 127" in root.message
+    assert "root cause" in root.message
+    assert not root.message.startswith("History")
+    assert (root.evidence["script"], root.evidence["line"], root.evidence["exit_status"]) == (
+        "mount_fsx.sh",
+        31,
+        127,
+    )
+    assert root.evidence["root_cause"] is True
+    assert not [f for f in findings if f.status is Status.INFO and f.evidence.get("history")]
+
+
+def test_failed_group_promotes_only_its_own_streams() -> None:
+    old = "LifecycleConfig/cpu-workers/i-0old"
+    events = [*_gone_failure(), line("on_create.sh failed with exit code 1", stream=old)]
+    findings = judge_lifecycle_logs(
+        events, statuses={}, cluster_status="InService", failed_groups={"gpu-workers"}
+    )
+    [root] = [f for f in findings if f.status is Status.FAIL]
+    [history] = [f for f in findings if f.evidence.get("history")]
+    assert root.message.startswith("Instance group gpu-workers is Failed")
+    assert root.evidence["groups"] == ["gpu-workers"]
+    assert history.resources == ["i-0old"]
+
+
+def test_healthy_cluster_keeps_a_replaced_nodes_failure_as_history() -> None:
+    for status in ("InService", "Updating", None):
+        findings = judge_lifecycle_logs(_gone_failure(), statuses={}, cluster_status=status)
+        assert not [f for f in findings if f.status in (Status.FAIL, Status.WARN)]
+        [history] = [f for f in findings if f.evidence.get("history")]
+        assert history.message.startswith("History:")
+
+
+def test_root_cause_without_details_says_unknown() -> None:
+    findings = judge_lifecycle_logs(
+        [line("Lifecycle script failed", stream="LifecycleConfig/gpu-workers/i-0gone")],
+        statuses={},
+        cluster_status="RollingBack",
+    )
+    [root] = [f for f in findings if f.status is Status.FAIL]
+    assert "script unknown, line unknown, exit unknown" in root.message
+    assert root.message.startswith("The cluster is RollingBack")
+
+
+def test_bash_error_lines_pass_the_cloudwatch_filter() -> None:
+    assert _pattern_matches(LOG_FILTER, FAILED_FSX[1])

@@ -132,24 +132,59 @@ def cgroup_oom_log(name: str, pid: int) -> str:
     )
 
 
-def test_cgroup_oom_kill_is_a_workload_at_its_limit() -> None:
+def test_cgroup_oom_kill_with_plenty_of_memory_is_a_workload_warning() -> None:
     log = parse_kernel_log(cgroup_oom_log("python", 4242))
     [finding] = judge_memory("i-1", HEALTHY, log, None, efa=True)
-    assert (finding.status, finding.priority, finding.section) == (Status.FAIL, Priority.P1, "I.2")
-    assert "reached its memory limit" in finding.message
+    assert (finding.status, finding.priority, finding.section) == (Status.WARN, Priority.P2, "I.2")
+    assert finding.message.startswith("Workload signal, not a node fault")
+    assert "reached its own memory limit" in finding.message
+    assert "93 % of its memory available" in finding.message
+    assert not any(word in finding.message for word in ("reboot", "replace"))
     assert "python (pid 4242)" in finding.message
     assert "The OOM killer ended" not in finding.message
     # An EFA node, but its huge pages are not exhausted: not the fork case.
     assert "FI_EFA_USE_HUGE_PAGE" not in finding.message
     assert finding.evidence["scope"] == "cgroup"
+    assert finding.evidence["workload"] is True
+    assert finding.evidence["limiting_cgroups"] == ["/kubepods/burstable/pod7f3e"]
     assert_well_formed([finding])
+
+
+def test_cgroup_oom_kill_on_a_node_short_of_memory_warns_p1() -> None:
+    log = parse_kernel_log(cgroup_oom_log("python", 4242))
+    tight = parse_meminfo(system.meminfo(total_kib=1_000_000, available_kib=150_000))
+    [finding] = judge_memory("i-1", tight, log, None, efa=False)
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P1)
+    assert "only 15.0 % of the node's memory is available" in finding.message
+    # Unreadable meminfo is not taken for plenty either.
+    [unknown] = judge_memory("i-1", None, log, None, efa=False)
+    assert (unknown.status, unknown.priority) == (Status.WARN, Priority.P1)
+    assert "could not be read" in unknown.message
+
+
+def test_plenty_starts_at_a_fifth_of_memory_available() -> None:
+    log = parse_kernel_log(cgroup_oom_log("python", 4242))
+    at_floor = parse_meminfo(system.meminfo(total_kib=1_000_000, available_kib=200_000))
+    below = parse_meminfo(system.meminfo(total_kib=1_000_000, available_kib=199_000))
+    assert judge_memory("i-1", at_floor, log, None, efa=False)[0].priority is Priority.P2
+    assert judge_memory("i-1", below, log, None, efa=False)[0].priority is Priority.P1
+
+
+def test_kill_at_the_pods_root_cgroup_is_a_node_matter() -> None:
+    text = cgroup_oom_log("python", 4242).replace(
+        "oom_memcg=/kubepods/burstable/pod7f3e", "oom_memcg=/kubepods.slice"
+    )
+    [finding] = judge_memory("i-1", HEALTHY, parse_kernel_log(text), None, efa=False)
+    assert (finding.status, finding.priority) == (Status.FAIL, Priority.P1)
+    assert "allocatable" in finding.message
+    assert finding.evidence["workload"] is False
 
 
 def test_cgroup_oom_kill_with_exhausted_huge_pages_on_efa_gets_the_hint() -> None:
     exhausted = parse_meminfo(system.meminfo(hugepages_total=5128, hugepages_free=0))
     log = parse_kernel_log(cgroup_oom_log("python", 4242))
     [finding] = judge_memory("i-1", exhausted, log, None, efa=True)
-    assert "reached its memory limit" in finding.message
+    assert "reached its own memory limit" in finding.message
     assert "FI_EFA_USE_HUGE_PAGE=0" in finding.message
 
 
@@ -178,7 +213,7 @@ def test_previous_boot_cgroup_kills_are_history() -> None:
 def test_registered_check_cgroup_kill() -> None:
     data = node_data(node(GPU_NODE, kernel_log=cgroup_oom_log("python", 4242)))
     [finding] = list(node_memory(data))
-    assert (finding.status, finding.resources) == (Status.FAIL, [GPU_NODE])
-    assert "reached its memory limit" in finding.message
+    assert (finding.status, finding.resources) == (Status.WARN, [GPU_NODE])
+    assert "reached its own memory limit" in finding.message
     # The p5 has EFA, but its huge pages are free: no fork hint.
     assert "FI_EFA_USE_HUGE_PAGE" not in finding.message

@@ -35,13 +35,14 @@ def test_healthy_eks_and_slurm_nodes() -> None:
     assert judge_services("i-1", login, "slurm", "login") == ([], [])
 
 
-def test_kubelet_failed_on_eks_fails_p1_under_m() -> None:
+def test_kubelet_failed_on_eks_fails_p0_under_m() -> None:
+    """P0 as the NotReady node it turns into (k8s-node-health): one cause, one priority."""
     findings, unknown = judge_services(
         "i-1", parse_units(units(system.eks_services(kubelet="restarting"))), "eks"
     )
     [finding] = findings
     assert unknown == []
-    assert (finding.status, finding.priority, finding.section) == (Status.FAIL, Priority.P1, "M")
+    assert (finding.status, finding.priority, finding.section) == (Status.FAIL, Priority.P0, "M")
     assert finding.check == CHECK_ID
     assert "kubelet" in finding.message
     assert "activating/auto-restart" in finding.message
@@ -128,7 +129,9 @@ def test_registered_check_on_eks() -> None:
     broken = units(system.eks_services(containerd="failed"))
     data = node_data(node(GPU_NODE, services=broken))
     findings = list(node_services(data))
-    assert [(f.status, f.section) for f in findings] == [(Status.FAIL, "M")]
+    assert [(f.status, f.priority, f.section) for f in findings] == [
+        (Status.FAIL, Priority.P0, "M")
+    ]
     assert findings[0].resources == [GPU_NODE]
 
 

@@ -6,6 +6,8 @@ from typing import Any
 
 from tools.checks.security_groups import (
     CHECK_ID,
+    anywhere_egress,
+    efa_health_failures,
     effective_security_groups,
     judge_security_groups,
 )
@@ -25,6 +27,14 @@ def self_rule(group_id: str, protocol: str = "-1", **ports: int) -> dict[str, An
 
 
 INTERNET = {"IpProtocol": "-1", "UserIdGroupPairs": [], "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}
+# The least-privilege egress the prerequisites leave room for: HTTPS out, nothing else.
+HTTPS = {
+    "IpProtocol": "tcp",
+    "FromPort": 443,
+    "ToPort": 443,
+    "UserIdGroupPairs": [],
+    "IpRanges": [{"CidrIp": "0.0.0.0/0"}],
+}
 
 
 def group(
@@ -35,7 +45,7 @@ def group(
     return {
         "GroupId": group_id,
         "IpPermissions": [self_rule(group_id)] if inbound is None else inbound,
-        "IpPermissionsEgress": [self_rule(group_id), INTERNET] if outbound is None else outbound,
+        "IpPermissionsEgress": [self_rule(group_id)] if outbound is None else outbound,
     }
 
 
@@ -60,7 +70,7 @@ def test_healthy_group_passes() -> None:
 
 
 def test_missing_outbound_self_rule_fails() -> None:
-    findings = judge_security_groups([group(outbound=[INTERNET])], ONE)
+    findings = judge_security_groups([group(outbound=[HTTPS])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
     assert "outbound" in findings[0].message
     assert "inbound" not in findings[0].message
@@ -76,7 +86,7 @@ def test_missing_inbound_self_rule_fails() -> None:
 
 
 def test_both_directions_missing_is_one_finding() -> None:
-    findings = judge_security_groups([group(inbound=[], outbound=[INTERNET])], ONE)
+    findings = judge_security_groups([group(inbound=[], outbound=[HTTPS])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
     assert "inbound and outbound" in findings[0].message
 
@@ -93,7 +103,7 @@ def test_all_traffic_rule_from_another_group_does_not_count() -> None:
 
 
 def test_override_group_is_judged_too() -> None:
-    broken = group(OVERRIDE_SG, outbound=[INTERNET])
+    broken = group(OVERRIDE_SG, outbound=[HTTPS])
     findings = judge_security_groups(
         [group(), broken], {"workers": [SG], "override": [OVERRIDE_SG]}
     )
@@ -107,18 +117,14 @@ def test_missing_group_fails() -> None:
     assert "does not exist" in findings[0].message
 
 
-def test_no_outbound_internet_rule_warns() -> None:
+def test_no_outbound_rule_to_anywhere_is_not_a_finding() -> None:
     findings = judge_security_groups([group(outbound=[self_rule(SG)])], ONE)
-    assert problems(findings) == [(Status.WARN, Priority.P1, [SG])]
-    assert "0.0.0.0/0" in findings[-1].message
+    assert problems(findings) == []
 
 
 def test_missing_keys_fail_both_directions() -> None:
     findings = judge_security_groups([{"GroupId": SG}], ONE)
-    assert problems(findings) == [
-        (Status.FAIL, Priority.P0, [SG]),
-        (Status.WARN, Priority.P1, [SG]),
-    ]
+    assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
 
 
 # -- the effective SG set of each instance group ------------------------------------------
@@ -128,7 +134,7 @@ EXTRA = "sg-extra"
 
 def plain(group_id: str) -> dict[str, Any]:
     """An SG without self rules (e.g. one that only admits SSH from a bastion)."""
-    return group(group_id, inbound=[], outbound=[INTERNET])
+    return group(group_id, inbound=[], outbound=[HTTPS])
 
 
 def test_sg_without_self_rules_beside_one_with_them_is_info() -> None:
@@ -143,7 +149,7 @@ def test_sg_without_self_rules_beside_one_with_them_is_info() -> None:
 
 
 def test_set_without_any_self_rules_fails_naming_every_sg_and_direction() -> None:
-    half = group(SG, outbound=[INTERNET])
+    half = group(SG, outbound=[HTTPS])
     findings = judge_security_groups([half, plain(EXTRA)], {"workers": [SG, EXTRA]})
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG, EXTRA])]
     message = findings[0].message
@@ -156,7 +162,7 @@ def test_set_without_any_self_rules_fails_naming_every_sg_and_direction() -> Non
 
 
 def test_rules_split_across_the_set_still_admit_efa() -> None:
-    inbound_only = group(SG, outbound=[INTERNET])
+    inbound_only = group(SG, outbound=[HTTPS])
     outbound_only = group(EXTRA, inbound=[], outbound=[self_rule(EXTRA)])
     findings = judge_security_groups([inbound_only, outbound_only], {"workers": [SG, EXTRA]})
     assert problems(findings) == []
@@ -173,19 +179,6 @@ def test_each_instance_group_is_judged_on_its_own_set() -> None:
     assert fail.message.startswith("Instance group(s) cpu: ")
     gpu = [f for f in findings if f.evidence.get("instance_groups") == ["gpu"]]
     assert sorted(f.status for f in gpu) == [Status.INFO, Status.PASS]
-
-
-def test_outbound_internet_rule_is_judged_on_the_set() -> None:
-    no_internet = group(SG, outbound=[self_rule(SG)])
-    internet_only = group(EXTRA, inbound=[], outbound=[INTERNET])
-    covered = judge_security_groups([no_internet, internet_only], {"workers": [SG, EXTRA]})
-    assert problems(covered) == []
-    alone = judge_security_groups([no_internet], {"workers": [SG]})
-    assert problems(alone) == [(Status.WARN, Priority.P1, [SG])]
-    bare = group(EXTRA, inbound=[], outbound=[])
-    both = judge_security_groups([no_internet, bare], {"workers": [SG, EXTRA]})
-    assert problems(both) == [(Status.WARN, Priority.P1, [SG, EXTRA])]
-    assert "None of security groups" in both[-1].message
 
 
 def test_effective_sets_use_the_override_else_the_cluster_sgs() -> None:
@@ -210,7 +203,7 @@ def test_effective_sets_use_the_override_else_the_cluster_sgs() -> None:
 def test_missing_self_rules_on_a_group_without_efa_is_info() -> None:
     sets = {"controller": [OVERRIDE_SG], "workers": [SG]}
     findings = judge_security_groups(
-        [group(SG), group(OVERRIDE_SG, inbound=[], outbound=[INTERNET])],
+        [group(SG), group(OVERRIDE_SG, inbound=[], outbound=[HTTPS])],
         sets,
         no_efa={"controller": "m5.4xlarge"},
     )
@@ -222,7 +215,7 @@ def test_missing_self_rules_on_a_group_without_efa_is_info() -> None:
 
 def test_missing_self_rules_stay_fail_on_an_efa_capable_group() -> None:
     findings = judge_security_groups(
-        [group(SG, inbound=[], outbound=[INTERNET])],
+        [group(SG, inbound=[], outbound=[HTTPS])],
         {"controller": [SG], "workers": [SG]},
         no_efa={"controller": "m5.4xlarge"},  # workers (p5) share the set and need EFA
     )
@@ -236,7 +229,7 @@ def _world_with_controller_sg() -> Any:
     world = base.healthy_slurm()
     controller_sg = "sg-0a1b2c3d4e5f6c001"
     world.security_groups.append(
-        {**group(controller_sg, inbound=[], outbound=[INTERNET]), "VpcId": base.VPC}
+        {**group(controller_sg, inbound=[], outbound=[HTTPS]), "VpcId": base.VPC}
     )
     controller = world.cluster["InstanceGroups"][0]
     controller["OverrideVpcConfig"] = {
@@ -282,3 +275,99 @@ def test_registered_check_keeps_the_fail_when_types_cannot_be_read() -> None:
     world.denied.add(("ec2", "DescribeInstanceTypes"))
     [failed] = [f for f in _run(world) if f.status is Status.FAIL]
     assert failed.priority is Priority.P0
+
+
+# -- an all-traffic egress to anywhere on an EFA security group -----------------------------
+
+EFA_EVENT = {
+    "EventId": "evt-efa",
+    "EventTime": "2026-11-20T10:00:00Z",
+    "EventLevel": "Error",
+    "InstanceGroupName": "workers",
+    "Description": "EFA health checks did not run successfully on the instance",
+}
+
+
+def test_anywhere_egress_rules_are_described() -> None:
+    v6 = {"IpProtocol": "-1", "Ipv6Ranges": [{"CidrIpv6": "::/0"}]}
+    all_tcp = {"IpProtocol": "tcp", "FromPort": 0, "ToPort": 65535, "IpRanges": [INTERNET_V4]}
+    assert anywhere_egress([INTERNET, v6, all_tcp, HTTPS, self_rule(SG)]) == [
+        "all traffic to 0.0.0.0/0",
+        "all traffic to ::/0",
+        "tcp 0-65535 to 0.0.0.0/0",
+    ]
+
+
+INTERNET_V4 = {"CidrIp": "0.0.0.0/0"}
+
+
+def test_egress_to_anywhere_on_an_efa_group_warns_p2() -> None:
+    findings = judge_security_groups([group(outbound=[self_rule(SG), INTERNET])], ONE)
+    assert problems(findings) == [(Status.WARN, Priority.P2, [SG])]
+    risk = findings[-1]
+    assert "0.0.0.0/0" in risk.message
+    assert "EFA health check" in risk.message
+    assert risk.evidence["anywhere_egress"] == {SG: ["all traffic to 0.0.0.0/0"]}
+
+
+def test_https_only_egress_is_fine() -> None:
+    findings = judge_security_groups([group(outbound=[self_rule(SG), HTTPS])], ONE)
+    assert problems(findings) == []
+
+
+def test_egress_to_anywhere_beside_an_efa_health_check_failure_fails_p1() -> None:
+    findings = judge_security_groups(
+        [group(outbound=[self_rule(SG), INTERNET])], ONE, efa_failures=[EFA_EVENT]
+    )
+    assert problems(findings) == [(Status.FAIL, Priority.P1, [SG])]
+    assert findings[-1].evidence["efa_health_events"] == ["evt-efa"]
+    assert "documented cause" in findings[-1].message
+
+
+def test_an_efa_failure_of_another_group_does_not_raise_it() -> None:
+    other = {**EFA_EVENT, "InstanceGroupName": "elsewhere"}
+    findings = judge_security_groups(
+        [group(outbound=[self_rule(SG), INTERNET])], ONE, efa_failures=[other]
+    )
+    assert problems(findings) == [(Status.WARN, Priority.P2, [SG])]
+    cluster_wide = {k: v for k, v in EFA_EVENT.items() if k != "InstanceGroupName"}
+    raised = judge_security_groups(
+        [group(outbound=[self_rule(SG), INTERNET])], ONE, efa_failures=[cluster_wide]
+    )
+    assert problems(raised) == [(Status.FAIL, Priority.P1, [SG])]
+
+
+def test_egress_to_anywhere_on_a_group_without_efa_is_not_judged() -> None:
+    controller = group(OVERRIDE_SG, outbound=[self_rule(OVERRIDE_SG), INTERNET])
+    findings = judge_security_groups(
+        [group(), controller],
+        {"controller": [OVERRIDE_SG], "workers": [SG]},
+        no_efa={"controller": "m5.4xlarge"},
+    )
+    assert problems(findings) == []
+
+
+def test_efa_health_failures_keep_recent_efa_events_only() -> None:
+    from datetime import UTC, datetime
+
+    now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+    old = {**EFA_EVENT, "EventId": "old", "EventTime": "2026-11-01T00:00:00Z"}
+    info_level = {**EFA_EVENT, "EventId": "info", "EventLevel": "Info"}
+    capacity = {**EFA_EVENT, "EventId": "cap", "Description": "Insufficient capacity"}
+    kept = efa_health_failures([EFA_EVENT, old, info_level, capacity], now)
+    assert [e["EventId"] for e in kept] == ["evt-efa"]
+
+
+def test_registered_check_ties_egress_to_the_cluster_events() -> None:
+    from evals.clusters import base
+
+    world = base.healthy_slurm()
+    sg = next(g for g in world.security_groups if g["GroupId"] == base.SG)
+    sg["IpPermissionsEgress"].append(INTERNET)
+    [risk] = [f for f in _run(world) if f.status is not Status.PASS]
+    assert (risk.status, risk.priority) == (Status.WARN, Priority.P2)
+    world.events.append(
+        {**EFA_EVENT, "InstanceGroupName": base.GPU_GROUP, "EventTime": "2026-11-20T09:00:00Z"}
+    )
+    [raised] = [f for f in _run(world) if f.status is not Status.PASS]
+    assert (raised.status, raised.priority) == (Status.FAIL, Priority.P1)

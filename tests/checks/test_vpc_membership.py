@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tools.checks.private_subnets import CHECK_PRIVATE
-from tools.checks.subnet_free_ips import CHECK_FREE_IPS, MIN_FREE_IPS, judge_free_ips
+from tools.checks.subnet_free_ips import CHECK_FREE_IPS, WARN_FLOOR, judge_free_ips
 from tools.checks.vpc_dns import CHECK_DNS, judge_dns
 from tools.checks.vpc_endpoints import CHECK_ENDPOINTS
 from tools.checks.vpc_membership import (
@@ -147,8 +147,8 @@ def test_dns_each_disabled_attribute_fails_p0(support: bool, hostnames: bool, fa
 def test_free_ips_threshold() -> None:
     findings = judge_free_ips(
         [
-            subnet(AvailableIpAddressCount=MIN_FREE_IPS),
-            subnet(SUBNET2, AvailableIpAddressCount=MIN_FREE_IPS - 1),
+            subnet(AvailableIpAddressCount=WARN_FLOOR),
+            subnet(SUBNET2, AvailableIpAddressCount=WARN_FLOOR - 1),
         ]
     )
     by_subnet = {f.evidence["subnet"]: f for f in findings}
@@ -160,14 +160,14 @@ def test_free_ips_threshold() -> None:
         Priority.P1,
         "B.6",
     )
-    assert low.evidence["available_ips"] == MIN_FREE_IPS - 1
-    assert str(MIN_FREE_IPS - 1) in low.message
+    assert low.evidence["available_ips"] == WARN_FLOOR - 1
+    assert str(WARN_FLOOR - 1) in low.message
     assert_well_formed(findings)
 
 
 def test_free_ips_zero_and_missing_count() -> None:
     findings = judge_free_ips([subnet(AvailableIpAddressCount=0), {"SubnetId": SUBNET2}])
-    assert [f.status for f in findings] == [Status.WARN, Status.INFO]
+    assert [f.status for f in findings] == [Status.FAIL, Status.INFO]
 
 
 # -- clusters in the SageMaker-managed VPC (no VpcConfig) -------------------------------

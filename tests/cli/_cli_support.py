@@ -140,6 +140,10 @@ def live_cluster(moto_server: str, moto_client: MotoClient, monkeypatch: pytest.
     rule = [{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": sg}]}]
     ec2.authorize_security_group_ingress(GroupId=sg, IpPermissions=rule)
     ec2.authorize_security_group_egress(GroupId=sg, IpPermissions=rule)
+    # The default all-traffic egress to 0.0.0.0/0 is what the HyperPod prerequisites ask to
+    # avoid on an EFA group: without it the group is exactly as they describe.
+    anywhere = [{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}]
+    ec2.revoke_security_group_egress(GroupId=sg, IpPermissions=anywhere)
     create_cluster(moto_client, "hp", sg, subnet)
     monkeypatch.setenv("AWS_ENDPOINT_URL", moto_server)
     return str(sg)

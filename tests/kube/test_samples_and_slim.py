@@ -67,5 +67,7 @@ def test_slim_pod_caps_text_and_keeps_states(objects: KubernetesObjects, field: 
     waiting = slimmed["status"]["containerStatuses"][0]["state"]["waiting"]
     assert len(waiting[field]) == (TEXT_LIMIT + 1 if field == "message" else 5_000)
     assert slimmed["status"]["containerStatuses"][0]["lastState"]["terminated"]["exitCode"] == 1
-    assert set(slimmed["spec"]) == {"nodeName"}
+    assert set(slimmed["spec"]) == {"nodeName", "containers"}
+    # Of the containers only the name and a memory limit stay (the image, args, env go).
+    assert slimmed["spec"]["containers"] == [{"name": "aws-node", "resources": {}}]
     assert slimmed["metadata"]["ownerReferences"] == [{"kind": "DaemonSet", "name": "aws-node"}]

@@ -37,8 +37,8 @@ def test_dmesg_lines_classified() -> None:
     assert app.process == "python3"
     assert app.text.startswith("Graphics SM Warp Exception")
     assert events[2].kind == "follow-on"
-    assert events[3].kind == "unknown"
-    assert numbers(of_kind(events, "hardware")) == [79]
+    assert events[3].kind == "hardware"  # Xid 71, a copy engine error
+    assert numbers(of_kind(events, "hardware")) == [71, 79]
     assert gpus(events) == ["0000:53:00", "0000:64:00", "0000:75:00"]
 
 

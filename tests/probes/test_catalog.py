@@ -42,7 +42,9 @@ def test_probes_for_kinds() -> None:
     gpu = probes_for({NodeKind.NVIDIA, NodeKind.EFA})
     assert {"gpu_list", "gpu_row_remap", "efa_devices"} <= set(gpu)
     assert "neuron_devices" not in gpu
-    assert probes_for({NodeKind.NEURON})[-2:] == ["neuron_device_files", "neuron_devices"]
+    neuron = probes_for({NodeKind.NEURON})
+    assert neuron[-1] == "neuron_devices"  # the one that may hang runs last
+    assert "neuron_device_files" in neuron[:-1]
     controller = probes_for({NodeKind.SLURM_CONTROLLER})
     assert {"slurm_nodes", "slurm_stuck_jobs", "slurm_controller"} <= set(controller)
 
@@ -64,6 +66,17 @@ def test_the_kernel_log_filter_keeps_signatures_and_drops_look_alikes() -> None:
         "INFO: task python:4242 blocked for more than 122 seconds.": True,
         "dmesg: read kernel buffer failed: Operation not permitted": True,
         "systemd[1]: Started Session 4 of User ssm-user.": False,
+        # Kernel oopses (§ N).
+        "BUG: unable to handle page fault for address: ffffb1c3c0a2f000": True,
+        "BUG: kernel NULL pointer dereference, address: 0000000000000008": True,
+        "Oops: 0002 [#1] SMP PTI": True,
+        "general protection fault, probably for non-canonical address 0xdead: 0000 [#1]": True,
+        "kernel BUG at mm/slub.c:305!": True,
+        # The Neuron driver (§ G.5): its module prefix, a device, and its hardware report.
+        "neuron:ndma_memcpy_wait_for_completion: DMA completion timeout for UDMA_ENG_33": True,
+        "neuron3: device reset failed": True,
+        "NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR instance-id=i-0592 nd-id=0 nc-id=0": True,
+        "Loaded neuronx-cc cache from /var/tmp": False,
     }
     kept = _grep("kernel_log", list(lines))
     assert kept == {line for line, wanted in lines.items() if wanted}
@@ -141,12 +154,47 @@ def test_nccl_libraries_looks_on_ubuntu_amazon_linux_and_arm() -> None:
 
 def test_probes_that_may_hang_run_last_and_fit_the_node_budget_together() -> None:
     from tools.probes.catalog import NODE_TIMEOUT_S
-    from tools.probes.framing import KILL_AFTER_S
 
     for kinds in ({NodeKind.NVIDIA, NodeKind.EFA, NodeKind.EKS}, {NodeKind.NEURON}):
         names = probes_for(kinds)
         hang = [n for n in names if CATALOGUE[n].may_hang]
         assert hang
         assert names[-len(hang) :] == hang
-        worst = sum(CATALOGUE[n].timeout_s + KILL_AFTER_S for n in hang)
+        # `timeout -s KILL` ends a probe at its limit: no grace period to add.
+        worst = sum(CATALOGUE[n].timeout_s for n in hang)
         assert worst < NODE_TIMEOUT_S
+
+
+def test_the_dcgm_log_probe_prints_the_marker_its_parser_splits_on() -> None:
+    from tools.probes.catalog import DCGM_LOG_DIR, DCGM_LOG_MARKER
+
+    command = CATALOGUE["dcgm_diag_logs"].command
+    assert f"echo '{DCGM_LOG_MARKER}'" in command
+    assert command.count(f"ls -1t {DCGM_LOG_DIR}/nvvs*.log") == 2
+    assert "tail -n " in command
+    assert "cut -c 1-400" in command  # a bounded width: a huge log line cannot flood the output
+
+
+def test_the_network_probes_run_on_every_node_and_the_plugin_probe_on_efa_nodes() -> None:
+    assert {"imds", "net_interfaces"} <= set(probes_for({NodeKind.EKS}))
+    assert "ofi_nccl_plugin" not in probes_for({NodeKind.EKS})
+    assert "ofi_nccl_plugin" in probes_for({NodeKind.NVIDIA, NodeKind.EFA})
+
+
+def test_the_imds_probe_never_prints_its_token_and_only_reads() -> None:
+    command = CATALOGUE["imds"].command
+    assert command.count("-X PUT") == 1
+    assert "latest/api/token" in command
+    assert "latest/meta-data/instance-type" in command
+    # The token is captured in a variable and only sent as a header, never echoed.
+    assert 'echo "token: curl_exit=$? http=${r##*@}"' in command
+    assert "${r%@*}" in command.split("; echo", 1)[1].split("-H", 1)[1]
+    assert classify(command).kind == "read_only"
+
+
+@pytest.mark.parametrize("name", ["gpu_query", "neuron_devices"])
+def test_fallback_probes_do_not_use_a_bare_or(name: str) -> None:
+    """`a || b` reruns the listing after a first form that printed rows and then failed."""
+    command = CATALOGUE[name].command
+    assert "2>/dev/null ||" not in command
+    assert command.count("|| r=$(") == 1

@@ -12,6 +12,7 @@ import copy
 import datetime as dt
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
@@ -233,10 +234,15 @@ class AwsAccess:
         token_key: str = "NextToken",
         size_key: str = "MaxResults",
         max_pages: int | None = None,
+        project: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         **params: Any,
     ) -> PagedResult:
         """Read pages until the API is exhausted, `cap` items are held or `max_pages` pages
-        were read (a budget for APIs such as FilterLogEvents that may return sparse pages)."""
+        were read (a budget for APIs such as FilterLogEvents that may return sparse pages).
+
+        `project` reduces each item as its page arrives, before it is held or recorded: a
+        Region-wide list (every network interface) keeps only the fields a check counts. It
+        must be idempotent, since replay applies it again to the recorded items."""
         items: list[dict[str, Any]] = []
         token: str | None = None
         truncated = False
@@ -258,7 +264,8 @@ class AwsAccess:
                     operation,
                     f"pagination did not advance (the same {token_key} came back)",
                 )
-            items.extend(last.get(result_key, []))
+            page = last.get(result_key, [])
+            items.extend([project(i) for i in page] if project else page)
             pages += 1
             if len(items) >= cap:
                 truncated = len(items) > cap or bool(token)

@@ -5,7 +5,9 @@ the same Xid on the same GPU in both boots means the reboot did not help, so the
 to replacement (§ F.4: investigate → reboot → replace). A different hardware Xid after the
 reboot is a new fault of this boot, judged as such. Xid 63 (a row remap waiting for a reset)
 is the normal repair path, judged with row remapping (§ G.1.a); Xid 154 carries the recovery
-the driver asks for. Application Xids point at the job.
+the driver asks for. Application Xids (13, 31, 43: NVIDIA's catalogue says restart the
+application and check its code, and for 43 that the GPU stays healthy) are workload signals:
+WARN P2 naming the process, with no reboot or replace advice.
 """
 
 from __future__ import annotations
@@ -174,6 +176,45 @@ def _recovery(where: str, instance_id: str, events: tuple[XidEvent, ...]) -> lis
     ]
 
 
+def processes(events: Iterable[XidEvent]) -> list[str]:
+    """ "python (pid 4812)" per distinct pid the driver named, in order; a pid's name is the
+    first one any of its lines gave."""
+    names: dict[str, str | None] = {}
+    for event in events:
+        if event.pid is None and event.process is None:
+            continue
+        key = event.pid or f"name:{event.process}"
+        if names.get(key) is None:
+            names[key] = event.process
+    # Names and pids come from the node's log: clipped like any quoted cluster text.
+    return [
+        f"{clip(name or '?', 40)} (pid {clip(key, 12)})"
+        if not key.startswith("name:")
+        else clip(name or "?", 40)
+        for key, name in names.items()
+    ]
+
+
+def _application(where: str, instance_id: str, events: tuple[XidEvent, ...]) -> Finding:
+    """Application Xids (NVIDIA's catalogue: restart the application, check its code): a
+    fact about the job that ran, so WARN P2 naming the process, never node advice."""
+    named = processes(events)
+    who = f" from {', '.join(named[:3])}" if named else ""
+    return warn(
+        CHECK_ID,
+        Priority.P2,
+        SECTION,
+        f"{where}: workload signal, not a node fault: application {describe(events)}{who} — "
+        "check the job's code (an out-of-range address or illegal memory access: rerun it "
+        "under compute-sanitizer or cuda-gdb) and restart the job; only the same Xid on one "
+        "GPU across different jobs points at the GPU (DCGM diagnostics, § G.1.b)",
+        resources=[instance_id],
+        workload=True,
+        processes=named[:10],
+        **_evidence(events),
+    )
+
+
 def judge_xids(
     instance_id: str,
     current: tuple[XidEvent, ...],
@@ -208,17 +249,7 @@ def judge_xids(
         findings += _recovery(where, instance_id, recovery)
     application = of_kind(current, "application")
     if application:
-        findings.append(
-            warn(
-                CHECK_ID,
-                Priority.P2,
-                SECTION,
-                f"{where}: application {describe(application)} — check the workload (bad "
-                "kernel, illegal memory access) before the node",
-                resources=[instance_id],
-                **_evidence(application),
-            )
-        )
+        findings.append(_application(where, instance_id, application))
     unknown = of_kind(current, "unknown")
     if unknown:
         findings.append(

@@ -1,4 +1,12 @@
-"""§ F.2: HyperPod's health labels and fault details on EKS nodes, and node conditions."""
+"""§ F.2: HyperPod's health labels and fault details on EKS nodes, and node conditions.
+
+Besides Ready and the pressure conditions, the Neuron node problem detector's condition
+(§ G.5) is read here: AWS's Neuron NPD watches the kernel log for the driver's
+NEURON_HW_ERR reports and sets `NeuronHealth` True with the reason
+`NeuronHasError_<TYPE>` (SRAM, NeuronCore or HBM uncorrectable error, DMA error); its
+healthy state is False with `NeuronHasNoError`. The Neuron guide pairs those errors with
+replacing the instance, which the NPD's recovery does when it is enabled.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +35,7 @@ UNSCHEDULABLE = k8s.UNSCHEDULABLE
 # kernel and system limit (§ N).
 PRESSURES = {"MemoryPressure": "I.2", "DiskPressure": "I.1", "PIDPressure": "N"}
 _NETWORK_WORDS = ("cni", "network plugin", "networkready", "network not ready")
+NEURON_CONDITION = "NeuronHealth"  # set by the Neuron node problem detector
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,24 @@ def _pressure_problems(node: dict[str, Any]) -> list[Problem]:
     return problems
 
 
+def _neuron_problem(node: dict[str, Any]) -> Problem | None:
+    entry = k8s.condition(node, NEURON_CONDITION)
+    if not entry or entry.get("status") != "True":
+        return None
+    reason = clip(str(entry.get("reason") or "no reason"), 80)
+    error = reason.removeprefix("NeuronHasError_")
+    message = str(entry.get("message") or "")
+    said = f" ({quoted(message, 120)})" if message else ""
+    text = (
+        f"has {NEURON_CONDITION}=True from the Neuron node problem detector, reason "
+        f"{reason}{said}: the Neuron driver reported an unrecoverable {error} hardware error; "
+        "AWS's Neuron guide pairs it with replacing the instance — read the health labels "
+        "and the HMA stream first (§ F.2, § F.3), then replace the node (§ F.4)"
+    )
+    extra = {"neuron_health": {"reason": reason, "message": clip(message)}}
+    return Problem(f"neuron:{reason}", Status.FAIL, Priority.P0, "G.5", text, extra)
+
+
 def node_problems(node: dict[str, Any], node_recovery: str | None) -> list[Problem]:
     labels = k8s.labels(node)
     deep_status = labels.get(k8s.DEEP_HEALTH_LABEL)
@@ -142,6 +169,9 @@ def node_problems(node: dict[str, Any], node_recovery: str | None) -> list[Probl
     if ready:
         problems.append(ready)
     problems += _pressure_problems(node)
+    neuron = _neuron_problem(node)
+    if neuron:
+        problems.append(neuron)
     return problems
 
 

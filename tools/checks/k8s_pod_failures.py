@@ -1,5 +1,12 @@
 """§ M / § O: failing pods on the nodes in scope, and pod sandboxes that cannot be created.
 
+A container OOMKilled while it has a memory limit of its own was ended at that limit: the
+kernel's memory cgroup enforces it whatever the node has free, so it is a fact about the
+workload (WARN P2 naming the pod and its limit, never node advice), also when the kills have
+put the container in CrashLoopBackOff. A container without a memory limit can only be
+OOMKilled when the node (or the memory allotted to all pods) ran short: that stays a FAIL P1
+pointing at the node's memory (§ I.2).
+
 The system pods of kube-system's networking (aws-node, kube-proxy, CoreDNS) are judged by
 the k8s-cni check with their DaemonSet / Deployment context, so they are left out here
 rather than reported twice.
@@ -14,7 +21,7 @@ from typing import Any
 
 from tools.checks._kube import SAMPLES, examples
 from tools.checks.nodes import GROUP_ABOVE
-from tools.findings import Finding, Priority, fail, passed
+from tools.findings import Finding, Priority, fail, passed, warn
 from tools.kube import objects as k8s
 from tools.registry import check
 from tools.text import clip, quoted
@@ -45,13 +52,35 @@ class PodFailure:
     reason: str  # a WAITING_FAILURES key or OOMKilled
     restarts: int
     detail: str  # clipped waiting message or exit code
+    memory_limit: str | None = None  # resources.limits.memory of an OOMKilled container
+
+    @property
+    def at_own_limit(self) -> bool:
+        """OOMKilled while the container had its own memory limit: the workload's signal."""
+        return self.reason == OOM and self.memory_limit is not None
+
+
+def memory_limits(pod: dict[str, Any]) -> dict[str, str]:
+    """Container name -> resources.limits.memory, for the containers that set one."""
+    limits: dict[str, str] = {}
+    for container in k8s.spec(pod).get("containers") or []:
+        if not isinstance(container, dict):
+            continue
+        resources = container.get("resources")
+        limit = (resources.get("limits") or {}) if isinstance(resources, dict) else {}
+        memory = limit.get("memory") if isinstance(limit, dict) else None
+        if memory not in (None, ""):
+            limits[str(container.get("name") or "?")] = clip(memory, 40)
+    return limits
 
 
 def pod_failures(pod: dict[str, Any], nodes: dict[str, str | None]) -> list[PodFailure]:
     """The failures of one pod, one per container (a waiting failure wins over an older
-    OOM kill of the same container)."""
+    OOM kill of the same container, except a crash loop of kills at the container's own
+    memory limit, which is that limit's doing)."""
     host = str(k8s.spec(pod).get("nodeName") or "") or None
     key = f"{k8s.namespace(pod)}/{k8s.name(pod)}"
+    limits = memory_limits(pod)
     found: list[PodFailure] = []
     for container in k8s.container_statuses(pod):
         name = str(container.get("name") or "?")
@@ -61,20 +90,23 @@ def pod_failures(pod: dict[str, Any], nodes: dict[str, str | None]) -> list[PodF
         last = k8s.state(container, "lastState", "terminated")
         now = k8s.state(container, "state", "terminated")
         oom = OOM in (last.get("reason"), now.get("reason"))
-        if reason in WAITING_FAILURES:
+        limit = limits.get(name)
+        instance = nodes.get(host or "")
+        code = clip((last or now).get("exitCode"), 20)
+        if oom and limit is not None and reason in ("", "CrashLoopBackOff"):
+            looping = "; now in CrashLoopBackOff" if reason else ""
+            found.append(
+                PodFailure(
+                    key, host, instance, name, OOM, restarts, f"exit code {code}{looping}", limit
+                )
+            )
+        elif reason in WAITING_FAILURES:
             detail = clip(waiting.get("message") or "", 160)
             if oom:
                 detail = f"last exit OOMKilled; {detail}".rstrip("; ")
-            found.append(
-                PodFailure(key, host, nodes.get(host or ""), name, reason, restarts, detail)
-            )
+            found.append(PodFailure(key, host, instance, name, reason, restarts, detail))
         elif oom:
-            code = clip((last or now).get("exitCode"), 20)
-            found.append(
-                PodFailure(
-                    key, host, nodes.get(host or ""), name, OOM, restarts, f"exit code {code}"
-                )
-            )
+            found.append(PodFailure(key, host, instance, name, OOM, restarts, f"exit code {code}"))
     return found
 
 
@@ -85,16 +117,77 @@ def _is_network_system_pod(pod: dict[str, Any]) -> bool:
 def _sentence(failure: PodFailure) -> str:
     where = failure.instance_id or failure.node or "no node"
     restarts = f", {failure.restarts} restarts" if failure.restarts else ""
+    container = f"container {clip(failure.container, 60)}"
+    if failure.at_own_limit:
+        return (
+            f"Workload signal, not a node fault: pod {failure.pod} ({container}) on {where} "
+            f"was OOMKilled at its own memory limit (limits.memory {failure.memory_limit}; "
+            f"{failure.detail}{restarts}) — raise the limit in the job spec or lower the "
+            "job's memory use"
+        )
     if failure.reason == OOM:
         what = (
-            f"was OOMKilled ({failure.detail}{restarts}): raise its memory limit, or check the "
-            "node's memory (§ I.2)"
+            f"was OOMKilled with no memory limit of its own ({failure.detail}{restarts}): the "
+            "node, or the memory allotted to all its pods, ran short — check the node's "
+            "memory (§ I.2)"
         )
     else:
         what = f"is in {failure.reason}{restarts}: it {WAITING_FAILURES[failure.reason]}"
         if failure.detail:
             what += f" ({quoted(failure.detail, 120)})"
-    return f"Pod {failure.pod} (container {clip(failure.container, 60)}) on {where} {what}"
+    return f"Pod {failure.pod} ({container}) on {where} {what}"
+
+
+def _grouped(reason: str, workload: bool, failures: list[PodFailure]) -> Finding:
+    """One finding for many containers failing alike: a count, the nodes and samples."""
+    pods_named = [f.pod for f in failures]
+    instances = sorted({f.instance_id for f in failures if f.instance_id})
+    evidence: dict[str, Any] = {
+        "reason": reason,
+        "count": len(failures),
+        "sample_pods": pods_named[:SAMPLES],
+        "workload": workload,
+    }
+    if workload:
+        return warn(
+            CHECK,
+            Priority.P2,
+            "M",
+            f"Workload signal, not a node fault: {len(failures):,} pod containers were "
+            f"OOMKilled at their own memory limits on {len(instances):,} node(s), e.g. "
+            f"{examples(pods_named)} — raise those limits in the job specs or lower the jobs' "
+            "memory use",
+            resources=instances[:SAMPLES],
+            **evidence,
+        )
+    hint = "§ I.2 for node memory" if reason == OOM else WAITING_FAILURES[reason]
+    return fail(
+        CHECK,
+        Priority.P1,
+        "M",
+        f"{len(failures):,} pod containers are {reason} on {len(instances):,} "
+        f"node(s), e.g. {examples(pods_named)} ({hint})",
+        resources=instances[:SAMPLES],
+        **evidence,
+    )
+
+
+def _single(failure: PodFailure) -> Finding:
+    evidence: dict[str, Any] = {
+        "pod": failure.pod,
+        "container": failure.container,
+        "node": failure.node,
+        "instance_id": failure.instance_id,
+        "reason": failure.reason,
+        "restarts": failure.restarts,
+        "detail": failure.detail,
+        "workload": failure.at_own_limit,
+    }
+    resources = [failure.instance_id] if failure.instance_id else []
+    if failure.at_own_limit:
+        evidence["memory_limit"] = failure.memory_limit
+        return warn(CHECK, Priority.P2, "M", _sentence(failure), resources=resources, **evidence)
+    return fail(CHECK, Priority.P1, "M", _sentence(failure), resources=resources, **evidence)
 
 
 def judge_pods(
@@ -103,52 +196,21 @@ def judge_pods(
     *,
     group_above: int | None = GROUP_ABOVE,
 ) -> list[Finding]:
-    """FAIL P1 per failing pod container; more than `group_above` with one reason make
-    one finding with a count and samples."""
-    by_reason: dict[str, list[PodFailure]] = defaultdict(list)
+    """FAIL P1 per failing pod container, WARN P2 per container OOMKilled at its own memory
+    limit; more than `group_above` alike make one finding with a count and samples."""
+    alike: dict[tuple[str, bool], list[PodFailure]] = defaultdict(list)
     for pod in pods:
         if _is_network_system_pod(pod):
             continue
         for failure in pod_failures(pod, nodes):
-            by_reason[failure.reason].append(failure)
+            alike[(failure.reason, failure.at_own_limit)].append(failure)
     findings: list[Finding] = []
-    for reason, failures in sorted(by_reason.items()):
+    for (reason, workload), failures in sorted(alike.items()):
         failures.sort(key=lambda f: (f.pod, f.container))
         if group_above is not None and len(failures) > group_above:
-            pods_named = [f.pod for f in failures]
-            instances = sorted({f.instance_id for f in failures if f.instance_id})
-            hint = "§ I.2 for node memory" if reason == OOM else WAITING_FAILURES[reason]
-            findings.append(
-                fail(
-                    CHECK,
-                    Priority.P1,
-                    "M",
-                    f"{len(failures):,} pod containers are {reason} on {len(instances):,} "
-                    f"node(s), e.g. {examples(pods_named)} ({hint})",
-                    resources=instances[:SAMPLES],
-                    reason=reason,
-                    count=len(failures),
-                    sample_pods=pods_named[:SAMPLES],
-                )
-            )
-            continue
-        for failure in failures:
-            findings.append(
-                fail(
-                    CHECK,
-                    Priority.P1,
-                    "M",
-                    _sentence(failure),
-                    resources=[failure.instance_id] if failure.instance_id else [],
-                    pod=failure.pod,
-                    container=failure.container,
-                    node=failure.node,
-                    instance_id=failure.instance_id,
-                    reason=failure.reason,
-                    restarts=failure.restarts,
-                    detail=failure.detail,
-                )
-            )
+            findings.append(_grouped(reason, workload, failures))
+        else:
+            findings += [_single(f) for f in failures]
     return findings
 
 

@@ -6,8 +6,12 @@ newest lines, and the returned lines are classified here, in Python. The familie
 deliberately narrow: a line is a failure only in an error context (a real timeout error,
 a non-zero exit, "failed" not preceded by a zero count, an unhandled KeyError); `set -x`
 traces and zero counts ("0 failed") are not failures. Failures on instances the cluster no
-longer has are history (INFO), not a P0; on a node that is Running (HyperPod fails a node
-whose lifecycle script exits non-zero) they were not fatal: WARN P2.
+longer has are history (INFO), not a P0, while the cluster is healthy: HyperPod replaced the
+node and moved on. When the cluster is Failed or RollingBack, or the instance's group is
+Failed, those instances are gone because the create or update failed, and their lifecycle
+failure is the root cause: a FAIL P0 naming the script, its line and exit status. On a node
+that is Running (HyperPod fails a node whose lifecycle script exits non-zero) a failure
+line was not fatal: WARN P2.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 
 from tools.checks._logs import no_log_group, scan_streams, stream_coverage, stream_parts
 from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.parsers.lifecycle_failure import script_failure
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import LOG_PAGE_BUDGET, ClusterData
@@ -28,6 +33,11 @@ CHECK_LOGS = "lifecycle-logs"
 STREAM_PREFIX = "LifecycleConfig/"
 LOG_CAP = 300
 RUNNING = "Running"
+# DescribeCluster ClusterStatus values of a create or update that did not complete (the
+# botocore model's enum: Creating | Deleting | Failed | InService | RollingBack |
+# SystemUpdating | Updating), and the InstanceGroupStatus value of a group that failed.
+FAILED_CLUSTER = frozenset({"Failed", "RollingBack"})
+FAILED_GROUP = "Failed"
 
 
 def _rx(text: str) -> re.Pattern[str]:
@@ -134,6 +144,7 @@ LOG_FILTER = " ".join(
         '"exit code"',
         '"exit status"',
         '"non-zero"',
+        '": line"',  # bash's "<script>: line N: <error>", for the failing line's number
         "failed",
         "Failed",
         "FAILED",
@@ -157,6 +168,33 @@ def classify_line(message: str) -> LogFamily | None:
     return None
 
 
+_Hits = dict[str, dict[str, tuple[int, str]]]
+_Lines = dict[str, list[tuple[int, str]]]
+
+
+def _collect(events: list[dict[str, Any]], node: str | None) -> tuple[_Hits, _Lines]:
+    """Per stream: each family's latest matching (timestamp, line), and every line read
+    (for the failing script's name, line and exit status)."""
+    hits: _Hits = {}
+    lines: _Lines = {}
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        stream = str(event.get("logStreamName") or "")
+        if node is not None and stream_parts(stream)[1] != node:
+            continue
+        message = str(event.get("message") or "")
+        lines.setdefault(stream, []).append((_timestamp(event), message))
+        family = classify_line(message)
+        if family is None:
+            continue
+        moment = _timestamp(event)
+        known = hits.setdefault(stream, {}).get(family.key)
+        if known is None or moment >= known[0]:
+            hits[stream][family.key] = (moment, message)
+    return hits, lines
+
+
 def judge_lifecycle_logs(
     events: list[dict[str, Any]],
     *,
@@ -170,6 +208,8 @@ def judge_lifecycle_logs(
     statuses: dict[str, str] | None = None,
     stopped_by: str = "cap",
     pages: int = LOG_PAGE_BUDGET,
+    cluster_status: str | None = None,
+    failed_groups: set[str] | None = None,
 ) -> list[Finding]:
     """FAIL P0 per failure family found in LifecycleConfig streams, naming the instances.
 
@@ -180,6 +220,8 @@ def judge_lifecycle_logs(
     WARN P2. `truncated` says the scan was cut short (by default: `cap` lines were read);
     `stopped_by` why: "cap" (lines held, WARN P2) or "pages" (the page budget of `pages`
     per window ran out: the scan is incomplete, INFO when nothing matched).
+    `cluster_status` (FAILED_CLUSTER) or `failed_groups` (names of Failed instance groups)
+    turn failures on instances no longer in the cluster into the root cause (FAIL P0).
     """
     if statuses is not None:
         current = set(statuses)
@@ -192,22 +234,7 @@ def judge_lifecycle_logs(
                 CHECK_LOGS, "D.2", "LifecycleConfig", streams, node, truncated=streams_truncated
             )
         )
-    # stream -> family key -> (timestamp, message) of its latest matching line
-    hits: dict[str, dict[str, tuple[int, str]]] = {}
-    for event in events:
-        if not isinstance(event, dict):
-            continue
-        stream = str(event.get("logStreamName") or "")
-        if node is not None and stream_parts(stream)[1] != node:
-            continue
-        message = str(event.get("message") or "")
-        family = classify_line(message)
-        if family is None:
-            continue
-        moment = _timestamp(event)
-        known = hits.setdefault(stream, {}).get(family.key)
-        if known is None or moment >= known[0]:
-            hits[stream][family.key] = (moment, message)
+    hits, lines = _collect(events, node)
     by_family: dict[str, list[tuple[str, int, str]]] = {}
     for stream, families in hits.items():
         specific = [k for k in families if k != GENERIC]
@@ -224,8 +251,12 @@ def judge_lifecycle_logs(
             findings.append(_family_finding(family, failing, history=False))
         if running:
             findings.append(_running_finding(family, running))
-        if gone_members:
-            findings.append(_family_finding(family, gone_members, history=True))
+        failed = [m for m in gone_members if _failed_here(m[0], cluster_status, failed_groups)]
+        history = [m for m in gone_members if m not in failed]
+        if failed:
+            findings.append(_root_cause_finding(family, failed, lines, cluster_status))
+        if history:
+            findings.append(_family_finding(family, history, history=True))
     if truncated is None:
         truncated = len(events) >= cap
     hint = "" if node else " (use --node to read one node's stream)"
@@ -305,6 +336,55 @@ def _running_finding(family: LogFamily, members: list[tuple[str, int, str]]) -> 
     )
 
 
+def _failed_here(stream: str, cluster_status: str | None, failed_groups: set[str] | None) -> bool:
+    """The stream's instance belongs to a create or update that failed: the whole cluster's,
+    or its instance group's."""
+    return cluster_status in FAILED_CLUSTER or stream_parts(stream)[0] in (failed_groups or ())
+
+
+def _root_cause_finding(
+    family: LogFamily,
+    members: list[tuple[str, int, str]],
+    lines: dict[str, list[tuple[int, str]]],
+    cluster_status: str | None,
+) -> Finding:
+    """FAIL P0: the lifecycle failure on instances a failed create or update left behind,
+    with the failing script, line and exit status read from the newest such stream."""
+    members = sorted(members)
+    instances = sorted({stream_parts(s)[1] for s, _, _ in members if stream_parts(s)[1]})
+    groups = sorted({stream_parts(s)[0] for s, _, _ in members if stream_parts(s)[0]})
+    sample_stream, _, sample = max(members, key=lambda m: (m[1], m[0]))
+    failure = script_failure(m for _, m in sorted(lines.get(sample_stream, [])))
+    shown = ", ".join(instances[:5]) + ("…" if len(instances) > 5 else "")
+    # The status and group names come from DescribeCluster: cluster text, clipped.
+    what = (
+        f"The cluster is {clip(cluster_status, 40)}"
+        if cluster_status in FAILED_CLUSTER
+        else f"Instance group {', '.join(clip(g, 63) for g in groups)} is Failed"
+    )
+    # The script name is the node's log text: clipped like the sample.
+    script = clip(failure.describe(), 200)
+    return fail(
+        CHECK_LOGS,
+        Priority.P0,
+        "D.2",
+        f"{what} and its lifecycle script failed on {shown or 'unknown instances'} (now gone "
+        f"from the cluster): {script} ({family.title}) — the root cause of the failed create "
+        f"or update; fix the script and retry: {quoted(sample)}",
+        resources=instances,
+        family=family.key,
+        root_cause=True,
+        cluster_status=clip(cluster_status, 40) if cluster_status else None,
+        groups=[clip(g, 63) for g in groups],
+        script=clip(failure.script, 80) if failure.script else None,
+        line=failure.line,
+        exit_status=failure.exit_status,
+        streams=[s for s, _, _ in members][:20],
+        sample_stream=sample_stream,
+        sample=clip(sample),
+    )
+
+
 def _is_current(stream: str, current: set[str] | None) -> bool:
     instance = stream_parts(stream)[1]
     return current is None or not instance or instance in current
@@ -351,6 +431,11 @@ def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
     if not data.log_group_exists():
         return judge_lifecycle_logs([], log_group_exists=False)
     scan = scan_streams(data, STREAM_PREFIX, LOG_FILTER, cap=LOG_CAP)
+    failed_groups = {
+        str(g.get("InstanceGroupName"))
+        for g in data.instance_groups()
+        if g.get("Status") == FAILED_GROUP
+    }
     return judge_lifecycle_logs(
         scan.events,
         streams=scan.streams,
@@ -359,4 +444,6 @@ def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
         truncated=scan.truncated,
         statuses=scan.statuses,
         stopped_by=scan.stopped_by,
+        cluster_status=str(data.cluster().get("ClusterStatus") or "") or None,
+        failed_groups=failed_groups,
     )

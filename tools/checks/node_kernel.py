@@ -1,12 +1,16 @@
 """§ N: kernel signatures in this boot's dmesg and the previous boot's journal.
 
 Panics and hard lockups are FAIL P0 (the node stops or reboots); soft lockups, hung tasks,
-NMIs, machine checks and watchdog stalls are FAIL P1; I/O errors are WARN P1. NVIDIA driver
-(NVRM) errors other than Xid are FAIL P1 pointing here and to § G; Xid lines themselves are
-judged by gpu-xid, and OOM kills by node-memory. Only the current boot fails: a signature
-seen only in the previous boot is history (WARN P2, with when it happened), the usual trace
-of an unexpected reboot that the node has been clean of since. One that is back in the
-current boot after a reboot points to replacement (§ F.4).
+kernel oopses, NMIs, machine checks and watchdog stalls are FAIL P1; I/O errors are WARN P1.
+An oops is P1, not P0: the kernel documents it as a recoverable error — the node keeps
+running — but it marks itself tainted (flag D) and no longer trustworthy, and the task it
+killed may have held locks; so the node is drained and rebooted rather than left in service.
+NVIDIA driver (NVRM) errors other than Xid are FAIL P1 pointing here and to § G; Xid lines
+themselves are judged by gpu-xid, Neuron driver lines by neuron-driver-errors (§ G.5), and
+OOM kills by node-memory. Only the current boot fails: a signature seen only in the previous
+boot is history (WARN P2, with when it happened), the usual trace of an unexpected reboot
+that the node has been clean of since. One that is back in the current boot after a reboot
+points to replacement (§ F.4).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(K.PANIC, "kernel panic", Priority.P0),
     Signature(K.HARD_LOCKUP, "hard lockup", Priority.P0),
     Signature(K.SOFT_LOCKUP, "soft lockup", Priority.P1),
+    Signature(K.OOPS, "kernel oops", Priority.P1),
     Signature(K.HUNG_TASK, "hung task", Priority.P1),
     Signature(K.NMI, "NMI", Priority.P1),
     Signature(K.MCE, "machine check", Priority.P1),
@@ -82,6 +87,11 @@ def _now(
     message = f"{len(events)} {sig.label} line(s) on {node} in this boot{_shown(events)}"
     if sig.kind is K.NVRM:
         message += ": the NVIDIA driver is the likely trigger; see § G and the gpu-xid findings"
+    if sig.kind is K.OOPS:
+        message += (
+            ": the kernel killed the task it was running and is now tainted; save the log, "
+            "drain the node and reboot it"
+        )
     if before:
         message += (
             f"; the previous boot had it too ({len(before)} line(s)), so a reboot did not clear "
@@ -155,7 +165,8 @@ def judge_kernel(
 
 @check(CHECK_ID, section="N", title="Kernel panics, lockups and hung tasks", scope="node")
 def node_kernel(data: ClusterData) -> Iterable[Finding]:
-    """Panic, lockup, hung task, NMI, MCE and NVRM signatures in this and the previous boot."""
+    """Panic, lockup, oops, hung task, NMI, MCE and NVRM signatures in this and the previous
+    boot."""
     findings: list[Finding] = []
     healthy: list[str] = []
     previous_unkept: list[str] = []
@@ -172,7 +183,7 @@ def node_kernel(data: ClusterData) -> Iterable[Finding]:
     return findings + healthy_summary(
         CHECK_ID,
         "N",
-        "No panic, lockup, hung task, NMI or machine check in the kernel log",
+        "No panic, lockup, oops, hung task, NMI or machine check in the kernel log",
         healthy,
         previous_boot_not_kept=previous_unkept,
     )

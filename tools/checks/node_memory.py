@@ -1,17 +1,27 @@
 """§ I.2: OOM kills in the kernel log, low available memory, and EFA huge pages.
 
-An OOM kill in the current boot is a FAIL P1: a process of the job (or the node's own
-agents) was ended. A node OOM kill means the node ran out of memory; a memory cgroup's kill
-means a container, pod or job reached its own memory limit while the node may have had
-room, so the fix is the workload's limit or its use. One in the previous boot is history,
-reported as INFO, since the reboot has cleared the memory that caused it. On EFA nodes the
-FI_EFA_USE_HUGE_PAGE=0 hint goes with node OOM kills and with exhausted huge pages, because
-fork() of a process holding huge-page-backed EFA buffers fails with ENOMEM even when `free`
-shows room; a cgroup kill gets it only when the huge pages are exhausted too.
+A node OOM kill in the current boot ("Out of memory: Killed process") is a FAIL P1: the node
+ran out of memory and the kernel ended a process of the job or of the node's own agents. A
+memory cgroup's kill ("Memory cgroup out of memory: Killed process") is different: a
+container, pod or job reached its own memory limit, and the kernel's cgroup OOM path fires
+whatever the node has free. On a node with plenty of memory available (at least
+PLENTY_AVAILABLE_PCT of MemTotal) it is a fact about the workload, reported as WARN P2 that
+names the process and points at its limit, never at the node. When the node is also short
+of memory, or its memory could not be read, the kill is WARN P1: check the node's use
+before raising the limit. The one cgroup kill that is a node matter is one whose limiting
+cgroup is the kubelet's root for all pods (`oom_memcg=/kubepods`, `/kubepods.slice`): the
+pods together reached the node's allocatable memory, a FAIL P1 like a node OOM kill.
+
+A kill in the previous boot is history, reported as INFO, since the reboot has cleared the
+memory that caused it. On EFA nodes the FI_EFA_USE_HUGE_PAGE=0 hint goes with node OOM kills
+and with exhausted huge pages, because fork() of a process holding huge-page-backed EFA
+buffers fails with ENOMEM even when `free` shows room; a cgroup kill gets it only when the
+huge pages are exhausted too.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from tools.checks._node_reads import healthy_summary, read_kernel_log, read_probe, unreadable
@@ -24,6 +34,17 @@ from tools.triage.data import ClusterData
 
 CHECK_ID = "node-memory"
 LOW_AVAILABLE_PCT = 5.0
+# "Plenty" of memory for judging a cgroup kill: four times the low-memory floor. At a fifth
+# of MemTotal still available the node is far from the global OOM killer, which only runs
+# when reclaim fails system-wide; MemAvailable is read after the kill, so a wide margin
+# keeps a node that was briefly short from passing as roomy.
+PLENTY_AVAILABLE_PCT = 20.0
+# The limiting cgroup of a memory cgroup kill, from the kernel's constraint line
+# ("oom-kill:constraint=CONSTRAINT_MEMCG,...,oom_memcg=/kubepods/burstable/pod7f3e,...").
+_OOM_MEMCG = re.compile(r"\boom_memcg=(?P<path>[^,\s]{1,300})")
+# The kubelet parents every pod under one cgroup ("kubepods", a systemd slice on cgroup
+# v2 with the systemd driver) whose limit is the node's allocatable memory.
+POD_ROOT_CGROUPS = frozenset({"/kubepods", "/kubepods.slice"})
 NAMED_KILLS = 5  # victims named in a message; the evidence keeps all of them
 EFA_HINT = (
     "on EFA nodes, forks that fail with ENOMEM are avoided with FI_EFA_USE_HUGE_PAGE=0 in "
@@ -60,6 +81,86 @@ def _victim_evidence(victims: list[KernelEvent]) -> list[dict[str, object]]:
     ]
 
 
+def limiting_cgroups(log: KernelLog) -> list[str]:
+    """The `oom_memcg` paths of this log's memory cgroup kills, in order, once each."""
+    paths: list[str] = []
+    for event in log.of_kind(KernelEventKind.OOM):
+        match = _OOM_MEMCG.search(event.message)
+        if match is not None and match["path"] not in paths:
+            paths.append(match["path"])
+    return paths
+
+
+def memory_is_plenty(meminfo: MemInfo | None) -> bool:
+    """MemAvailable is at least PLENTY_AVAILABLE_PCT of MemTotal (False when unknown)."""
+    pct = meminfo.available_pct if meminfo is not None else None
+    return pct is not None and pct >= PLENTY_AVAILABLE_PCT
+
+
+def judge_cgroup_kills(
+    node: str,
+    victims: list[KernelEvent],
+    cgroups: list[str],
+    meminfo: MemInfo | None,
+    hint: str = "",
+) -> Finding:
+    """One finding for this boot's memory cgroup kills on `node`: a workload signal (WARN
+    P2 with plenty of memory, P1 without) unless the limit was the pods' root cgroup."""
+    pct = meminfo.available_pct if meminfo is not None else None
+    evidence: dict[str, object] = {
+        "boot": "current",
+        "scope": "cgroup",
+        "kills": len(victims),
+        "victims": _victim_evidence(victims),
+        "lines": [clip(v.message) for v in victims[:NAMED_KILLS]],
+        "limiting_cgroups": [clip(c, 120) for c in cgroups[:NAMED_KILLS]],
+        "available_pct": round(pct, 2) if pct is not None else None,
+    }
+    ended = f"{len(victims)} process(es): {_victim_list(victims)}"
+    if any(c in POD_ROOT_CGROUPS for c in cgroups):
+        # Not one workload's limit: every pod together reached the node's allocatable memory.
+        return fail(
+            CHECK_ID,
+            Priority.P1,
+            "I.2",
+            f"The pods on {node} together reached the memory Kubernetes allots to pods (the "
+            f"kubepods cgroup) in this boot and the kernel ended {ended} — compare the pods' "
+            f"memory requests and limits with the node's allocatable memory{hint}",
+            resources=[node],
+            workload=False,
+            **evidence,
+        )
+    if memory_is_plenty(meminfo):
+        return warn(
+            CHECK_ID,
+            Priority.P2,
+            "I.2",
+            f"Workload signal, not a node fault: a container or job on {node} reached its own "
+            f"memory limit in this boot and its memory cgroup ended {ended}, while the node "
+            f"has {pct:.0f} % of its memory available — raise that container's or job's "
+            f"memory limit, or lower its use{hint}",
+            resources=[node],
+            workload=True,
+            **evidence,
+        )
+    state = (
+        f"only {pct:.1f} % of the node's memory is available"
+        if pct is not None
+        else "the node's available memory could not be read"
+    )
+    return warn(
+        CHECK_ID,
+        Priority.P1,
+        "I.2",
+        f"A container or job on {node} reached its own memory limit in this boot and its "
+        f"memory cgroup ended {ended}; {state}, so check what uses the node's memory before "
+        f"raising the limit{hint}",
+        resources=[node],
+        workload=True,
+        **evidence,
+    )
+
+
 def judge_memory(
     node: str,
     meminfo: MemInfo | None,
@@ -89,25 +190,10 @@ def judge_memory(
             )
         )
     limited = cgroup_victims(current) if current is not None else []
-    if limited:
+    if limited and current is not None:
         # The EFA fork case shows as exhausted huge pages; without it the limit is the cause.
         hint = f"; {EFA_HINT}" if efa and exhausted else ""
-        findings.append(
-            fail(
-                CHECK_ID,
-                Priority.P1,
-                "I.2",
-                f"A workload reached its memory limit on {node} in this boot: the memory cgroup "
-                f"OOM killer ended {len(limited)} process(es): {_victim_list(limited)} — raise "
-                f"the container or job memory limit, or lower its use{hint}",
-                resources=[node],
-                boot="current",
-                scope="cgroup",
-                kills=len(limited),
-                victims=_victim_evidence(limited),
-                lines=[clip(v.message) for v in limited[:NAMED_KILLS]],
-            )
-        )
+        findings.append(judge_cgroup_kills(node, limited, limiting_cgroups(current), meminfo, hint))
     for scope, earlier in (
         ("node", oom_victims(previous) if previous is not None else []),
         ("cgroup", cgroup_victims(previous) if previous is not None else []),

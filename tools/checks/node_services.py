@@ -5,9 +5,12 @@ kubelet on EKS workers (§ M); munge everywhere on Slurm, slurmd on Slurm comput
 slurmctld on the controller (§ H); a login node runs neither daemon, only munge (its users
 submit jobs, which munge signs); an SSM agent everywhere (§ K; deb / rpm or snap unit).
 A required unit that is not installed or not active is a FAIL: P0 for the Slurm
-controller's daemons (nothing schedules without them), P1 for another node's (that node is
-lost to the cluster). containerd on Slurm is optional (container jobs need it): installed
-but not running is a WARN P2.
+controller's daemons (nothing schedules without them) and for an EKS worker's containerd or
+kubelet (no pod can start there and the kubelet soon reports the node NotReady, which
+k8s-node-health already calls P0: one cause, one priority; see the decision in § M), P1 for
+another Slurm node's daemons (that node is lost to the cluster). containerd on Slurm is
+optional (only Docker container jobs need it; Enroot / Pyxis pull images without it):
+installed but not running is a WARN P2.
 """
 
 from __future__ import annotations
@@ -53,8 +56,8 @@ def slurm_role(group: str, controller: bool) -> SlurmRole:
 def required_units(orchestrator: str, role: SlurmRole = "compute") -> list[Required]:
     if orchestrator == "eks":
         return [
-            Required("containerd", "M", Priority.P1, "container runtime"),
-            Required("kubelet", "M", Priority.P1, "Kubernetes node agent"),
+            Required("containerd", "M", Priority.P0, "container runtime"),
+            Required("kubelet", "M", Priority.P0, "Kubernetes node agent"),
         ]
     if role == "controller":
         return [
@@ -114,8 +117,8 @@ def judge_services(
                     CHECK_ID,
                     Priority.P2,
                     "M",
-                    f"containerd is {clip(containerd.state, 80)} on {node}: container jobs "
-                    "(Docker, Enroot / Pyxis) cannot start there",
+                    f"containerd is {clip(containerd.state, 80)} on {node}: Docker container "
+                    "jobs cannot start there",
                     resources=[node],
                     **_states(containerd),
                 )

@@ -1,12 +1,15 @@
 """§ E: driver, CUDA, NCCL, EFA installer and aws-ofi-nccl versions per probed node, and
-version drift between nodes (a node replaced onto another image, a partial update)."""
+version drift between nodes (a node replaced onto another image, a partial update); and
+(`efa-software`) an EFA installer or aws-ofi-nccl plugin missing from a node that needs it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
-from tools.checks._accel import read
+from tools.checks._accel import ProbeText, could_not_read, judged_nodes, label, none_probed, read
 from tools.findings import Finding, Priority, info, passed, warn
+from tools.parsers.efa import parse_ofi_nccl_plugin
 from tools.parsers.nvidia_smi import parse_row_remap
 from tools.parsers.versions import (
     COMPONENT_LABELS,
@@ -117,3 +120,132 @@ def versions(data: ClusterData) -> Iterable[Finding]:
     """Versions per node as INFO; WARN P1 when they differ between probed nodes."""
     per_node = {node.instance_id: node_versions(node) for node in data.reachable_nodes()}
     return judge_versions(per_node, eks=data.orchestrator == "eks")
+
+
+# -- EFA installer and aws-ofi-nccl present where they are needed ------------------------------
+
+SOFTWARE_CHECK = "efa-software"
+_NO_FILE = "no such file or directory"
+
+
+@dataclass(frozen=True)
+class EfaSoftware:
+    """What one EFA node shows of the EFA installer and the aws-ofi-nccl plugin (None:
+    the probe could not be read)."""
+
+    installer: str | None  # version, or "" when the installer's marker file is missing
+    plugin: tuple[str, ...] | None  # plugin libraries found, or package-listed versions
+
+
+def efa_software(node: NodeProbes) -> tuple[EfaSoftware, list[ProbeText]]:
+    """The node's EFA installer and plugin, and the probes that could not be read."""
+    unread: list[ProbeText] = []
+    packages_probe = read(node, "efa_packages")
+    installer: str | None = None
+    listed_plugin: str | None = None
+    if packages_probe.text is not None:
+        packages = parse_efa_packages(packages_probe.text)
+        listed_plugin = packages.ofi_nccl
+        if packages.installer:
+            installer = packages.installer
+        elif _NO_FILE in packages_probe.text.lower():
+            installer = ""
+    if installer is None:
+        unread.append(packages_probe)
+    plugin_probe = read(node, "ofi_nccl_plugin")
+    plugin: tuple[str, ...] | None = None
+    if plugin_probe.text is not None:
+        found = parse_ofi_nccl_plugin(plugin_probe.text)
+        if not found.unexpected:
+            plugin = found.net_plugin
+    if listed_plugin:
+        plugin = (*(plugin or ()), f"aws-ofi-nccl {listed_plugin} (efa_installed_packages)")
+    elif plugin is None:
+        unread.append(plugin_probe)
+    return EfaSoftware(installer, plugin), unread
+
+
+def judge_efa_software(
+    instance_id: str, where: str, software: EfaSoftware, *, gpus: bool, eks: bool
+) -> list[Finding]:
+    """WARN for a missing EFA installer (P1 on Slurm, where jobs use the host's libfabric;
+    P2 on EKS) and, on GPU nodes, a missing aws-ofi-nccl plugin (P1 on Slurm; INFO on EKS,
+    where the training image normally brings its own)."""
+    findings: list[Finding] = []
+    if software.installer == "":
+        findings.append(
+            warn(
+                SOFTWARE_CHECK,
+                Priority.P2 if eks else Priority.P1,
+                SECTION,
+                f"{where}: the EFA installer's marker /opt/amazon/efa_installed_packages is "
+                "missing: the EFA user-space stack (libfabric, fi_info) was not installed by "
+                "the EFA installer, or the node is not on the cluster's image"
+                + ("; pods bring their own libfabric" if eks else ""),
+                resources=[instance_id],
+                efa_installer=None,
+            )
+        )
+    if gpus and software.plugin == ():
+        text = (
+            f"{where}: no aws-ofi-nccl plugin (libnccl-net*.so) on the host and none listed "
+            "by the EFA installer"
+        )
+        if eks:
+            findings.append(
+                info(
+                    SOFTWARE_CHECK,
+                    SECTION,
+                    text + ": containers that mount the host's plugin fall back to sockets; "
+                    "images that bring their own are unaffected",
+                    resources=[instance_id],
+                    ofi_nccl=None,
+                )
+            )
+        else:
+            findings.append(
+                warn(
+                    SOFTWARE_CHECK,
+                    Priority.P1,
+                    SECTION,
+                    text + ": NCCL cannot use EFA and falls back to TCP sockets ('Using "
+                    "network Socket' in an NCCL_DEBUG=INFO log)",
+                    resources=[instance_id],
+                    ofi_nccl=None,
+                )
+            )
+    return findings
+
+
+@check(SOFTWARE_CHECK, section=SECTION, title="EFA installer and aws-ofi-nccl", scope="node")
+def efa_software_check(data: ClusterData) -> Iterable[Finding]:
+    """The EFA installer's marker on EFA nodes; the aws-ofi-nccl plugin on GPU EFA nodes."""
+    nodes = judged_nodes(data, lambda facts: facts.efa_interfaces)
+    if not nodes:
+        return [none_probed(SOFTWARE_CHECK, SECTION, "EFA interfaces")]
+    eks = data.orchestrator == "eks"
+    findings: list[Finding] = []
+    healthy: list[str] = []
+    for node, _ in nodes:
+        gpus = data.instance_facts(node.instance_type).gpus > 0
+        software, unread = efa_software(node)
+        # Only GPU nodes load NCCL: the plugin probe is not judged elsewhere.
+        unread = [p for p in unread if gpus or p.name != "ofi_nccl_plugin"]
+        for probe in unread:
+            what = "the EFA installer" if probe.name == "efa_packages" else "aws-ofi-nccl"
+            findings.append(could_not_read(SOFTWARE_CHECK, SECTION, node, what, probe))
+        problems = judge_efa_software(node.instance_id, label(node), software, gpus=gpus, eks=eks)
+        findings += problems
+        if not problems and not unread:
+            healthy.append(node.instance_id)
+    if healthy:
+        findings.append(
+            passed(
+                SOFTWARE_CHECK,
+                SECTION,
+                f"EFA installer (and aws-ofi-nccl on GPU nodes) present on {len(healthy)} "
+                f"node(s): {', '.join(healthy)}",
+                resources=healthy,
+            )
+        )
+    return findings

@@ -4,11 +4,21 @@ The rules an instance gets are the union of all its security groups, so the rule
 per instance group on its effective set (OverrideVpcConfig SGs, else the cluster SGs). A
 set used only by instance groups whose type does not support EFA (a CPU controller or login
 group) needs no self rules: INFO, not FAIL.
+
+An all-traffic outbound rule to 0.0.0.0/0 (or ::/0) on the set of an EFA-using group is the
+opposite of a requirement: the HyperPod prerequisites ask to avoid it, because it may make
+the EFA health checks fail; internet egress belongs to the subnet (NAT or VPC endpoints).
+Its absence is never a finding. Its presence is a WARN P2 on its own, and a FAIL P1 when
+the cluster events report an EFA health-check failure of the same instance groups within
+the last 7 days: the documented cause next to its documented symptom. P1, not P0, because
+the link is the documentation's, not proven on this cluster, and the failure event itself
+is already a FAIL of `cluster-events`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from tools.aws.errors import AwsAccessError
@@ -28,12 +38,36 @@ def _allows_all_from_self(permissions: list[dict[str, Any]], group_id: str) -> b
     )
 
 
-def _allows_all_to_internet(permissions: list[dict[str, Any]]) -> bool:
-    return any(
-        perm.get("IpProtocol") == "-1"
-        and any(r.get("CidrIp") == "0.0.0.0/0" for r in perm.get("IpRanges", []))
-        for perm in permissions
-    )
+ANYWHERE_V4, ANYWHERE_V6 = "0.0.0.0/0", "::/0"
+ALL_PORTS = (0, 65535)
+EFA_FAMILY = "efa-health-check"  # the cluster-event family (tools/checks/_event_families.py)
+
+
+def _all_traffic(perm: dict[str, Any]) -> bool:
+    """Protocol -1, or TCP/UDP over every port (0-65535): broad enough to carry anything a
+    node opens, which is what the prerequisites warn about."""
+    protocol = str(perm.get("IpProtocol", ""))
+    if protocol == "-1":
+        return True
+    ports = (perm.get("FromPort"), perm.get("ToPort"))
+    return protocol in ("tcp", "udp", "6", "17") and ports == ALL_PORTS
+
+
+def anywhere_egress(permissions: list[dict[str, Any]]) -> list[str]:
+    """The all-traffic outbound rules to 0.0.0.0/0 or ::/0, described ("-1 to 0.0.0.0/0")."""
+    found: list[str] = []
+    for perm in permissions:
+        if not _all_traffic(perm):
+            continue
+        protocol = str(perm.get("IpProtocol"))
+        what = "all traffic" if protocol == "-1" else f"{protocol} 0-65535"
+        for r in perm.get("IpRanges", []):
+            if r.get("CidrIp") == ANYWHERE_V4:
+                found.append(f"{what} to {ANYWHERE_V4}")
+        for r in perm.get("Ipv6Ranges", []):
+            if r.get("CidrIpv6") == ANYWHERE_V6:
+                found.append(f"{what} to {ANYWHERE_V6}")
+    return found
 
 
 def _allows_all_within(permissions: list[dict[str, Any]], group_ids: set[str]) -> bool:
@@ -76,14 +110,17 @@ def judge_security_groups(
     groups: list[dict[str, Any]],
     group_sets: dict[str, list[str]],
     no_efa: dict[str, str] | None = None,
+    efa_failures: list[dict[str, Any]] | None = None,
 ) -> list[Finding]:
     """Judged per instance group on the union of its SGs (the rules an instance gets).
 
     FAIL P0 when no SG of the set has both all-traffic self rules (and the set's rules do
     not together allow all traffic within it); an SG without them beside one that has them
-    is INFO. WARN P1 when no SG of the set allows all outbound traffic to 0.0.0.0/0.
-    `no_efa` (instance group name -> its instance type) names the groups whose type does
-    not support EFA: a set used only by them needs no self rules (INFO, not FAIL).
+    is INFO. `no_efa` (instance group name -> its instance type) names the groups whose
+    type does not support EFA: a set used only by them needs no self rules (INFO, not FAIL)
+    and no egress advice. On any other set, an all-traffic outbound rule to 0.0.0.0/0 or
+    ::/0 is a WARN P2, or a FAIL P1 when `efa_failures` (recent EFA health-check events,
+    see `efa_health_failures`) holds one of the set's instance groups or of the cluster.
     """
     by_id = {str(g.get("GroupId")): g for g in groups}
     wanted = sorted({sg for ids in group_sets.values() for sg in ids})
@@ -107,6 +144,8 @@ def judge_security_groups(
         present = [by_id[sg] for sg in set_ids if sg in by_id]
         if present:
             findings.extend(_judge_set(present, names, several, no_efa or {}))
+            if not names or not all(n in (no_efa or {}) for n in names):
+                findings.extend(_judge_egress(present, names, several, efa_failures or []))
     return findings
 
 
@@ -164,23 +203,65 @@ def _judge_set(
                 **uncovered.evidence,
             )
         findings.append(uncovered)
-    if not any(_allows_all_to_internet(g.get("IpPermissionsEgress", [])) for g in present):
-        if len(ids) == 1:
-            what = f"Security group {ids[0]} has no"
-        else:
-            what = f"None of security groups {', '.join(ids)} has an"
-        findings.append(
+    return findings
+
+
+def _judge_egress(
+    present: list[dict[str, Any]],
+    names: list[str],
+    several: bool,
+    efa_failures: list[dict[str, Any]],
+) -> list[Finding]:
+    """WARN P2 for an all-traffic egress to anywhere; FAIL P1 beside an EFA health-check
+    failure of the same instance groups (or of the cluster as a whole)."""
+    rules = {
+        str(g.get("GroupId")): anywhere_egress(g.get("IpPermissionsEgress", [])) for g in present
+    }
+    rules = {sg: found for sg, found in rules.items() if found}
+    if not rules:
+        return []
+    who = f"Instance group(s) {', '.join(names)}: " if several else ""
+    ids = sorted(rules)
+    shown = "; ".join(f"{sg}: {', '.join(found)}" for sg, found in rules.items())
+    evidence: dict[str, Any] = {
+        "instance_groups": names,
+        "security_groups": [str(g.get("GroupId")) for g in present],
+        "anywhere_egress": rules,
+    }
+    related = [
+        e for e in efa_failures if not e.get("InstanceGroupName") or e["InstanceGroupName"] in names
+    ]
+    advice = (
+        "the HyperPod prerequisites advise against it on EFA security groups, as it may "
+        "cause EFA health check failures; internet egress belongs to the subnet (NAT "
+        "gateway or VPC endpoints)"
+    )
+    if not related:
+        return [
             warn(
                 CHECK_ID,
-                Priority.P1,
+                Priority.P2,
                 "A",
-                f"{who}{what} all-traffic outbound rule to 0.0.0.0/0 (nodes may not reach AWS "
-                "endpoints)",
+                f"{who}Outbound rule to anywhere on an EFA security group ({shown}): {advice}",
                 resources=ids,
-                **base,
+                **evidence,
             )
+        ]
+    latest = max(related, key=lambda e: str(e.get("EventTime") or ""))
+    count = len(related)
+    return [
+        fail(
+            CHECK_ID,
+            Priority.P1,
+            "A",
+            f"{who}Outbound rule to anywhere on an EFA security group ({shown}) next to "
+            f"{count} EFA health-check event{'s' if count != 1 else ''} (latest at "
+            f"{latest.get('EventTime', '?')}): a documented cause of that failure; {advice}",
+            resources=ids,
+            efa_health_events=[str(e.get("EventId")) for e in related][:20],
+            **evidence,
         )
-    return findings
+    ]
 
 
 def _uncovered(present: list[dict[str, Any]], who: str, base: dict[str, Any]) -> Finding:
@@ -230,11 +311,46 @@ def efa_security_groups(data: ClusterData) -> Iterable[Finding]:
     found, _missing = data.existing_security_groups(data.cluster_security_group_ids())
     sets = effective_security_groups(data.cluster())
     findings = judge_security_groups(found, sets)
-    if not any(f.status is Status.FAIL and "missing_self_rules" in f.evidence for f in findings):
+    missing_rules = any(
+        f.status is Status.FAIL and "missing_self_rules" in f.evidence for f in findings
+    )
+    egress = any("anywhere_egress" in f.evidence for f in findings)
+    if not missing_rules and not egress:
         return findings
-    # Only now ask which types support EFA: a CPU controller or login group needs no rules.
+    # Only now ask which types support EFA (a CPU controller or login group needs no self
+    # rules and no egress advice) and, for an egress to anywhere, what the events say.
     no_efa = groups_without_efa(data)
-    return judge_security_groups(found, sets, no_efa) if no_efa else findings
+    failures = cluster_efa_failures(data) if egress else []
+    if not no_efa and not failures:
+        return findings
+    return judge_security_groups(found, sets, no_efa, failures)
+
+
+def efa_health_failures(events: list[dict[str, Any]], now: datetime | None) -> list[dict[str, Any]]:
+    """Error/Warn events of the last 7 days whose description reads as an EFA health-check
+    failure (the `efa-health-check` family the cluster-events check uses)."""
+    # Imported here: importing a check module at the top would register it out of order.
+    from tools.checks.events import classify, problem_events, split_by_age
+
+    recent, _older = split_by_age(problem_events(events), now)
+    return [
+        e
+        for e in recent
+        if (family := classify(str(e.get("Description") or ""), e)) is not None
+        and family.key == EFA_FAMILY
+    ]
+
+
+def cluster_efa_failures(data: ClusterData) -> list[dict[str, Any]]:
+    """Recent EFA health-check events of the cluster; [] when events are unavailable or
+    cannot be read (the cluster-events check reports that itself)."""
+    if not data.events_available():
+        return []
+    try:
+        events = data.events().items
+    except AwsAccessError:
+        return []
+    return efa_health_failures([e for e in events if isinstance(e, dict)], data.now)
 
 
 def groups_without_efa(data: ClusterData) -> dict[str, str]:

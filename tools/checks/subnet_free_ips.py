@@ -1,78 +1,230 @@
-"""§ B.6: free IP addresses left in every cluster subnet.
+"""§ B.6: free IP addresses left in every cluster subnet, against what its nodes take.
 
-Rules are pure functions over DescribeSubnets output; the registered check only fetches
-through `ClusterData`.
+A node takes a number of subnet addresses that depends on its instance type and on the
+orchestrator. The HyperPod prerequisites give the P5 figures: on Slurm one address per
+network card (32), on EKS 81 — the 50 addresses of the primary card's interface, which the
+VPC CNI fills for pods, plus one for each of the other 31 cards. The rule generalises that
+from DescribeInstanceTypes (NetworkInfo.MaximumNetworkCards, Ipv4AddressesPerInterface):
+
+- Slurm: cards
+- EKS: Ipv4AddressesPerInterface + cards - 1
+
+When a type cannot be described, the P5 figures stand in (they are the largest the
+prerequisites name, so the guess errs towards warning).
+
+Each subnet is judged against the instance groups that may place nodes in it (their
+OverrideVpcConfig subnets, else the cluster's):
+
+- FAIL when the free count cannot hold one more node of the hungriest type there, or is
+  below FAIL_FLOOR: the next replacement or scale-up fails. P0 while a group that uses the
+  subnet is below its target count (the shortfall cannot be filled), else P1.
+- WARN P1 when it cannot hold a replacement wave of any group there — WAVE_PERCENT % of
+  the group's target count, at least WAVE_MIN_NODES nodes — or is below WARN_FLOOR.
+
+Rules are pure functions over literal data; the registered check only fetches through
+`ClusterData`. `tests/checks/test_subnet_free_ips.py` holds § B.6's text to these numbers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from tools.aws.errors import AwsAccessError
 from tools.checks._network import cluster_subnets, managed_vpc_finding, uses_managed_vpc
-from tools.findings import Finding, Priority, info, passed, warn
+from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.probes.instance_facts import ec2_type
 from tools.registry import check
 from tools.triage.data import ClusterData
 
 CHECK_FREE_IPS = "subnet-free-ips"
 
-# Why 32: a p5.48xlarge can attach up to 32 EFA network interfaces, and each one that
-# carries an IP takes an address from the subnet; on EKS the VPC CNI also keeps warm pod
-# addresses per node. Below 32 free addresses a single GPU node replacement or scale-up
-# may already fail with InsufficientFreeAddressesInSubnet, so it is a useful floor that
-# does not need the per-type ENI count.
-MIN_FREE_IPS = 32
+FAIL_FLOOR = 5  # below this, even a small node or a CNI warm address may not fit
+WARN_FLOOR = 50  # headroom for endpoints, load balancers and other interfaces in the subnet
+WAVE_PERCENT = 10  # a replacement wave: this share of a group's target count ...
+WAVE_MIN_NODES = 2  # ... but never fewer nodes than this
+# The prerequisites' P5 figures, used when a type cannot be described.
+FALLBACK_SLURM, FALLBACK_EKS = 32, 81
 
 
-def judge_free_ips(subnets: list[dict[str, Any]], minimum: int = MIN_FREE_IPS) -> list[Finding]:
+@dataclass(frozen=True)
+class Demand:
+    """What one instance group asks of a subnet it may use."""
+
+    group: str
+    instance_type: str
+    per_node: int  # addresses one node takes
+    target: int  # the group's target count
+    short: bool  # CurrentCount < TargetCount: nodes are still to be placed
+    source: str  # "DescribeInstanceTypes" or "prerequisites fallback"
+
+    @property
+    def wave_nodes(self) -> int:
+        return max(WAVE_MIN_NODES, math.ceil(self.target * WAVE_PERCENT / 100))
+
+    @property
+    def wave(self) -> int:
+        return self.per_node * self.wave_nodes
+
+
+def addresses_per_node(entry: dict[str, Any] | None, orchestrator: str) -> tuple[int, str]:
+    """(addresses one node takes, where the figure comes from)."""
+    network = (entry or {}).get("NetworkInfo") or {}
+    cards = network.get("MaximumNetworkCards")
+    if not isinstance(cards, int) or cards < 1:
+        cards = len(network.get("NetworkCards") or []) or None
+    per_interface = network.get("Ipv4AddressesPerInterface")
+    if orchestrator == "eks":
+        if isinstance(cards, int) and isinstance(per_interface, int) and per_interface > 0:
+            return per_interface + cards - 1, "DescribeInstanceTypes"
+        return FALLBACK_EKS, "prerequisites fallback"
+    if isinstance(cards, int):
+        return cards, "DescribeInstanceTypes"
+    return FALLBACK_SLURM, "prerequisites fallback"
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def group_demands(
+    groups: list[dict[str, Any]],
+    cluster_subnet_ids: list[str],
+    described: dict[str, dict[str, Any]],
+    orchestrator: str,
+    types_of: Callable[[dict[str, Any]], list[str]],
+) -> dict[str, list[Demand]]:
+    """Subnet id -> the demands of the groups that may place nodes there.
+
+    `described` maps EC2 type -> its DescribeInstanceTypes entry; `types_of(group)` gives a
+    group's HyperPod types (the hungriest of them is the group's per-node need).
+    """
+    demands: dict[str, list[Demand]] = {}
+    for group in groups:
+        name = str(group.get("InstanceGroupName") or "?")
+        types = [ec2_type(t) for t in types_of(group)]
+        if not types:
+            continue
+        needs = [(addresses_per_node(described.get(t), orchestrator), t) for t in types]
+        (per_node, source), instance_type = max(needs, key=lambda item: item[0][0])
+        target = _count(group.get("TargetCount")) or _count(group.get("CurrentCount"))
+        current = group.get("CurrentCount")
+        short = isinstance(current, int) and current < target
+        override = (group.get("OverrideVpcConfig") or {}).get("Subnets")
+        for subnet_id in sorted(set(override or cluster_subnet_ids)):
+            demands.setdefault(subnet_id, []).append(
+                Demand(name, instance_type, per_node, target, short, source)
+            )
+    return demands
+
+
+def judge_free_ips(
+    subnets: list[dict[str, Any]], demands: dict[str, list[Demand]] | None = None
+) -> list[Finding]:
+    """One finding per subnet: FAIL, WARN P1 or PASS by the rule in the module docstring;
+    a subnet no group is known to use is judged against the floors alone."""
     findings: list[Finding] = []
     for subnet in sorted(subnets, key=lambda s: str(s.get("SubnetId"))):
         subnet_id = str(subnet.get("SubnetId"))
-        free = subnet.get("AvailableIpAddressCount")
-        evidence = {
-            "subnet": subnet_id,
-            "available_ips": free,
-            "minimum": minimum,
-            "cidr": subnet.get("CidrBlock"),
-        }
-        if not isinstance(free, int):
-            findings.append(
-                info(
-                    CHECK_FREE_IPS,
-                    "B.6",
-                    f"Subnet {subnet_id} reports no AvailableIpAddressCount",
-                    resources=[subnet_id],
-                    **evidence,
-                )
-            )
-        elif free < minimum:
-            findings.append(
-                warn(
-                    CHECK_FREE_IPS,
-                    Priority.P1,
-                    "B.6",
-                    f"Subnet {subnet_id} ({subnet.get('CidrBlock')}) has only {free} free IP "
-                    f"addresses (< {minimum}): node replacement or scale-up may fail",
-                    resources=[subnet_id],
-                    **evidence,
-                )
-            )
-        else:
-            findings.append(
-                passed(
-                    CHECK_FREE_IPS,
-                    "B.6",
-                    f"Subnet {subnet_id} has {free} free IP addresses",
-                    resources=[subnet_id],
-                    **evidence,
-                )
-            )
+        findings.append(_judge_subnet(subnet, (demands or {}).get(subnet_id, [])))
     return findings
+
+
+def _judge_subnet(subnet: dict[str, Any], demands: list[Demand]) -> Finding:
+    subnet_id = str(subnet.get("SubnetId"))
+    free = subnet.get("AvailableIpAddressCount")
+    one = max(demands, key=lambda d: d.per_node, default=None)
+    wave = max(demands, key=lambda d: d.wave, default=None)
+    fail_below = max(FAIL_FLOOR, one.per_node if one else 0)
+    warn_below = max(WARN_FLOOR, wave.wave if wave else 0)
+    evidence: dict[str, Any] = {
+        "subnet": subnet_id,
+        "available_ips": free,
+        "cidr": subnet.get("CidrBlock"),
+        "fail_below": fail_below,
+        "warn_below": warn_below,
+        "groups": {
+            d.group: {
+                "instance_type": d.instance_type,
+                "addresses_per_node": d.per_node,
+                "wave_nodes": d.wave_nodes,
+                "source": d.source,
+            }
+            for d in demands
+        },
+    }
+    where = f"Subnet {subnet_id} ({subnet.get('CidrBlock')})"
+    if not isinstance(free, int):
+        return info(
+            CHECK_FREE_IPS,
+            "B.6",
+            f"Subnet {subnet_id} reports no AvailableIpAddressCount",
+            resources=[subnet_id],
+            **evidence,
+        )
+    if free < fail_below:
+        short = sorted(d.group for d in demands if d.short)
+        what = (
+            f"one more {one.instance_type} node of {one.group} takes {one.per_node}"
+            if one and one.per_node >= FAIL_FLOOR
+            else f"the floor is {FAIL_FLOOR}"
+        )
+        now = (
+            f"; {', '.join(short)} {'is' if len(short) == 1 else 'are'} below target and "
+            "cannot be filled"
+            if short
+            else ": the next node replacement or scale-up will fail"
+        )
+        return fail(
+            CHECK_FREE_IPS,
+            Priority.P0 if short else Priority.P1,
+            "B.6",
+            f"{where} has only {free} free IP addresses; {what}{now}",
+            resources=[subnet_id],
+            **evidence,
+        )
+    if free < warn_below:
+        what = (
+            f"a replacement wave of {wave.group} ({wave.wave_nodes} x {wave.instance_type}, "
+            f"{wave.per_node} each) takes {wave.wave}"
+            if wave and wave.wave >= WARN_FLOOR
+            else f"the headroom floor is {WARN_FLOOR}"
+        )
+        return warn(
+            CHECK_FREE_IPS,
+            Priority.P1,
+            "B.6",
+            f"{where} has only {free} free IP addresses; {what}: several replacements or "
+            "a scale-up may fail",
+            resources=[subnet_id],
+            **evidence,
+        )
+    return passed(
+        CHECK_FREE_IPS,
+        "B.6",
+        f"Subnet {subnet_id} has {free} free IP addresses (enough for a replacement wave)",
+        resources=[subnet_id],
+        **evidence,
+    )
 
 
 @check(CHECK_FREE_IPS, section="B.6", title="Free IP addresses per subnet")
 def subnet_free_ips(data: ClusterData) -> Iterable[Finding]:
-    """Free addresses left in every cluster subnet."""
+    """Free addresses in every cluster subnet against what the nodes of its groups take."""
     if uses_managed_vpc(data.cluster()):
         return [managed_vpc_finding(CHECK_FREE_IPS, "B.6", "subnet free-IP counts")]
-    return judge_free_ips(cluster_subnets(data))
+    # Imported here: importing a check module at the top would register it out of order.
+    from tools.checks.capacity import group_instance_types
+
+    groups = [g for g in data.instance_groups() if isinstance(g, dict)]
+    wanted = sorted({ec2_type(t) for g in groups for t in group_instance_types(g)})
+    try:
+        entries = data.instance_types(wanted)
+    except AwsAccessError:
+        entries = []  # the prerequisites' P5 figures stand in (see the module docstring)
+    described = {str(t.get("InstanceType")): t for t in entries if isinstance(t, dict)}
+    cluster_ids = list((data.cluster().get("VpcConfig") or {}).get("Subnets") or [])
+    demands = group_demands(groups, cluster_ids, described, data.orchestrator, group_instance_types)
+    return judge_free_ips(cluster_subnets(data), demands)

@@ -344,6 +344,22 @@ def _only(tool: str, read: str, what: str) -> Handler:
     return handler
 
 
+def _bug_report(args: Sequence[str], depth: int) -> CommandClass:
+    # Run bare it writes nvidia-bug-report.log.gz where it stands: evidence collection that
+    # changes no GPU state, but a file written on the node all the same.
+    if args and all(a in ("-h", "--help") for a in args):
+        return ro("nvidia-bug-report.sh --help is read-only")
+    return mut("nvidia-bug-report.sh writes a bug-report archive on the node")
+
+
+def _tar(args: Sequence[str], depth: int) -> CommandClass:
+    """Listing an archive reads; creating, extracting or appending writes files."""
+    first = args[0].lstrip("-") if args and not args[0].startswith("--") else ""
+    if "--list" in args or (first and "t" in first and not set(first) & set("cxru")):
+        return ro("tar listing is read-only")
+    return mut("tar writes or extracts files")
+
+
 def _history(args: Sequence[str], depth: int) -> CommandClass:
     if all(a.isdigit() for a in args):
         return ro("history listing is read-only")
@@ -475,6 +491,8 @@ HANDLERS: dict[str, Handler] = {
     "date": _date,
     "nvme": _nvme,
     "history": _history,
+    "nvidia-bug-report.sh": _bug_report,
+    "tar": _tar,
     "kubectx": _only("kubectx", "-c --current -h --help -V --version", "switches contexts"),
     "nvidia-debugdump": _only(
         "nvidia-debugdump", "-l --list -h --help", "writes a GPU debug dump file"

@@ -36,6 +36,10 @@ _XIDS: dict[int, XidInfo] = {
     48: XidInfo("hardware", "G.3", "double-bit (uncorrectable) ECC error"),
     63: XidInfo("remap", "G.1.a", "row remap or page retirement recorded; reset to apply"),
     64: XidInfo("hardware", "G.1.a", "row remap or page retirement failure"),
+    # NVIDIA names 71 ROBUST_CHANNEL_CE4_ERROR (restart the application, contact support if it
+    # persists); the seed classes it as copy-engine hardware and HyperPod's health agent
+    # reboots the node for it (XidHardwareFailure), so it is judged as hardware here.
+    71: XidInfo("hardware", "G.2", "copy engine (CE4) error"),
     74: XidInfo("hardware", "G.2", "NVLink error"),
     79: XidInfo("hardware", "G.2", "GPU has fallen off the bus"),
     92: XidInfo("hardware", "G.3", "high single-bit ECC error rate"),

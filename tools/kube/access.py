@@ -49,6 +49,7 @@ READ_PATHS: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p)
     for p in (
         r"/api/v1/nodes",
+        r"/api/v1/namespaces",
         rf"/api/v1{_NS}/pods",
         rf"/api/v1{_NS}/events",
         rf"/apis/apps/v1{_NS}/daemonsets",
@@ -150,6 +151,15 @@ class KubeAccess:
         `unavailable` (kind -> reason, as the recording saw it) raises KubernetesUnavailable
         with that reason, as the live read did."""
         from tools.kube.responder import respond
+
+        if objects.namespaces is None:
+            # A recording made before namespaces were read holds none: refuse the read
+            # (the check is skipped) rather than answer "no namespaces" and FAIL on it.
+            unavailable = {
+                "namespaces": "the recording holds no namespace list (recorded by an older "
+                "version; record the cluster again)",
+                **(unavailable or {}),
+            }
 
         def transport(method: str, path: str, query: Query) -> tuple[int, bytes]:
             guard(method, path)
@@ -284,6 +294,11 @@ class KubeAccess:
 
     def list_nodes(self, label_selector: str | None = None) -> list[dict[str, Any]]:
         return self._list("nodes", "/api/v1/nodes", _query(labelSelector=label_selector))
+
+    def list_namespaces(self, field_selector: str | None = None) -> list[dict[str, Any]]:
+        """Namespaces (cluster-scoped), e.g. `metadata.name=aws-hyperpod` for one of them: a
+        list with a field selector answers "does it exist" with an empty list, not a 404."""
+        return self._list("namespaces", "/api/v1/namespaces", _query(fieldSelector=field_selector))
 
     def list_pods(
         self,

@@ -25,12 +25,15 @@ RESOURCE_VERSION = 4711
 _LISTS: dict[str, tuple[str, str, str]] = {
     # resource -> (KubernetesObjects field, List kind, apiVersion)
     "nodes": ("nodes", "NodeList", "v1"),
+    "namespaces": ("namespaces", "NamespaceList", "v1"),
     "pods": ("pods", "PodList", "v1"),
     "events": ("events", "EventList", "v1"),
     "daemonsets": ("daemonsets", "DaemonSetList", "apps/v1"),
     "deployments": ("deployments", "DeploymentList", "apps/v1"),
 }
-_CORE = re.compile(r"/api/v1(?:/namespaces/(?P<ns>[^/]+))?/(?P<res>nodes|pods|events)")
+_CORE = re.compile(
+    r"/api/v1(?:/namespaces/(?P<ns>[^/]+))?/(?P<res>nodes|pods|events)|/api/v1/(?P<cluster>namespaces)"
+)
 _APPS = re.compile(r"/apis/apps/v1(?:/namespaces/(?P<ns>[^/]+))?/(?P<res>daemonsets|deployments)")
 _LOG = re.compile(r"/api/v1/namespaces/(?P<ns>[^/]+)/pods/(?P<pod>[^/]+)/log")
 
@@ -83,8 +86,9 @@ def respond(
     match = _CORE.fullmatch(path) or _APPS.fullmatch(path)
     if match is None or (match["res"] == "nodes" and match["ns"]):
         return _error(404, "NotFound", "the server could not find the requested resource")
-    field, kind, api_version = _LISTS[match["res"]]
-    items: list[dict[str, Any]] = getattr(objects, field)
+    resource = match["res"] or match["cluster"]
+    field, kind, api_version = _LISTS[resource]
+    items: list[dict[str, Any]] = getattr(objects, field) or []
     try:
         matches = _filters(match["ns"], params)
     except SelectorError as exc:

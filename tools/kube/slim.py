@@ -13,7 +13,7 @@ from typing import Any, Literal
 # A projection: True keeps the value, "text" keeps a string capped at TEXT_LIMIT, a dict
 # recurses into a dict (or into each dict of a list).
 Projection = dict[str, Any]
-Kind = Literal["nodes", "pods", "daemonsets", "deployments", "events"]
+Kind = Literal["nodes", "pods", "daemonsets", "deployments", "events", "namespaces"]
 
 TEXT_LIMIT = 1000
 # The fault-details annotation is a JSON list that must stay parseable: a larger cap.
@@ -72,7 +72,12 @@ PROJECTIONS: dict[Kind, Projection] = {
     },
     "pods": {
         "metadata": _METADATA,
-        "spec": {"nodeName": True},
+        # A container's memory limit tells an OOM kill at its own limit (the workload) from
+        # one of a container without a limit (the node ran short).
+        "spec": {
+            "nodeName": True,
+            "containers": {"name": True, "resources": {"limits": {"memory": True}}},
+        },
         "status": {
             "phase": True,
             "reason": True,
@@ -106,6 +111,11 @@ PROJECTIONS: dict[Kind, Projection] = {
             "updatedReplicas": True,
             "conditions": _CONDITION,
         },
+    },
+    # Only whether a namespace exists and whether it is being deleted is judged.
+    "namespaces": {
+        "metadata": {"name": True, "labels": True, "creationTimestamp": True},
+        "status": {"phase": True},
     },
     "events": {
         "metadata": {"name": True, "namespace": True, "creationTimestamp": True},

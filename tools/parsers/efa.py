@@ -169,3 +169,50 @@ def parse_fi_info(text: str) -> FiInfo:
         fields.setdefault(key, value)
     flush()
     return FiInfo(entries=tuple(entries), error=error, error_code=code, not_installed=not_installed)
+
+
+# -- aws-ofi-nccl plugin (ls -1 <dirs> | grep -E '^/|^libnccl-(net|ofi)') -------------------------
+
+_PLUGIN_DIR = re.compile(r"^(/[\w./+-]{1,200}):$")
+_PLUGIN_LIB = re.compile(r"^libnccl-(?:net|ofi)[\w.+-]{0,80}$")
+
+
+@dataclass(frozen=True)
+class OfiNcclPlugin:
+    """Where the plugin directories are and which NCCL plugin libraries they hold."""
+
+    directories: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()  # "/opt/amazon/ofi-nccl/lib/libnccl-net.so"
+    unexpected: tuple[str, ...] = ()  # lines that are neither (an error, a changed layout)
+
+    @property
+    def net_plugin(self) -> tuple[str, ...]:
+        """The network plugin NCCL loads (libnccl-net*.so*), not the tuner."""
+        return tuple(
+            lib for lib in self.libraries if lib.rsplit("/", 1)[-1].startswith("libnccl-net")
+        )
+
+
+def parse_ofi_nccl_plugin(text: str) -> OfiNcclPlugin:
+    """The probe's listing. An empty output is a real "nothing there": none of the
+    directories exists (ls prints nothing on its stdout and grep keeps nothing)."""
+    directories: list[str] = []
+    libraries: list[str] = []
+    unexpected: list[str] = []
+    current = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if directory := _PLUGIN_DIR.match(line):
+            current = directory.group(1)
+            directories.append(current)
+        elif _PLUGIN_LIB.match(line):
+            path = f"{current}/{line}" if current else line
+            if path not in libraries:
+                libraries.append(path)
+        else:
+            unexpected.append(line[:300])
+    return OfiNcclPlugin(
+        directories=tuple(directories), libraries=tuple(libraries), unexpected=tuple(unexpected)
+    )

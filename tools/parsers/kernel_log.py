@@ -3,10 +3,12 @@
 The probes already keep only lines that match the signatures worth judging; this module
 strips each line's timestamp and names what the line reports: an OOM kill (of the node, or
 of a memory cgroup: a container or job at its own memory limit), a panic, a
-soft or hard lockup, a hung task, an NMI, a machine check, an I/O error, an NVIDIA driver
-(NVRM) error. Xid lines are recognised as such and nothing more: tools/parsers/xid.py reads
-them. Benign lines the same grep lets through (watchdog and NMI-watchdog start-up, "NVRM:
-loading ...", "mce: ... Thermal monitoring enabled") are OTHER, never a fault.
+soft or hard lockup, a hung task, a kernel oops, an NMI, a machine check, an I/O error, an
+NVIDIA driver (NVRM) error, a Neuron hardware error report or Neuron driver error. Xid lines
+are recognised as such and nothing more: tools/parsers/xid.py reads them. Benign lines the
+same grep lets through (watchdog and NMI-watchdog start-up, "NVRM: loading ...", "mce: ...
+Thermal monitoring enabled", "neuron:npid_detach: ...", a user-space "traps: ... general
+protection fault") are OTHER, never a fault.
 """
 
 from __future__ import annotations
@@ -25,10 +27,13 @@ class KernelEventKind(StrEnum):
     SOFT_LOCKUP = "soft-lockup"
     HUNG_TASK = "hung-task"
     WATCHDOG = "watchdog"  # other stalls the watchdogs report (workqueue lockup)
+    OOPS = "oops"  # the kernel hit a bug or a bad access and killed the task it was running
     NMI = "nmi"
     MCE = "mce"
     IO_ERROR = "io-error"
     NVRM = "nvrm"  # NVIDIA driver errors other than Xid
+    NEURON_HW = "neuron-hw"  # the Neuron driver's NEURON_HW_ERR=<type> hardware error report
+    NEURON = "neuron"  # other Neuron driver lines that report an error or a timeout
     XID = "xid"  # left to tools/parsers/xid.py
     OTHER = "other"
 
@@ -42,6 +47,7 @@ class KernelEvent:
     pid: int | None = None
     cpu: int | None = None
     seconds: int | None = None  # stuck / blocked duration
+    detail: str | None = None  # the Neuron hardware error type (SRAM_UNCORRECTABLE_ERROR, ...)
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,27 @@ _NVRM_ERROR = re.compile(
     r"not responding|lost|unable",
     re.IGNORECASE,
 )
+# A kernel oops and its kin: "BUG: unable to handle page fault for address ...", "BUG:
+# kernel NULL pointer dereference, address: ...", "Oops: 0002 [#1] SMP PTI", "general
+# protection fault, probably for non-canonical address ...: 0000 [#1]", "kernel BUG at
+# mm/slub.c:305!". A user process's fault ("traps: python[42] general protection fault ip:...")
+# is that process's crash, not the kernel's.
+_OOPS = re.compile(
+    r"BUG: unable to handle|BUG: kernel NULL pointer|kernel BUG at|\bOops:|"
+    r"general protection fault",
+    re.IGNORECASE,
+)
+_USER_TRAP = re.compile(r"\btraps:", re.IGNORECASE)
+# "NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR instance-id=i-... nd-id=0 nc-id=0 ...
+# action=TERMINATE_INSTANCE": the driver's report of a Neuron hardware error.
+_NEURON_HW = re.compile(r"NEURON_HW_ERR=(?P<type>[A-Z0-9_]{1,60})", re.IGNORECASE)
+# The Neuron driver prefixes its lines with its module name and function ("neuron:ndma_...:")
+# or a device ("neuron3: ..."); only those that report a failure are kept as errors.
+_NEURON = re.compile(r"(?<![\w-])neuron\d{0,3}:", re.IGNORECASE)
+_NEURON_ERROR = re.compile(
+    r"error|fail|timeout|timed out|hang|abort|uncorrectable|not responding|unable",
+    re.IGNORECASE,
+)
 _CPU = re.compile(r"\bcpu#?\s?(?P<cpu>\d{1,6})\b", re.IGNORECASE)
 
 
@@ -152,6 +179,9 @@ def classify(message: str, timestamp: str | None = None) -> KernelEvent:
     kind = KernelEventKind
     if _XID.search(message) and _NVRM.search(message):
         return KernelEvent(kind.XID, message, timestamp)
+    neuron_hw = _NEURON_HW.search(message)
+    if neuron_hw is not None:
+        return KernelEvent(kind.NEURON_HW, message, timestamp, detail=neuron_hw["type"].upper())
     if _PANIC.search(message):
         return KernelEvent(kind.PANIC, message, timestamp)
     killed = _KILLED.search(message)
@@ -191,6 +221,8 @@ def classify(message: str, timestamp: str | None = None) -> KernelEvent:
         return KernelEvent(kind.HUNG_TASK, message, timestamp)
     if _WATCHDOG.search(message):
         return KernelEvent(kind.WATCHDOG, message, timestamp, cpu=_cpu(message))
+    if _OOPS.search(message) and not _USER_TRAP.search(message):
+        return KernelEvent(kind.OOPS, message, timestamp, cpu=_cpu(message))
     if _NMI.search(message):
         return KernelEvent(kind.NMI, message, timestamp, cpu=_cpu(message))
     if _MCE.search(message):
@@ -199,6 +231,8 @@ def classify(message: str, timestamp: str | None = None) -> KernelEvent:
         return KernelEvent(kind.IO_ERROR, message, timestamp)
     if _NVRM.search(message) and _NVRM_ERROR.search(message):
         return KernelEvent(kind.NVRM, message, timestamp)
+    if _NEURON.search(message) and _NEURON_ERROR.search(message):
+        return KernelEvent(kind.NEURON, message, timestamp)
     if _XID.search(message):
         return KernelEvent(kind.XID, message, timestamp)
     return KernelEvent(kind.OTHER, message, timestamp)

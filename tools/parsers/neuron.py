@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,8 +105,25 @@ def parse_neuron_ls(text: str) -> NeuronListing:
     if not isinstance(entries, list):
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         return NeuronListing(error=first[:300] or "no output")
-    devices = tuple(d for d in (_device(e) for e in entries) if d is not None)
+    devices = _distinct(d for d in (_device(e) for e in entries) if d is not None)
     return NeuronListing(devices=devices, parsed=True)
+
+
+def _distinct(devices: Iterable[NeuronDevice]) -> tuple[NeuronDevice, ...]:
+    """Each device once: a second entry with an index or PCI address already seen (the
+    listing repeated) is dropped."""
+    kept: list[NeuronDevice] = []
+    seen: set[tuple[str, object]] = set()
+    for device in devices:
+        keys = {
+            *((("index", device.index),) if device.index is not None else ()),
+            *((("bdf", device.bdf),) if device.bdf else ()),
+        }
+        if keys & seen:
+            continue
+        seen |= keys
+        kept.append(device)
+    return tuple(kept)
 
 
 _DEVICE_FILE = re.compile(r"^neuron(\d+)$")
@@ -123,4 +141,4 @@ def parse_neuron_device_files(text: str) -> NeuronListing:
         if match is None:
             return NeuronListing(error=name[:300])
         devices.append(NeuronDevice(int(match.group(1)), None, None, None, ()))
-    return NeuronListing(devices=tuple(devices), parsed=True)
+    return NeuronListing(devices=_distinct(devices), parsed=True)

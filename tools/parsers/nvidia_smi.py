@@ -102,12 +102,18 @@ class GpuList:
 
 
 def parse_gpu_list(text: str) -> GpuList:
-    gpus: list[ListedGpu] = []
+    """One entry per GPU index: a GPU listed twice (output repeated) is counted once."""
+    gpus: dict[int, ListedGpu] = {}
     for raw in text.splitlines():
         match = _LIST_LINE.match(raw.strip())
         if match:
-            gpus.append(ListedGpu(int(match.group(1)), match.group(2), match.group(3) or None))
-    return GpuList(gpus=tuple(gpus), errors=error_lines(text))
+            index = int(match.group(1))
+            gpus.setdefault(index, ListedGpu(index, match.group(2), match.group(3) or None))
+    return GpuList(gpus=tuple(gpus.values()), errors=_unique(error_lines(text)))
+
+
+def _unique(lines: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(lines))
 
 
 # -- nvidia-smi --query-gpu=... --format=csv,noheader,nounits ----------------------------------
@@ -192,12 +198,20 @@ def _row(cells: list[str]) -> GpuRow | None:
 
 
 def parse_gpu_query(text: str) -> GpuQuery:
+    """One row per GPU: a row whose index or bus id was already seen (the same GPUs
+    printed twice) is dropped, so no GPU is counted or judged twice."""
     rows: list[GpuRow] = []
+    seen: set[tuple[str, object]] = set()
     for raw in text.splitlines():
         row = _row(raw.split(","))
-        if row is not None:
-            rows.append(row)
-    return GpuQuery(rows=tuple(rows), errors=error_lines(text))
+        if row is None:
+            continue
+        keys = {("index", row.index), *((("bus", row.bus_id),) if row.bus_id else ())}
+        if keys & seen:
+            continue
+        seen |= keys
+        rows.append(row)
+    return GpuQuery(rows=tuple(rows), errors=_unique(error_lines(text)))
 
 
 # -- nvidia-smi -q -d ROW_REMAPPER --------------------------------------------------------------
@@ -356,10 +370,75 @@ def parse_row_remap(text: str) -> RemapReport:
         current.values.setdefault(key, value)
     if current is not None:
         gpus.append(current.build())
+    # A GPU reported twice (the report repeated) is kept once: its first block.
+    once = {gpu.bus_id: gpu for gpu in reversed(gpus)}
     return RemapReport(
         driver_version=driver,
         cuda_version=cuda,
         attached_gpus=attached,
-        gpus=tuple(gpus),
+        gpus=tuple(gpu for gpu in gpus if once[gpu.bus_id] is gpu),
         errors=error_lines(text),
     )
+
+
+# -- nvidia-smi -q -d PAGE_RETIREMENT -----------------------------------------------------------
+#
+# Per GPU, under "Retired Pages": "Single Bit ECC : 0", "Double Bit ECC : 2" (pages retired
+# for each cause) and "Pending Page Blacklist : Yes" (a retirement the next driver reload
+# applies). Drivers have also called that field "Pending Page Blocklist" and "Pending Page
+# Retirement": any "Pending Page ..." key is read. GPUs that remap rows instead (Ampere and
+# newer) print N/A for all three.
+
+
+@dataclass(frozen=True)
+class RetirementGpu:
+    bus_id: str
+    single_bit: int | None = None  # pages retired after repeated single-bit errors
+    double_bit: int | None = None  # pages retired after a double-bit (uncorrectable) error
+    pending: bool | None = None
+
+    @property
+    def supported(self) -> bool:
+        """False when the GPU does not retire pages (N/A: it remaps rows instead)."""
+        return (
+            self.pending is not None or self.single_bit is not None or (self.double_bit is not None)
+        )
+
+
+@dataclass(frozen=True)
+class RetirementReport:
+    gpus: tuple[RetirementGpu, ...] = ()
+    errors: tuple[str, ...] = ()
+
+    @property
+    def recognised(self) -> bool:
+        return bool(self.gpus)
+
+
+def _retirement_gpu(bus_id: str, values: dict[str, str]) -> RetirementGpu:
+    pending = next((v for k, v in values.items() if k.startswith("pending page")), "")
+    return RetirementGpu(
+        bus_id=bus_id,
+        single_bit=to_int(values.get("single bit ecc", "")),
+        double_bit=to_int(values.get("double bit ecc", "")),
+        pending=_yes_no(pending),
+    )
+
+
+def parse_page_retirement(text: str) -> RetirementReport:
+    gpus: list[RetirementGpu] = []
+    bus_id: str | None = None
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        header = _GPU_HEADER.match(raw.strip())
+        if header:
+            if bus_id is not None:
+                gpus.append(_retirement_gpu(bus_id, values))
+            bus_id, values = normalise_bus_id(header.group(1)), {}
+            continue
+        match = _KEY_VALUE.match(raw)
+        if bus_id is not None and match:
+            values.setdefault(match.group(2).strip().lower(), match.group(3))
+    if bus_id is not None:
+        gpus.append(_retirement_gpu(bus_id, values))
+    return RetirementReport(gpus=tuple(gpus), errors=error_lines(text))

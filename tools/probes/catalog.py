@@ -44,10 +44,16 @@ class ProbeSpec:
 # The same grep pattern for kernel signatures in the current and the previous boot. The
 # last alternatives keep the tools' own refusals (dmesg_restrict, an unreadable journal) so
 # a log we could not read is reported as such, never mistaken for a clean one.
-# Short tokens only match as whole words ("efa" is inside "default").
+# Short tokens only match as whole words ("efa" is inside "default"). The Neuron driver
+# prefixes its lines "neuron:" (or a device, "neuron3:"), but its hardware-error report is
+# one token, NEURON_HW_ERR=..., which a word boundary would miss: both are listed. Kernel
+# oopses ("BUG: unable to handle ...", "Oops: 0002 [#1]", "general protection fault") and
+# "kernel BUG at" assertions are kept for § N.
 _KERNEL_SIGNATURES = (
-    "\\b(xid|nvrm|nmi|mce|efa)\\b|oom-kill|out of memory|killed process|panic|lockup|"
-    "hung_task|blocked for more than|watchdog|machine check|i/o error|"
+    "\\b(xid|nvrm|nmi|mce|efa|neuron[0-9]*)\\b|neuron_hw_err|oom-kill|out of memory|"
+    "killed process|panic|lockup|hung_task|blocked for more than|watchdog|machine check|"
+    "i/o error|bug: unable to handle|bug: kernel null pointer|kernel bug at|oops:|"
+    "general protection fault|"
     "read kernel buffer failed|operation not permitted|insufficient permissions"
 )
 # journalctl's own answers for the previous boot: there is none to show (a first boot, a
@@ -59,7 +65,45 @@ _JOURNAL_ANSWERS = (
     "failed to look up boot|-- no entries --|not seeing messages from other users"
 )
 
-HANG_TIMEOUT_S = 30  # four of these hung (plus the kill grace) still fit the node budget
+HANG_TIMEOUT_S = 30  # five of these hung still fit the node budget
+
+# Where DCGM's packaged host engine keeps its home and logs, and where dcgmi diag writes
+# its nvvs log by default; the marker separates the listing from the log in the output.
+DCGM_LOG_DIR = "/var/log/nvidia-dcgm"
+DCGM_LOG_MARKER = "== newest nvvs log =="
+DCGM_LOG_LINES = 200
+
+
+IMDS = "http://169.254.169.254"
+_CURL = "curl -s --noproxy '*' --connect-timeout 2 -m 5"
+# Directories the aws-ofi-nccl plugin is installed in, newest layout first.
+OFI_NCCL_DIRS = (
+    "/opt/amazon/ofi-nccl/lib",
+    "/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu",
+    "/opt/amazon/ofi-nccl/lib/aarch64-linux-gnu",
+    "/opt/amazon/aws-ofi-nccl/lib",
+    "/opt/aws-ofi-nccl/lib",
+    "/opt/aws-ofi-nccl/install/lib",
+)
+
+
+def _fallback(first: str, second: str, *, usable: str) -> str:
+    """`first`, and `second` only when `first` printed no line matching the grep pattern
+    `usable` (no data row: an older or newer tool refusing the first form's options).
+
+    `first || second` would also run `second` after a `first` that printed its rows and
+    then failed (nvidia-smi exits non-zero when one GPU has fallen off the bus), and the
+    rows would arrive twice. The output of whichever form ran last is printed (stderr
+    folded in), and the probe fails (status 1) when that form failed."""
+    run = 'r=$({} 2>&1; echo "@$?") ; '
+    return (
+        run.format(first)
+        + "o=${r%@*} ; "
+        + f"printf '%s\\n' \"$o\" | grep -q '{usable}' || "
+        + run.format(second).removesuffix(" ; ")
+        + ' ; printf \'%s\\n\' "${r%@*}" ; test "${r##*@}" = 0'
+    )
+
 
 _GPU_FIELDS = (
     "index,pci.bus_id,name,driver_version,temperature.gpu,"
@@ -121,10 +165,13 @@ _PROBES: tuple[ProbeSpec, ...] = (
         # Drivers since R535 name the throttle reasons clocks_event_reasons and keep the
         # old names as deprecated aliases; ask with the new names first, the old ones
         # on drivers that do not know them. Both print the same columns.
-        f"nvidia-smi --query-gpu={_GPU_FIELDS.format(reasons='clocks_event_reasons')} "
-        "--format=csv,noheader,nounits 2>/dev/null || "
-        f"nvidia-smi --query-gpu={_GPU_FIELDS.format(reasons='clocks_throttle_reasons')} "
-        "--format=csv,noheader,nounits",
+        _fallback(
+            f"nvidia-smi --query-gpu={_GPU_FIELDS.format(reasons='clocks_event_reasons')} "
+            "--format=csv,noheader,nounits",
+            f"nvidia-smi --query-gpu={_GPU_FIELDS.format(reasons='clocks_throttle_reasons')} "
+            "--format=csv,noheader,nounits",
+            usable="^ *[0-9]",
+        ),
         "Per-GPU ECC counters, temperature and throttle reasons (§ G.3, § G.4).",
         NodeKind.NVIDIA,
         timeout_s=HANG_TIMEOUT_S,
@@ -140,12 +187,35 @@ _PROBES: tuple[ProbeSpec, ...] = (
         may_hang=True,
     ),
     ProbeSpec(
+        "gpu_page_retirement",
+        # GPUs before Ampere (V100 on p3) retire whole pages instead of remapping rows;
+        # Ampere and newer answer N/A here and are judged by row remapping.
+        "nvidia-smi -q -d PAGE_RETIREMENT",
+        "Retired and pending-retirement pages per GPU, for GPUs without row remapping (§ G.1.a).",
+        NodeKind.NVIDIA,
+        timeout_s=HANG_TIMEOUT_S,
+        may_hang=True,
+    ),
+    ProbeSpec(
         "dcgm_health",
         "dcgmi health -c -j",
         "DCGM health watches, as JSON (§ G.1.b).",
         NodeKind.NVIDIA,
         timeout_s=HANG_TIMEOUT_S,
         may_hang=True,
+    ),
+    ProbeSpec(
+        "dcgm_diag_logs",
+        # The DCGM directory newest first (a bounded listing), a marker line, the newest
+        # diagnostic log's name, then its last lines cut to a bounded width. A node that
+        # never ran dcgmi diag has no nvvs log: the part after the marker is empty.
+        f"ls -1t {DCGM_LOG_DIR} 2>&1 | head -n 20; echo '{DCGM_LOG_MARKER}'; "
+        f"ls -1t {DCGM_LOG_DIR}/nvvs*.log 2>/dev/null | head -n 1; "
+        f"ls -1t {DCGM_LOG_DIR}/nvvs*.log 2>/dev/null | head -n 1 | "
+        f"xargs -r tail -n {DCGM_LOG_LINES} | cut -c 1-400",
+        "The DCGM log directory and the tail of the newest diagnostic (nvvs) log: results "
+        "of the last dcgmi diag run (§ G.1.b).",
+        NodeKind.NVIDIA,
     ),
     ProbeSpec(
         "nvidia_driver",
@@ -165,7 +235,9 @@ _PROBES: tuple[ProbeSpec, ...] = (
     ProbeSpec(
         "neuron_devices",
         # Neuron 2.34 replaced --json-output with --output-format json.
-        "neuron-ls --json-output 2>/dev/null || neuron-ls --output-format json",
+        _fallback(
+            "neuron-ls --json-output", "neuron-ls --output-format json", usable="^[[:space:]]*[[{]"
+        ),
         "Neuron devices visible on Trainium / Inferentia (§ G.5).",
         NodeKind.NEURON,
         timeout_s=HANG_TIMEOUT_S,
@@ -195,6 +267,51 @@ _PROBES: tuple[ProbeSpec, ...] = (
         "cat /opt/amazon/efa_installed_packages",
         "EFA installer version and its packages, aws-ofi-nccl included (§ E).",
         NodeKind.EFA,
+    ),
+    ProbeSpec(
+        "ofi_nccl_plugin",
+        # Where the EFA installer (/opt/amazon/ofi-nccl, multiarch subdirectories on
+        # Ubuntu), older installers and DLAMIs (/opt/amazon/aws-ofi-nccl, /opt/aws-ofi-nccl)
+        # and hand builds put the plugin; ls prints each directory's name before its files.
+        f"ls -1 {' '.join(OFI_NCCL_DIRS)} 2>/dev/null | grep -E '^/|^libnccl-(net|ofi)'",
+        "The aws-ofi-nccl plugin libraries NCCL loads to use EFA, and where they are (§ E).",
+        NodeKind.EFA,
+    ),
+    ProbeSpec(
+        "net_interfaces",
+        # ENA interfaces only (the PCI devices bound to the ena driver, so no veth or
+        # bridge): link state and the kernel's cumulative counters, then every IPv4 address.
+        "grep -H . "
+        + " ".join(
+            f"/sys/bus/pci/drivers/ena/*/net/*/{leaf}"
+            for leaf in (
+                "operstate",
+                "statistics/rx_packets",
+                "statistics/tx_packets",
+                "statistics/rx_errors",
+                "statistics/tx_errors",
+                "statistics/rx_dropped",
+                "statistics/tx_dropped",
+            )
+        )
+        + "; ip -o -4 addr show",
+        "ENA network interfaces: link state, error and drop counters since boot, IPv4 "
+        "addresses (§ A).",
+    ),
+    ProbeSpec(
+        "imds",
+        # IMDSv2: a PUT opens a session (the token lives 60 s and is never printed), then a
+        # GET reads the instance type with it. Without a token the GET goes out as IMDSv1,
+        # which answers 401 where tokens are required. Status lines are printed around the
+        # body; proxies are bypassed, as they are for the node's own IMDS clients.
+        f"r=$({_CURL} -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60' "
+        f"-w '@%{{http_code}}' {IMDS}/latest/api/token) ; "
+        'echo "token: curl_exit=$? http=${r##*@}" ; '
+        f'{_CURL} -H "X-aws-ec2-metadata-token: ${{r%@*}}" '
+        f"-w '\\ninstance-type: http=%{{http_code}}\\n' {IMDS}/latest/meta-data/instance-type ; "
+        'echo "instance-type: curl_exit=$?"',
+        "Whether the instance metadata service answers on the host, with an IMDSv2 token (§ B).",
+        timeout_s=20,
     ),
     ProbeSpec(
         "slurm_nodes",

@@ -91,6 +91,11 @@ class KubernetesObjects(BaseModel):
         default_factory=list, description="apps/v1 Deployment items (kube-system)."
     )
     events: list[dict[str, Any]] = Field(default_factory=list, description="v1 Event items.")
+    namespaces: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="v1 Namespace items that were read (the aws-hyperpod one); absent when "
+        "the recording never read namespaces, which replay refuses rather than answers empty.",
+    )
     logs: dict[str, str] = Field(
         default_factory=dict,
         description='Container log tails keyed "namespace/pod/container" '

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from tools.probes.model import NodeProbes
 
 UnavailableKind = Literal["api", "tool", "node", "kubernetes"]
-_KUBE_KINDS = frozenset({"nodes", "pods", "daemonsets", "deployments", "events"})
+_KUBE_KINDS = frozenset({"nodes", "pods", "daemonsets", "deployments", "events", "namespaces"})
 # What a per-read `unavailable` entry of kind "kubernetes" may name: a list kind or the
 # log tails. A whole-kubeconfig failure is recorded with what="kubeconfig" instead.
 KUBE_READS = _KUBE_KINDS | {"logs"}

@@ -330,8 +330,9 @@ def fi_info(efa_count: int = 32, error: bool = False) -> str:
     return "".join(blocks)
 
 
-def efa_packages(installer: str = "1.37.0", ofi_nccl: str = "1.13.2") -> str:
-    """`cat /opt/amazon/efa_installed_packages` as the installer writes it on Ubuntu."""
+def efa_packages(installer: str = "1.37.0", ofi_nccl: str | None = "1.13.2") -> str:
+    """`cat /opt/amazon/efa_installed_packages` as the installer writes it on Ubuntu
+    (`ofi_nccl=None`: an installer run with --skip-plugin or one that did not carry it)."""
     packages = [
         "ibacm_54.0-1_amd64",
         "ibverbs-providers_54.0-1_amd64",
@@ -355,7 +356,7 @@ def efa_packages(installer: str = "1.37.0", ofi_nccl: str = "1.13.2") -> str:
         "libfabric1-aws_1.22.0amzn4.0_amd64",
         "openmpi40-aws_4.1.7-1_amd64",
         "openmpi50-aws_5.0.5-1_amd64",
-        f"libnccl-ofi_{ofi_nccl}-1_amd64",
+        *([f"libnccl-ofi_{ofi_nccl}-1_amd64"] if ofi_nccl else []),
         "efa_2.13.0-1_amd64",
     ]
     return (
@@ -367,3 +368,159 @@ def efa_packages(installer: str = "1.37.0", ofi_nccl: str = "1.13.2") -> str:
 
 
 EFA_PACKAGES_MISSING = "cat: /opt/amazon/efa_installed_packages: No such file or directory\n"
+
+
+# -- page retirement (GPUs before Ampere), DCGM diagnostic logs, Neuron driver lines ----------
+
+# The eight V100 bus ids of a p3.16xlarge, in nvidia-smi index order.
+P3_BUS_IDS = (
+    "00:17.0",
+    "00:18.0",
+    "00:19.0",
+    "00:1A.0",
+    "00:1B.0",
+    "00:1C.0",
+    "00:1D.0",
+    "00:1E.0",
+)
+
+
+def page_retirement(
+    gpus: int = 8,
+    pending: Iterable[int] = (),
+    double_bit: Mapping[int, int] | None = None,
+    single_bit: Mapping[int, int] | None = None,
+    row_remapping: bool = True,
+    driver: str = DRIVER,
+) -> str:
+    """`nvidia-smi -q -d PAGE_RETIREMENT`: N/A on row-remapping GPUs (the default, an H100
+    p5), counts and the pending flag on page-retiring ones (a V100 p3)."""
+    waiting = set(pending)
+    dbe, sbe = dict(double_bit or {}), dict(single_bit or {})
+    lines = [
+        "",
+        "==============NVSMI LOG==============",
+        "",
+        "Timestamp                                 : Tue Oct  8 03:22:07 2024",
+        f"Driver Version                            : {driver}",
+        f"CUDA Version                              : {CUDA}",
+        "",
+        f"Attached GPUs                             : {gpus}",
+    ]
+    for index in range(gpus):
+        if row_remapping:
+            header, values = f"GPU {bus_id(index)}", ("N/A", "N/A", "N/A")
+        else:
+            header = f"GPU 00000000:{P3_BUS_IDS[index % len(P3_BUS_IDS)]}"
+            values = (
+                str(sbe.get(index, 0)),
+                str(dbe.get(index, 0)),
+                "Yes" if index in waiting else "No",
+            )
+        lines += [
+            header,
+            "    Retired Pages",
+            f"        Single Bit ECC                    : {values[0]}",
+            f"        Double Bit ECC                    : {values[1]}",
+            f"        Pending Page Blacklist            : {values[2]}",
+            "",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+DCGM_LOG_DIR_MISSING = (
+    "ls: cannot access '/var/log/nvidia-dcgm': No such file or directory\n== newest nvvs log ==\n"
+)
+DCGM_LOG_DIR_DENIED = (
+    "ls: cannot open directory '/var/log/nvidia-dcgm': Permission denied\n== newest nvvs log ==\n"
+)
+
+
+def _nvvs(moment: datetime, severity: str, message: str) -> str:
+    stamp = f"{moment:%Y-%m-%d %H:%M:%S}.{moment.microsecond // 1000:03d}"
+    return f"{stamp} {severity:<5} [4182:4182] {message}"
+
+
+def dcgm_diag_logs(
+    failed_test: str | None = None,
+    remap: Literal["pending", "failure"] | None = None,
+    errors: Iterable[str] = (),
+    has_log: bool = True,
+    unreadable: bool = False,
+    when: datetime | None = None,
+) -> str:
+    """The `dcgm_diag_logs` probe: `ls -1t /var/log/nvidia-dcgm`, the marker, the newest
+    nvvs log's name and its tail; a clean level-2 run unless a fault is asked for."""
+    moment = when or datetime(2024, 10, 8, 2, 40, 11, tzinfo=UTC)
+    listing = ["nvvs.log", "nv-hostengine.log"] if has_log else ["nv-hostengine.log"]
+    out = [*listing, "== newest nvvs log =="]
+    if not has_log:
+        return "\n".join(out) + "\n"
+    out.append("/var/log/nvidia-dcgm/nvvs.log")
+    if unreadable:
+        out.append(
+            "tail: cannot open '/var/log/nvidia-dcgm/nvvs.log' for reading: Permission denied"
+        )
+        return "\n".join(out) + "\n"
+    tests = ["software", "pcie", "memory", "diagnostic", "targeted_stress"]
+    body = [_nvvs(moment, "INFO", "Running level 2 diagnostics on GPUs 0,1,2,3,4,5,6,7")]
+    for test in tests:
+        body.append(_nvvs(moment, "DEBUG", f"Test {test} start [TestFramework.cpp:871] [GoList]"))
+        verdict = "Fail" if test == failed_test else "Pass"
+        body.append(_nvvs(moment, "INFO", f"Test {test}: {verdict}"))
+    if failed_test is not None:
+        body.append(
+            _nvvs(
+                moment,
+                "ERROR",
+                f"Error: {failed_test} test found 3 uncorrectable memory errors on GPU 2",
+            )
+        )
+    if remap == "pending":
+        body.append(
+            _nvvs(moment, "WARN", "GPU 2 has a row remap pending; reset the GPU to apply it")
+        )
+    if remap == "failure":
+        body.append(_nvvs(moment, "ERROR", "GPU 5 had a row remapping failure"))
+    body += [_nvvs(moment, "ERROR", message) for message in errors]
+    body.append(_nvvs(moment, "INFO", "Diagnostic run complete"))
+    return "\n".join(out + body) + "\n"
+
+
+def neuron_hw_error_line(
+    error: str = "HBM_UNCORRECTABLE_ERROR",
+    device: int = 3,
+    core: int = 1,
+    action: str = "TERMINATE_INSTANCE",
+    instance_id: str = "i-0b1c2d3e4f5a6b7c8",
+) -> str:
+    """The Neuron driver's hardware error report (the format AWS's Neuron runtime
+    troubleshooting guide shows)."""
+    return (
+        f"NEURON_HW_ERR={error} instance-id={instance_id} hostname=ip-10-1-88-12 "
+        f"nd-id={device} nc-id={core} serial-num=19fcda00f5ff6eb9 action={action}"
+    )
+
+
+def neuron_driver_timeout_line() -> str:
+    """A Neuron driver line the driver logs before retrying a copy itself."""
+    return "neuron:ndma_memcpy_wait_for_completion: DMA completion timeout for UDMA_ENG_33 q0"
+
+
+def neuron_detach_line() -> str:
+    """A routine Neuron driver line at process exit: not an error."""
+    return "neuron:npid_detach: neuron:npid_detach: pid=90193, slot=0"
+
+
+def ofi_nccl_plugin(directory: str = "/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu") -> str:
+    """The `ofi_nccl_plugin` probe on an Ubuntu node with the EFA installer's plugin: ls
+    names every directory it could list (the plugin's parent too), grep keeps those names
+    and the NCCL plugin libraries."""
+    parent = directory.rsplit("/", 1)[0] if directory.endswith("-linux-gnu") else ""
+    lines = [f"{parent}:", ""] if parent else []
+    lines += [f"{directory}:", "libnccl-net-ofi.so", "libnccl-net.so", "libnccl-ofi-tuner.so"]
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+# None of the plugin directories exists: ls prints nothing on stdout, grep keeps nothing.
+OFI_NCCL_PLUGIN_MISSING = ""

@@ -345,10 +345,19 @@ def image_pull_backoff(
 
 
 def oom_killed(
-    objects: KubernetesObjects, instance_id: str, restarts: int = 3
+    objects: KubernetesObjects,
+    instance_id: str,
+    restarts: int = 3,
+    memory_limit: str | None = None,
 ) -> KubernetesObjects:
-    """The workload container on the node was OOM-killed and restarted."""
-    container = find_workload(objects, instance_id)["status"]["containerStatuses"][0]
+    """The workload container on the node was OOM-killed and restarted; with
+    `memory_limit` (e.g. "64Gi") the container sets that limit, so the kill was at it."""
+    pod = find_workload(objects, instance_id)
+    if memory_limit is not None:
+        resources = pod["spec"]["containers"][0]["resources"]
+        resources["limits"] = {"memory": memory_limit}
+        resources["requests"] = {**resources.get("requests", {}), "memory": memory_limit}
+    container = pod["status"]["containerStatuses"][0]
     container.update(
         restartCount=restarts,
         state={"running": {"startedAt": iso(RECORDED_AT - timedelta(minutes=6))}},

@@ -62,6 +62,19 @@ def _condition(kind: str, state: str, reason: str, message: str) -> Json:
     }
 
 
+def neuron_health_condition(error: str | None = None) -> Json:
+    """The condition AWS's Neuron node problem detector keeps on a Neuron node: False with
+    NeuronHasNoError while healthy, True with NeuronHasError_<error> after a driver report."""
+    if error is None:
+        return _condition("NeuronHealth", "False", "NeuronHasNoError", "Neuron has no error")
+    return _condition(
+        "NeuronHealth",
+        "True",
+        f"NeuronHasError_{error}",
+        f"kernel: NEURON_HW_ERR={error} nd-id=3 nc-id=1 action=TERMINATE_INSTANCE",
+    )
+
+
 def node(spec: NodeSpec) -> Json:
     instance_id, group, instance_type, zone = spec
     name = node_name(instance_id)

@@ -189,6 +189,23 @@ def daemonset(name: str, container: str, image: str, count: int) -> Json:
     }
 
 
+def hyperpod_namespace(phase: str = "Active") -> Json:
+    """The namespace HyperPod's Helm chart installs its agents into."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": "aws-hyperpod",
+            "uid": "5d1c7c2e-0c5a-4f0e-9a51-aws-hyperpod",
+            "resourceVersion": "1042",
+            "creationTimestamp": iso(CREATED),
+            "labels": {"kubernetes.io/metadata.name": "aws-hyperpod"},
+        },
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": phase},
+    }
+
+
 def coredns_deployment(replicas: int = 2) -> Json:
     return {
         "apiVersion": "apps/v1",
@@ -305,6 +322,7 @@ def healthy_objects(nodes: list[NodeSpec]) -> KubernetesObjects:
         ],
         deployments=[coredns_deployment()],
         events=[],
+        namespaces=[hyperpod_namespace()],
     )
 
 

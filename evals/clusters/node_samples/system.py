@@ -8,6 +8,7 @@ scenarios need. The parsers in tools/parsers read all of it back (tests hold the
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 
@@ -228,6 +229,24 @@ def nvrm_error_line(bus: str = "0000:53:00.0") -> str:
     return f"NVRM: GPU {bus}: RmInitAdapter failed! (0x26:0x56:1482)"
 
 
+def oops_lines(process: str = "python", pid: int = 4242, cpu: int = 7) -> list[str]:
+    """A kernel NULL pointer oops as the kernel prints it: the BUG line, then the Oops line
+    with the die counter, then the CPU / task line the oops names."""
+    return [
+        "BUG: kernel NULL pointer dereference, address: 0000000000000008",
+        "Oops: 0000 [#1] SMP NOPTI",
+        f"CPU: {cpu} PID: {pid} Comm: {process} Tainted: P           OE     5.15.0-1063-aws #69",
+    ]
+
+
+def user_trap_line(process: str = "python", pid: int = 4242) -> str:
+    """A user process's own fault: the kernel reports it, but it is not a kernel oops."""
+    return (
+        f"traps: {process}[{pid}] general protection fault ip:7f3a1c2b4e10 sp:7ffd5c1e9a80 "
+        "error:0 in libc.so.6[7f3a1c228000+195000]"
+    )
+
+
 def nvrm_loading_line(version: str = "535.183.01") -> str:
     return (
         f"NVRM: loading NVIDIA UNIX x86_64 Kernel Module  {version}  Tue Jun  4 22:09:08 UTC 2024"
@@ -394,3 +413,81 @@ def services(states: Mapping[str, str]) -> str:
             f"Id={unit}.service\nLoadState={load}\nActiveState={active}\nSubState={sub}\n"
         )
     return "\n".join(blocks)
+
+
+# -- the node's own network: ENA interfaces (§ A) and the metadata service (§ B) ---------------
+
+NIC_COUNTER_FILES = (
+    "statistics/rx_packets",
+    "statistics/tx_packets",
+    "statistics/rx_errors",
+    "statistics/tx_errors",
+    "statistics/rx_dropped",
+    "statistics/tx_dropped",
+)
+# (name, PCI address, IPv4/prefix or None): the primary ENA interface of a HyperPod node.
+PRIMARY_NIC = ("ens5", "0000:00:05.0", "10.1.0.11/20")
+
+
+def net_interfaces(
+    nics: Iterable[tuple[str, str, str | None]] = (PRIMARY_NIC,),
+    *,
+    errors: Mapping[str, tuple[int, int]] | None = None,
+    down: Iterable[str] = (),
+) -> str:
+    """`grep -H .` over the ENA interfaces' sysfs files (grep reads them pattern by pattern,
+    so all operstate lines come first), then `ip -o -4 addr show`. `errors` gives
+    (rx_errors, tx_errors) per interface; `down` interfaces report operstate down."""
+    rows = list(nics)
+    failing = dict(errors or {})
+    off = set(down)
+
+    def value(leaf: str, name: str) -> str:
+        rx, tx = failing.get(name, (0, 0))
+        return {
+            "operstate": "down" if name in off else "up",
+            "statistics/rx_packets": "18446712",
+            "statistics/tx_packets": "17213390",
+            "statistics/rx_errors": str(rx),
+            "statistics/tx_errors": str(tx),
+        }.get(leaf, "0")
+
+    lines = [
+        f"/sys/bus/pci/drivers/ena/{pci}/net/{name}/{leaf}:{value(leaf, name)}"
+        for leaf in ("operstate", *NIC_COUNTER_FILES)
+        for name, pci, _ in rows
+    ]
+    lines.append(
+        "1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever"
+    )
+    for number, (name, _, address) in enumerate(rows, start=2):
+        if address is None or name in off:
+            continue
+        broadcast = ipaddress.ip_interface(address).network.broadcast_address
+        lines.append(
+            f"{number}: {name}    inet {address} metric 100 brd {broadcast} scope global "
+            f"dynamic {name}\\       valid_lft 3402sec preferred_lft 3402sec"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def imds(
+    instance_type: str = "p5.48xlarge",
+    *,
+    token: tuple[int, str] = (0, "200"),
+    read: tuple[int, str] = (0, "200"),
+) -> str:
+    """What the `imds` probe prints: the token step's curl exit and HTTP code, the
+    instance type (only on a 200), the read's HTTP code and curl exit. A metadata
+    service that does not answer is curl exit 28 (timed out) with HTTP 000."""
+    body = instance_type if read == (0, "200") else ""
+    return (
+        f"token: curl_exit={token[0]} http={token[1]}\n"
+        f"{body}\n"
+        f"instance-type: http={read[1]}\n"
+        f"instance-type: curl_exit={read[0]}\n"
+    )
+
+
+IMDS_UNREACHABLE = imds(token=(28, "000"), read=(28, "000"))
+IMDS_TOKEN_REQUIRED = imds(token=(28, "000"), read=(0, "401"))

@@ -96,8 +96,11 @@ SIGNATURES = (
         r"(?:AllReduce|all_reduce|allgather|reduce_scatter)[^\n]{0,40}"
         r"(?:timed out|timeout|hang|stuck)",
         r"NCCL\s*(?:超时|卡住|hang)", r"(?:AllReduce|通信)\s*(?:超时|卡住|hang住|卡死)",
-        r"(?:stuck|hang\w*)\s+(?:in|at|during)\s+NCCL",
+        r"(?:stuck|hang\w*|hung|sits?|sat|sitting|wait\w*|blocked|spin\w*|frozen)\s+(?:forever\s+)?"
+        r"(?:in|at|during|on|inside)\s+(?:the\s+)?NCCL",
         r"NCCL\s+init\w*[^\n]{0,30}(?:stuck|hang|slow)",
+        r"(?:卡在|卡死在|停在|hang\s*在)\s*(?:了\s*)?(?:NCCL|AllReduce|all_reduce|通信)",
+        r"NCCL\s*(?:的)?\s*(?:初始化|init)\s*(?:阶段|那一步|时)?\s*(?:就)?\s*(?:卡住|卡死|超时|很慢|hang)",
         checks=NCCL_ENV,
     ),
     sig(
@@ -223,6 +226,7 @@ SIGNATURES = (
         r"Could not connect to the endpoint URL", r"Connect timeout on endpoint URL",
         r"PrivateLink",
         r"(?:终端节点|VPC\s*端点|endpoint)\s*(?:缺失|没有|没配|未配置)",
+        r"(?:没有|没|缺少|缺|未)\s*(?:配置?|创建|建)?\s*(?:VPC\s*)?(?:终端节点|端点|endpoints?)",
         checks=ENDPOINTS,
     ),
     sig(
@@ -312,6 +316,16 @@ SIGNATURES = (
         r"no (?:free|available) IP",
         r"IP (?:address )?exhaust\w*", r"IP\s*(?:地址)?\s*(?:不足|耗尽|不够|用完)",
         checks=VPC,
+    ),
+    # § B.7 — network interfaces per Region
+    sig(
+        "vpc.eni_quota", "B.7", 5.0,
+        "the Region has (almost) no network interfaces left under its quota",
+        r"NetworkInterfaceLimitExceeded", r"L-DF5E4CA3",
+        r"network interfaces? (?:quota|limit)", r"ENI (?:quota|limit)",
+        r"(?:网络接口|ENI)\s*(?:配额|上限)",
+        checks=("aws service-quotas get-service-quota --service-code vpc "
+                "--quota-code L-DF5E4CA3 --region <REGION>", TRIAGE),
     ),
     # § O — VPC CNI
     sig(

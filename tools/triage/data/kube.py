@@ -18,6 +18,8 @@ from tools.triage.data.eks import EksReads
 from tools.triage.data.nodes import NodeReads
 
 KUBE_SYSTEM = "kube-system"
+# The namespace HyperPod's Helm chart installs its agents into; the name cannot be changed.
+HYPERPOD_NAMESPACE = "aws-hyperpod"
 if TYPE_CHECKING:
     # Only a type here: the access module loads the Kubernetes client's config helpers,
     # which a triage without Kubernetes never needs.
@@ -81,6 +83,15 @@ class KubeReads(NodeReads, EksReads):
         if self.target.node is None:
             return None
         return [name for name, iid in self.kube_node_instances().items() if iid == self.target.node]
+
+    def hyperpod_namespaces(self) -> list[dict[str, Any]]:
+        """The aws-hyperpod namespace as a one-item list ([] when it does not exist)."""
+        return self._once(
+            ("kube", "namespaces"),
+            lambda: self.kube().list_namespaces(
+                field_selector=f"metadata.name={HYPERPOD_NAMESPACE}"
+            ),
+        )
 
     def kube_system_pods(self) -> list[dict[str, Any]]:
         return self._once(

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tools.aws.errors import AwsAccessError, ResourceNotFound
+from tools.aws.session import PagedResult
 from tools.triage.data.sagemaker import SageMakerReads
 
 # EC2 pages these lists even when MaxResults is not asked for, so they are read with
@@ -16,6 +17,17 @@ ROUTE_TABLE_PAGE, ROUTE_TABLE_CAP = 100, 5_000
 ENDPOINT_PAGE, ENDPOINT_CAP = 1_000, 5_000
 OFFERING_PAGE, OFFERING_CAP = 1_000, 20_000
 INSTANCE_TYPE_PAGE, INSTANCE_TYPE_CAP = 100, 1_000
+# Network interfaces are counted Region-wide (the quota is per Region); a list longer than
+# the cap is judged as "at least the cap", which already exceeds any quota near it.
+ENI_PAGE, ENI_CAP = 1_000, 100_000
+# Service Quotas: "Network interfaces per Region" (Amazon VPC quotas).
+ENI_QUOTA_SERVICE, ENI_QUOTA_CODE = "vpc", "L-DF5E4CA3"
+_ENI_FIELDS = ("NetworkInterfaceId", "VpcId", "SubnetId", "InterfaceType", "Status")
+
+
+def _eni_fields(item: dict[str, Any]) -> dict[str, Any]:
+    """The few fields of an interface that counting needs (idempotent: replay reapplies it)."""
+    return {k: item[k] for k in _ENI_FIELDS if k in item}
 
 
 class NetworkReads(SageMakerReads):
@@ -127,6 +139,35 @@ class NetworkReads(SageMakerReads):
                 INSTANCE_TYPE_PAGE,
                 INSTANCE_TYPE_CAP,
                 InstanceTypes=types,
+            ),
+        )
+
+    def network_interfaces(self) -> PagedResult:
+        """Every network interface of the Region, reduced to a few fields (`_eni_fields`)."""
+        return self._once(
+            ("network-interfaces",),
+            lambda: self.access.paginate(
+                "ec2",
+                "DescribeNetworkInterfaces",
+                "NetworkInterfaces",
+                page_size=ENI_PAGE,
+                cap=ENI_CAP,
+                project=_eni_fields,
+            ),
+        )
+
+    def eni_quota(self) -> dict[str, Any]:
+        """GetServiceQuota for the network interfaces per Region (its `Quota` member)."""
+        return self._once(
+            ("eni-quota",),
+            lambda: (
+                self.access.call(
+                    "service-quotas",
+                    "GetServiceQuota",
+                    ServiceCode=ENI_QUOTA_SERVICE,
+                    QuotaCode=ENI_QUOTA_CODE,
+                ).get("Quota")
+                or {}
             ),
         )
 
