@@ -117,6 +117,13 @@ MUTATING = [
     ("sudo tar -czf /tmp/nvidia-dcgm-logs.tgz /var/log/nvidia-dcgm/", 0, False),
     ("tar xf /tmp/logs.tar", 0, False),
     ("aws sagemaker batch-reboot-cluster-nodes --cluster-name c --node-ids i-0123", 1, False),
+    # A request changes the account's limits, not the cluster: no IaC question.
+    (
+        "aws service-quotas request-service-quota-increase --service-code vpc"
+        " --quota-code L-DF5E4CA3 --desired-value 8000",
+        0,
+        False,
+    ),
     ("aws sagemaker batch-replace-cluster-nodes --cluster-name c --node-ids i-0123", 2, False),
     ("aws sagemaker update-cluster --cluster-name c --node-recovery Automatic", 0, True),
     ("aws sagemaker update-cluster-software --cluster-name c", 2, True),

@@ -48,7 +48,7 @@ _AWS_CONFIG_PREFIXES = tuple(
     word_set(
         "update- modify- authorize- revoke- create- delete- put- attach- detach- associate-"
         " disassociate- replace- enable- disable- register- deregister- tag- untag- set- add-"
-        " remove- reset- restore- import-"
+        " remove- reset- restore- import- request-"
     )
 )
 _AWS_STATE_PREFIXES: tuple[tuple[str, Rank, str], ...] = (
