@@ -11,7 +11,7 @@ from tools.checks.gpu_page_retirement import CHECK_ID as PAGES_ID
 from tools.checks.gpu_page_retirement import judge_page_retirement
 from tools.findings import Finding, Priority, Status
 from tools.parsers.dcgm_logs import parse_dcgm_logs
-from tools.parsers.nvidia_smi import parse_page_retirement
+from tools.parsers.page_retirement import parse_page_retirement
 from tools.probes.instance_facts import InstanceFacts
 from tools.probes.model import NodeProbes
 from tools.registry import get_check

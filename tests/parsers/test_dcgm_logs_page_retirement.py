@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tools.parsers.dcgm_logs import NvvsLineKind, classify_nvvs_line, parse_dcgm_logs
-from tools.parsers.nvidia_smi import parse_page_retirement
+from tools.parsers.page_retirement import parse_page_retirement
 
 K = NvvsLineKind
 

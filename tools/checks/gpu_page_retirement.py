@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from tools.checks._accel import each_gpu_node
 from tools.findings import Finding, Priority, fail, info, passed, warn
-from tools.parsers.nvidia_smi import RetirementGpu, RetirementReport, parse_page_retirement
+from tools.parsers.page_retirement import RetirementGpu, RetirementReport, parse_page_retirement
 from tools.registry import check
 from tools.triage.data import ClusterData
 

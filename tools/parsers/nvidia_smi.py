@@ -217,13 +217,11 @@ def parse_gpu_query(text: str) -> GpuQuery:
 # -- nvidia-smi -q -d ROW_REMAPPER --------------------------------------------------------------
 
 HISTOGRAM_BUCKETS = ("Max", "High", "Partial", "Low", "None")
-_KEY_VALUE = re.compile(r"^(\s*)([A-Za-z][A-Za-z ()/.-]*?)\s*:\s*(.*?)\s*$")
-_GPU_HEADER = re.compile(
-    r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$"
-)
+KEY_VALUE = re.compile(r"^(\s*)([A-Za-z][A-Za-z ()/.-]*?)\s*:\s*(.*?)\s*$")
+GPU_HEADER = re.compile(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$")
 
 
-def _yes_no(value: str) -> bool | None:
+def yes_no(value: str) -> bool | None:
     text = value.strip().lower()
     if text == "yes":
         return True
@@ -316,8 +314,8 @@ class _RemapBuilder:
             bus_id=self.bus_id,
             correctable=to_int(self.values.get("correctable error", "")),
             uncorrectable=to_int(self.values.get("uncorrectable error", "")),
-            pending=_yes_no(self.values.get("pending", "")),
-            failure=_yes_no(self.values.get("remapping failure occurred", "")),
+            pending=yes_no(self.values.get("pending", "")),
+            failure=yes_no(self.values.get("remapping failure occurred", "")),
             histogram=BankHistogram(
                 max=hist.get("max"),
                 high=hist.get("high"),
@@ -341,7 +339,7 @@ def parse_row_remap(text: str) -> RemapReport:
     current: _RemapBuilder | None = None
     in_histogram = False
     for raw in text.splitlines():
-        header = _GPU_HEADER.match(raw.strip())
+        header = GPU_HEADER.match(raw.strip())
         if header:
             if current is not None:
                 gpus.append(current.build())
@@ -351,7 +349,7 @@ def parse_row_remap(text: str) -> RemapReport:
         if raw.strip().lower() == "bank remap availability histogram":
             in_histogram = current is not None
             continue
-        match = _KEY_VALUE.match(raw)
+        match = KEY_VALUE.match(raw)
         if not match:
             continue
         key, value = match.group(2).strip().lower(), match.group(3)
@@ -383,62 +381,3 @@ def parse_row_remap(text: str) -> RemapReport:
 
 # -- nvidia-smi -q -d PAGE_RETIREMENT -----------------------------------------------------------
 #
-# Per GPU, under "Retired Pages": "Single Bit ECC : 0", "Double Bit ECC : 2" (pages retired
-# for each cause) and "Pending Page Blacklist : Yes" (a retirement the next driver reload
-# applies). Drivers have also called that field "Pending Page Blocklist" and "Pending Page
-# Retirement": any "Pending Page ..." key is read. GPUs that remap rows instead (Ampere and
-# newer) print N/A for all three.
-
-
-@dataclass(frozen=True)
-class RetirementGpu:
-    bus_id: str
-    single_bit: int | None = None  # pages retired after repeated single-bit errors
-    double_bit: int | None = None  # pages retired after a double-bit (uncorrectable) error
-    pending: bool | None = None
-
-    @property
-    def supported(self) -> bool:
-        """False when the GPU does not retire pages (N/A: it remaps rows instead)."""
-        return (
-            self.pending is not None or self.single_bit is not None or (self.double_bit is not None)
-        )
-
-
-@dataclass(frozen=True)
-class RetirementReport:
-    gpus: tuple[RetirementGpu, ...] = ()
-    errors: tuple[str, ...] = ()
-
-    @property
-    def recognised(self) -> bool:
-        return bool(self.gpus)
-
-
-def _retirement_gpu(bus_id: str, values: dict[str, str]) -> RetirementGpu:
-    pending = next((v for k, v in values.items() if k.startswith("pending page")), "")
-    return RetirementGpu(
-        bus_id=bus_id,
-        single_bit=to_int(values.get("single bit ecc", "")),
-        double_bit=to_int(values.get("double bit ecc", "")),
-        pending=_yes_no(pending),
-    )
-
-
-def parse_page_retirement(text: str) -> RetirementReport:
-    gpus: list[RetirementGpu] = []
-    bus_id: str | None = None
-    values: dict[str, str] = {}
-    for raw in text.splitlines():
-        header = _GPU_HEADER.match(raw.strip())
-        if header:
-            if bus_id is not None:
-                gpus.append(_retirement_gpu(bus_id, values))
-            bus_id, values = normalise_bus_id(header.group(1)), {}
-            continue
-        match = _KEY_VALUE.match(raw)
-        if bus_id is not None and match:
-            values.setdefault(match.group(2).strip().lower(), match.group(3))
-    if bus_id is not None:
-        gpus.append(_retirement_gpu(bus_id, values))
-    return RetirementReport(gpus=tuple(gpus), errors=error_lines(text))
