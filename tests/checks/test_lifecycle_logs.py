@@ -10,13 +10,9 @@ from __future__ import annotations
 import pytest
 
 from evals.clusters.world import _pattern_matches
+from tools.checks._lifecycle_families import LOG_FILTER, classify_line
 from tools.checks._logs import stream_parts
-from tools.checks.lifecycle_logs import (
-    CHECK_LOGS,
-    LOG_FILTER,
-    classify_line,
-    judge_lifecycle_logs,
-)
+from tools.checks.lifecycle_logs import CHECK_LOGS, judge_lifecycle_logs
 from tools.findings import Priority, Status
 
 from ._lifecycle_logs import STREAM, line
