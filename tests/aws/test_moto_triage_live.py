@@ -202,9 +202,10 @@ def test_throttling_after_retries_is_a_skip(
     access._session.events.register(f"before-send.{service}", throttle)
     report = triage_cluster(cluster.target, access)
 
-    assert attempts
-    assert len(attempts) % 3 == 0  # each throttled call: the first try and two retries
+    # One throttled call: the first try and two retries. Later calls of the same API in
+    # this run repeat its error without being sent (the per-API failure budget).
+    assert len(attempts) == 3
     reason = skip_reasons(report)[check]
-    assert reason.startswith(f"{service}:{operation} was throttled after retries: {code}")
+    assert reason.startswith(f"{service}:{operation}: throttled ({code}) after 3 attempts")
     assert next(s.hint for s in report.skipped if s.check == check).startswith("Re-run later")
     assert by_check(report)["cluster-status"][0].status == "PASS"  # triage went on

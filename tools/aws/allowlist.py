@@ -52,6 +52,22 @@ SESSION_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
     {("ssm", "StartSession"), ("ssm", "TerminateSession")}
 )
 
+# The calls botocore's own credential providers make to obtain credentials (a role
+# profile's sts:AssumeRole, web identity, IAM Identity Center, the SSO token refresh and
+# `aws login`'s token refresh). They are NOT on the read-only allow-list: the guarded
+# session refuses them like any other operation. Only the separate credential session of
+# tools/aws/credentials.py may send them, and it may send nothing else; no tool, check or
+# agent path can reach that session.
+CREDENTIAL_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("sts", "AssumeRole"),
+        ("sts", "AssumeRoleWithWebIdentity"),
+        ("sso", "GetRoleCredentials"),
+        ("sso-oidc", "CreateToken"),
+        ("signin", "CreateOAuth2Token"),
+    }
+)
+
 # boto3 client name -> IAM action prefix, for messages and the generated IAM policy.
 IAM_PREFIX: dict[str, str] = {
     "sts": "sts",

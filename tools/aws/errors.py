@@ -17,12 +17,28 @@ ACCESS_DENIED_CODES = frozenset(
 
 
 class AwsAccessError(Exception):
-    """Base class: an AWS read that did not produce data."""
+    """Base class: an AWS read that did not produce data.
 
-    def __init__(self, service: str, operation: str, detail: str = "") -> None:
+    `attempts` is how many requests were sent for the call (the first and its retries),
+    when known; `again` marks an error repeated without asking AWS, because the same API
+    failed the same way moments earlier in this run (see AwsAccess's failure budget)."""
+
+    def __init__(
+        self,
+        service: str,
+        operation: str,
+        detail: str = "",
+        *,
+        attempts: int | None = None,
+        code: str = "",
+    ) -> None:
         self.service = service
         self.operation = operation
         self.detail = detail
+        self.attempts = attempts
+        self.code = code
+        self.http_status = 0  # of the last answer, when there was one
+        self.again = False
         super().__init__(self.reason)
 
     @property
@@ -31,7 +47,26 @@ class AwsAccessError(Exception):
 
     @property
     def reason(self) -> str:
+        if self.again:
+            return f"{self.describe()} (not asked again: it failed moments earlier)"
+        return self.describe()
+
+    def describe(self) -> str:
+        if self.attempts and self.attempts > 1:
+            return f"{self.action} failed after {self.attempts} attempts: {self.detail}"
         return f"{self.action} failed: {self.detail}"
+
+    def repeated(self) -> AwsAccessError:
+        """A copy of this error for a later call of the same API that was not sent."""
+        copy = type(self)(
+            self.service, self.operation, self.detail, attempts=self.attempts, code=self.code
+        )
+        copy.http_status = self.http_status
+        copy.again = True
+        return copy
+
+    def __str__(self) -> str:
+        return self.reason
 
     @property
     def hint(self) -> str:
@@ -41,16 +76,14 @@ class AwsAccessError(Exception):
 class MutatingOperationRefused(AwsAccessError):
     """The guard refused an operation outside the read-only allow-list."""
 
-    @property
-    def reason(self) -> str:
+    def describe(self) -> str:
         if self.detail:
             return f"refused {self.action}: {self.detail}"
         return f"refused {self.action}: not in the read-only allow-list"
 
 
 class AccessDenied(AwsAccessError):
-    @property
-    def reason(self) -> str:
+    def describe(self) -> str:
         return f"Missing IAM permission for {self.action}"
 
     @property
@@ -59,9 +92,9 @@ class AccessDenied(AwsAccessError):
 
 
 class Throttled(AwsAccessError):
-    @property
-    def reason(self) -> str:
-        return f"{self.action} was throttled after retries: {self.detail}"
+    def describe(self) -> str:
+        tries = f" after {self.attempts} attempts" if self.attempts else " after retries"
+        return f"{self.action}: throttled ({self.code or self.detail}){tries}"
 
     @property
     def hint(self) -> str:
@@ -69,14 +102,12 @@ class Throttled(AwsAccessError):
 
 
 class ResourceNotFound(AwsAccessError):
-    @property
-    def reason(self) -> str:
+    def describe(self) -> str:
         return f"{self.action}: not found ({self.detail})"
 
 
 class EndpointUnreachable(AwsAccessError):
-    @property
-    def reason(self) -> str:
+    def describe(self) -> str:
         return f"{self.action}: AWS endpoint unreachable ({self.detail})"
 
     @property
@@ -84,11 +115,29 @@ class EndpointUnreachable(AwsAccessError):
         return "Check network access to the AWS API endpoints for this region."
 
 
+class TimedOut(EndpointUnreachable):
+    """Every attempt hit the connect or read timeout."""
+
+    def describe(self) -> str:
+        tries = f" after {self.attempts} attempts" if self.attempts else ""
+        return f"{self.action}: timed out{tries} ({self.detail})"
+
+
+class OutOfTime(AwsAccessError):
+    """The run's time budget for AWS calls ran out before (or while retrying) this call."""
+
+    def describe(self) -> str:
+        return f"{self.action}: not read, {self.detail}"
+
+    @property
+    def hint(self) -> str:
+        return "Re-run later (AWS was slow or throttling), or narrow the scope with --node."
+
+
 class NotRecorded(AwsAccessError):
     """Replay asked for a call the recorded cluster does not hold: fail loudly."""
 
-    @property
-    def reason(self) -> str:
+    def describe(self) -> str:
         return f"not recorded: {self.action} {self.detail}"
 
     @property
@@ -101,3 +150,20 @@ class NotRecorded(AwsAccessError):
 
 class CredentialsMissing(Exception):
     """No usable AWS credentials: triage cannot start."""
+
+
+class CredentialsThrottled(CredentialsMissing):
+    """AWS kept throttling the call that proves or obtains the credentials (the
+    sts:GetCallerIdentity preflight, an sts:AssumeRole of a role profile): the credentials
+    may be fine, nothing can be read now. Stops a run like CredentialsMissing."""
+
+    def __init__(self, action: str, detail: str = "") -> None:
+        self.action = action
+        self.detail = detail
+        extra = f" ({detail})" if detail else ""
+        super().__init__(f"AWS is throttling {action}{extra}; wait and re-run")
+
+
+class EndpointSettingError(ValueError):
+    """A configured endpoint URL (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_<SERVICE>, a profile's
+    endpoint_url or an explicit endpoint) is not a URL botocore can use: a bad argument."""

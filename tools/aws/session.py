@@ -1,9 +1,20 @@
-"""One guarded boto3 session per run: lazy cached clients, adaptive retries, typed errors.
+"""One guarded boto3 session per run: lazy cached clients, bounded retries, typed errors.
 
 The guard is registered on the session's event emitter before any client exists (clients
 copy the emitter when they are created), so every operation of every client passes it
 before its request is built. Replay and recording hook into the same clients, so a recorded
 cluster exercises exactly the code path of a live one.
+
+Credentials come from botocore's own provider chain run on a separate session that may
+only obtain credentials (tools/aws/credentials.py); the guarded session never builds a
+client to obtain them, so the allow-list stays read-only.
+
+Time: each call is sent at most `max_attempts + 1` times (botocore's standard retry mode,
+short connect and read timeouts); an API that failed persistently (throttled, timed out,
+unreachable, a server error) is not asked again for FAILURE_COOLDOWN seconds, the same
+error is repeated instead; and a run may set a time budget (`set_time_budget`) after which
+no AWS call is sent or retried, except the node-probe session calls, which have limits of
+their own and must always be able to end a session.
 """
 
 from __future__ import annotations
@@ -11,23 +22,28 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import json
+import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
-from tools.aws.allowlist import iam_action, is_allowed
+from tools.aws.allowlist import SESSION_OPERATIONS, iam_action, is_allowed
 from tools.aws.errors import (
     ACCESS_DENIED_CODES,
     AccessDenied,
     AwsAccessError,
     CredentialsMissing,
+    EndpointSettingError,
     EndpointUnreachable,
     MutatingOperationRefused,
     NotRecorded,
+    OutOfTime,
     ResourceNotFound,
     Throttled,
+    TimedOut,
 )
 from tools.aws.ssm_guard import StartedSessions, refusal
 from tools.recorded.model import Paging
@@ -47,6 +63,10 @@ THROTTLING_CODES = frozenset(
         "RequestThrottled",
         "RequestThrottledException",
         "SlowDown",
+        "EC2ThrottledException",
+        "ProvisionedThroughputExceededException",
+        "BandwidthLimitExceeded",
+        "PriorRequestNotComplete",
     }
 )
 NOT_FOUND_CODES = frozenset(
@@ -65,6 +85,15 @@ CREDENTIAL_CODES = frozenset(
     }
 )
 _CONTEXT_PARAMS = "hyperpod_debug_params"
+
+# Retries after the first attempt (botocore's `retries.max_attempts`): three sends in all.
+# Standard mode backs off rand(0, 1) x 1 s, then x 2 s on throttling: a persistently
+# throttled call costs at most ~3 s of back-off, not the minutes of nine adaptive attempts.
+DEFAULT_RETRIES = 2
+CONNECT_TIMEOUT = 5  # seconds; an AWS endpoint that does not accept in 5 s is not there
+READ_TIMEOUT = 15  # seconds; AWS reads answer in well under a second, logs in a few
+# An API that failed persistently is not asked again for this long: the error is repeated.
+FAILURE_COOLDOWN = 60.0
 _CONTINUATION_KEYS = ("NextToken", "nextToken", "Marker", "NextMarker")
 
 
@@ -108,8 +137,10 @@ class AwsAccess:
         replay: RecordedCluster | Responder | None = None,
         recorder: Recorder | None = None,
         endpoint_url: str | None = None,
-        max_attempts: int = 8,
+        max_attempts: int = DEFAULT_RETRIES,
     ) -> None:
+        """`max_attempts` counts retries after the first attempt, as botocore's
+        `retries.max_attempts` does (0: one attempt only)."""
         import boto3
         from botocore.config import Config
 
@@ -119,6 +150,17 @@ class AwsAccess:
         self._endpoint_url = endpoint_url
         self._clients: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._attempts = max_attempts + 1
+        self._local = threading.local()  # per-thread count of the sends of the current call
+        self._failures: dict[tuple[str, str], tuple[float, AwsAccessError, int]] = {}
+        self._deadline: float | None = None
+        self._budget = 0.0
+        self._config = Config(
+            retries={"mode": "standard", "max_attempts": max_attempts},
+            connect_timeout=CONNECT_TIMEOUT,
+            read_timeout=READ_TIMEOUT,
+            user_agent_extra="hyperpod-debug",
+        )
         # Only sessions opened here may be terminated here (see tools/aws/ssm_guard.py).
         self._sessions = StartedSessions()
         if replay is not None:
@@ -142,23 +184,48 @@ class AwsAccess:
                 aws_secret_access_key="replay",
             )
         else:
+            import botocore.session
             from botocore.exceptions import ConfigParseError, ProfileNotFound
 
+            from tools.aws import credentials
+
             self._replay_store = None
+            core = botocore.session.Session()
             try:
-                self._session = boto3.Session(region_name=region, profile_name=profile)
+                self._session = boto3.Session(
+                    botocore_session=core, region_name=region, profile_name=profile
+                )
+                check_endpoint_settings(endpoint_url, core)
+                # Credentials: botocore's providers, on a session of their own (see
+                # tools/aws/credentials.py); this session only receives what they obtain.
+                resolver = credentials.credential_session(profile, self._config)
             except (ProfileNotFound, ConfigParseError) as exc:
                 raise CredentialsMissing(f"{type(exc).__name__}: {exc}") from None
-        self._config = Config(
-            retries={"mode": "adaptive", "max_attempts": max_attempts},
-            connect_timeout=10,
-            read_timeout=60,
-            user_agent_extra="hyperpod-debug",
-        )
+            credentials.install(core, resolver, region)
         events = self._session.events
         events.register_first("before-parameter-build", self._guard)
+        events.register_first("before-send", self._before_send)
         if self._replay_store is not None:
             events.register_first("before-call", self._serve_recorded)
+
+    def set_time_budget(self, seconds: float) -> None:
+        """From now on, AWS calls may take `seconds` in all: after that none is sent or
+        retried (OutOfTime), except the node-probe session calls."""
+        self._budget = seconds
+        self._deadline = time.monotonic() + seconds
+
+    def _out_of_time(self, service: str, operation: str) -> bool:
+        return (
+            self._deadline is not None
+            and time.monotonic() >= self._deadline
+            and (service, operation) not in SESSION_OPERATIONS
+        )
+
+    def _time_is_up(self, service: str, operation: str, sent: int) -> OutOfTime:
+        why = f"the run's {self._budget:g} s time budget for AWS calls ran out"
+        if sent:
+            why += f" while retrying ({sent} attempt{'s' if sent > 1 else ''} failed)"
+        return OutOfTime(service, operation, why, attempts=sent or None)
 
     # -- hooks -----------------------------------------------------------------------------
 
@@ -171,6 +238,15 @@ class AwsAccess:
         if reason is not None:
             raise MutatingOperationRefused(service, model.name, reason)
         context[_CONTEXT_PARAMS] = dict(params)
+
+    def _before_send(self, **_: Any) -> None:
+        """Each attempt of a call: counted, and refused once the time budget ran out (the
+        exception ends botocore's retry loop: it is not a retryable error)."""
+        call = getattr(self._local, "call", None)
+        sent = int(getattr(self._local, "sent", 0))
+        if call is not None and self._out_of_time(*call):
+            raise self._time_is_up(call[0], call[1], sent)
+        self._local.sent = sent + 1
 
     def _serve_recorded(self, model: Any, context: dict[str, Any], **_: Any) -> Any:
         from botocore.awsrequest import AWSResponse
@@ -296,6 +372,37 @@ class AwsAccess:
         return PagedResult(items=items, truncated=truncated, stopped_by=stopped_by)
 
     def _invoke(self, service: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        key = (service, operation)
+        if self._out_of_time(service, operation):
+            raise self._time_is_up(service, operation, 0)
+        earlier = self._failures.get(key)
+        if earlier is not None and time.monotonic() - earlier[0] < FAILURE_COOLDOWN:
+            # The same API failed persistently moments ago: repeat that, ask nothing.
+            error, status = earlier[1], earlier[2]
+            if self._recorder is not None and error.code:
+                message = error.detail.removeprefix(f"{error.code}: ").removeprefix(error.code)
+                self._recorder.record_error(service, operation, params, error.code, message, status)
+            raise error.repeated()
+        self._local.call, self._local.sent = key, 0
+        try:
+            result = self._send(service, operation, params)
+        except AwsAccessError as exc:
+            status = exc.http_status
+            persistent = isinstance(exc, Throttled | EndpointUnreachable) or status >= 500
+            if persistent and key not in SESSION_OPERATIONS:
+                with self._lock:
+                    self._failures[key] = (time.monotonic(), exc, status)
+            raise
+        finally:
+            self._local.call = None
+        if (service, operation) == ("ssm", "StartSession"):
+            # Only a session that was really opened (the call returned) may be ended later.
+            session_id = result.get("SessionId")
+            if isinstance(session_id, str) and session_id:
+                self._sessions.add(session_id)
+        return result
+
+    def _send(self, service: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         from botocore import xform_name
         from botocore.exceptions import (
             BotoCoreError,
@@ -332,13 +439,15 @@ class AwsAccess:
         try:
             client = self.client(service)
             raw = getattr(client, xform_name(operation))(**params)
-        except (MutatingOperationRefused, NotRecorded):
+        except (MutatingOperationRefused, NotRecorded, OutOfTime):
             raise
         except ClientError as exc:
             error = exc.response.get("Error", {})
             code = str(error.get("Code", "Unknown"))
             message = str(error.get("Message", ""))
-            status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400) or 400)
+            metadata = exc.response.get("ResponseMetadata", {})
+            status = int(metadata.get("HTTPStatusCode", 400) or 400)
+            attempts = int(metadata.get("RetryAttempts", 0) or 0) + 1
             if self._recorder is not None:
                 self._recorder.record_error(service, operation, params, code, message, status)
             if code in CREDENTIAL_CODES:
@@ -346,19 +455,27 @@ class AwsAccess:
                 raise CredentialsMissing(
                     f"{iam_action(service, operation)}: {code}: {message}"
                 ) from None
-            raise _classify(service, operation, code, message) from None
+            classified = _classify(service, operation, code, message, attempts)
+            classified.http_status = status
+            raise classified from None
         except credential_errors as exc:
             raise CredentialsMissing(f"{type(exc).__name__}: {exc}") from None
-        except (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError) as exc:
-            raise EndpointUnreachable(service, operation, str(exc)) from None
+        except (ConnectTimeoutError, ReadTimeoutError) as exc:
+            kind = "connect" if isinstance(exc, ConnectTimeoutError) else "read"
+            limit = CONNECT_TIMEOUT if kind == "connect" else READ_TIMEOUT
+            raise TimedOut(
+                service,
+                operation,
+                f"{kind} timeout of {limit} s",
+                attempts=int(getattr(self._local, "sent", 0)) or None,
+            ) from None
+        except EndpointConnectionError as exc:
+            raise EndpointUnreachable(
+                service, operation, str(exc), attempts=int(getattr(self._local, "sent", 0)) or None
+            ) from None
         except BotoCoreError as exc:
             raise AwsAccessError(service, operation, f"{type(exc).__name__}: {exc}") from None
         result: dict[str, Any] = _jsonable(raw)
-        if (service, operation) == ("ssm", "StartSession"):
-            # Only a session that was really opened (the call returned) may be ended later.
-            session_id = result.get("SessionId")
-            if isinstance(session_id, str) and session_id:
-                self._sessions.add(session_id)
         return result
 
 
@@ -384,12 +501,57 @@ def _encode_policy_documents(parsed: Any, shape: Any) -> Any:
     return parsed
 
 
-def _classify(service: str, operation: str, code: str, message: str) -> AwsAccessError:
+def _classify(
+    service: str, operation: str, code: str, message: str, attempts: int = 1
+) -> AwsAccessError:
     detail = f"{code}: {message}" if message else code
     if code in ACCESS_DENIED_CODES:
-        return AccessDenied(service, operation, detail)
+        return AccessDenied(service, operation, detail, code=code)
     if code in THROTTLING_CODES:
-        return Throttled(service, operation, detail)
+        return Throttled(service, operation, detail, attempts=attempts, code=code)
     if code in NOT_FOUND_CODES or code.endswith("NotFound") or code.endswith(".NotFound"):
-        return ResourceNotFound(service, operation, detail)
-    return AwsAccessError(service, operation, detail)
+        return ResourceNotFound(service, operation, detail, code=code)
+    return AwsAccessError(service, operation, detail, attempts=attempts, code=code)
+
+
+def check_endpoint_settings(endpoint_url: str | None, session: Any) -> None:
+    """Refuse an endpoint URL botocore could not use, naming where it was set: the explicit
+    `endpoint_url`, AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_<SERVICE> (unless
+    AWS_IGNORE_CONFIGURED_ENDPOINT_URLS / ignore_configured_endpoint_urls is true) or the
+    profile's endpoint_url. Raises EndpointSettingError (a bad argument)."""
+    from botocore.utils import ensure_boolean
+
+    settings: list[tuple[str, str]] = []
+    if endpoint_url is not None:
+        settings.append(("the endpoint URL", endpoint_url))
+    if not ensure_boolean(session.get_config_variable("ignore_configured_endpoint_urls")):
+        settings.extend(
+            (name, value)
+            for name, value in sorted(os.environ.items())
+            if (name == "AWS_ENDPOINT_URL" or name.startswith("AWS_ENDPOINT_URL_")) and value
+        )
+        configured = session.get_scoped_config().get("endpoint_url")
+        if isinstance(configured, str) and configured:
+            settings.append(("endpoint_url in the AWS profile", configured))
+    for where, value in settings:
+        if not _usable_endpoint(value):
+            shown = value if len(value) <= 120 else value[:120] + "…"
+            raise EndpointSettingError(
+                f"{where} is not a valid endpoint URL: {shown!r} "
+                "(expected http:// or https:// and a host name, e.g. https://localhost:4566)"
+            )
+
+
+def _usable_endpoint(value: str) -> bool:
+    from urllib.parse import urlsplit
+
+    from botocore.utils import is_valid_endpoint_url, is_valid_ipv6_endpoint_url
+
+    try:
+        parts = urlsplit(value)
+        _ = parts.port  # raises ValueError on a port out of range or not a number
+        if parts.scheme not in ("http", "https"):
+            return False
+        return bool(is_valid_endpoint_url(value) or is_valid_ipv6_endpoint_url(value))
+    except ValueError:
+        return False

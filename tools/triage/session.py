@@ -10,7 +10,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tools.aws.errors import AwsAccessError, CredentialsMissing, NotRecorded
+from tools.aws.errors import (
+    AwsAccessError,
+    CredentialsMissing,
+    CredentialsThrottled,
+    NotRecorded,
+    Throttled,
+)
 from tools.aws.session import AwsAccess
 from tools.triage.data import ClusterData
 from tools.triage.report import TriageReport
@@ -24,16 +30,31 @@ if TYPE_CHECKING:
     from tools.triage.node_sources import NodeOptions
 
 
+# The AWS calls of one CLI triage may take this long in all; then whatever was not read is
+# listed under Skipped ("not read, the run's 45 s time budget ...") and the report printed.
+# With at most one call in flight past it (connect 5 s, read 15 s), a triage whose APIs keep
+# failing ends within about a minute. Node-probe sessions have limits of their own.
+TRIAGE_TIME_BUDGET = 45.0
+
+
 class CredentialsError(Exception):
     """sts:GetCallerIdentity failed: nothing else can work."""
 
 
 def caller_account(access: AwsAccess) -> str:
-    """The caller's account id; a replay without the call simply has no account."""
+    """The caller's account id; a replay without the call simply has no account.
+
+    Raises CredentialsThrottled when AWS kept throttling the call (the credentials may be
+    fine: wait and re-run), CredentialsError when it failed otherwise."""
     try:
         return str(access.call("sts", "GetCallerIdentity").get("Account", ""))
     except NotRecorded:
         return ""
+    except CredentialsThrottled:
+        raise
+    except Throttled as exc:
+        tries = f" after {exc.attempts} attempts" if exc.attempts else ""
+        raise CredentialsThrottled(exc.action, f"{exc.code or 'throttled'}{tries}") from None
     except (CredentialsMissing, AwsAccessError) as exc:
         raise CredentialsError(str(exc)) from None
 
@@ -85,16 +106,21 @@ def open_cluster(
     endpoint_url: str | None = None,
     now: datetime | None = None,
     preflight: bool = True,
+    time_budget: float | None = None,
 ) -> ClusterData:
     """The data of one run against `target`: replayed from `recorded`, else live (and
     captured by `recorder` when given). With `preflight`, sts:GetCallerIdentity is asked
-    first and CredentialsError raised when it fails (nothing else could work); the account
-    it names is kept on the data. Nothing else is read until a check asks."""
+    first and CredentialsError raised when it fails (nothing else could work), or
+    CredentialsThrottled when AWS kept throttling it; the account it names is kept on the
+    data. Nothing else is read until a check asks. A live run with `time_budget` sends no
+    AWS call after that many seconds (see AwsAccess.set_time_budget)."""
     from tools.triage.node_sources import NodeOptions
 
     access = open_access(
         target, recording=recorded, recorder=recorder, profile=profile, endpoint_url=endpoint_url
     )
+    if time_budget is not None and recorded is None:
+        access.set_time_budget(time_budget)
     sources = node_sources(
         access,
         options or NodeOptions(),
