@@ -3,7 +3,7 @@
 
     python3 scripts/dev.py demo     # create .venv, triage a bundled recorded cluster
     python3 scripts/dev.py test     # create .venv, lint, type-check, run every test
-    python3 scripts/dev.py bench [triage|nodes|probes|agent] [args]
+    python3 scripts/dev.py bench [triage|nodes|probes|agent|redaction] [args]
                                     # benchmarks (figures, not pass/fail); default: triage
 
 The virtual environment is (re)installed from pyproject.toml when it changes.
@@ -65,6 +65,8 @@ BENCHMARKS = {
     "nodes": "scripts/bench_nodes.py",  # 1,000-node EKS with Kubernetes, 200-node probing
     "probes": "scripts/bench_probes.py",  # probing only, several concurrencies
     "agent": "scripts/bench_agent.py",  # prompt + tool tokens, largest tool result, chat start-up
+    "redaction": "scripts/bench_redaction.py",  # worst case per pattern, 40 KB / 400 KB inputs
+    "faults": "scripts/bench_faults.py",  # live triage with four APIs always failing (loopback)
 }
 
 
