@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import Annotated, Any
+
 import typer
 
 from agent.commands import (
@@ -13,6 +17,7 @@ from agent.commands import (
     iam_policy,
     probes_list,
     record,
+    ticket,
     triage,
 )
 
@@ -27,6 +32,7 @@ app = typer.Typer(
 
 triage.register(app)
 record.register(app)
+ticket.register(app)
 checks_list.register(app)
 probes_list.register(app)
 iam_policy.register(app)
@@ -36,5 +42,67 @@ chat.register(app)
 ask.register(app)
 
 
+def _clip_usage_errors() -> None:
+    """Click's own usage errors ("'AAAA…' is not one of 'text', 'json'") echo the bad
+    value whole: clip it like every other echoed argument, and make it printable. Every
+    such error is shown through the `echo` of click's exceptions module, wrapped here."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # a typer without its vendored click: its messages stay as they are
+        return
+    original: Any = getattr(exceptions, "echo", None)
+    if original is None:
+        return
+    if getattr(original, "_clipped", False):
+        return
+
+    def echo(message: Any = None, *args: Any, **kwargs: Any) -> None:
+        if isinstance(message, str) and message.startswith("Error: "):
+            from tools.display import argument
+
+            message = "Error: " + argument(message.removeprefix("Error: "), 600)
+        original(message, *args, **kwargs)
+
+    echo._clipped = True  # type: ignore[attr-defined]
+    setattr(exceptions, "echo", echo)  # noqa: B010 - not a public attribute
+
+
+_clip_usage_errors()
+
+
+@app.callback()
+def _root(
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help="Print the traceback of internal errors (a check that failed) on stderr.",
+        ),
+    ] = False,
+) -> None:
+    """Read-only diagnosis of sick nodes in SageMaker HyperPod clusters."""
+    if debug:
+        from agent.commands.common import enable_debug
+
+        enable_debug()
+
+
+def _usable_streams() -> None:
+    """Closed standard streams (`<&-`, `>&-`) are None in Python: stdin reads as empty,
+    output goes nowhere. Output that cannot be encoded (a lone surrogate from the input)
+    is replaced, never a crash."""
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    elif hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+        elif hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace" if name == "stdout" else "backslashreplace")
+
+
 def main() -> None:
+    _usable_streams()
     app()

@@ -15,6 +15,13 @@ REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 INSTANCE_ID = re.compile(r"^i-[0-9a-f]{8}([0-9a-f]{9})?$")
 
 
+def _quoted(value: str) -> str:
+    """A rejected value as the error shows it: quoted, clipped, control characters escaped."""
+    from tools.display import argument
+
+    return f"'{argument(value)}'"
+
+
 class TriageTarget(BaseModel):
     """The cluster (name or ARN), its region, and optionally one node to focus on."""
 
@@ -31,7 +38,7 @@ class TriageTarget(BaseModel):
         if CLUSTER_NAME.match(value) or CLUSTER_ARN.match(value):
             return value
         raise ValueError(
-            f"{value!r} is neither a cluster name (letters, digits and hyphens, at most 63) "
+            f"{_quoted(value)} is neither a cluster name (letters, digits and hyphens, at most 63) "
             "nor a HyperPod cluster ARN (arn:aws:sagemaker:<region>:<account>:cluster/<id>)"
         )
 
@@ -40,7 +47,7 @@ class TriageTarget(BaseModel):
     def _region(cls, value: str) -> str:
         value = value.strip()
         if not REGION.match(value):
-            raise ValueError(f"{value!r} is not an AWS region name such as us-west-2")
+            raise ValueError(f"{_quoted(value)} is not an AWS region name such as us-west-2")
         return value
 
     @field_validator("node")
@@ -50,5 +57,7 @@ class TriageTarget(BaseModel):
             return None
         value = value.strip()
         if not INSTANCE_ID.match(value):
-            raise ValueError(f"{value!r} is not an EC2 instance id such as i-0123456789abcdef0")
+            raise ValueError(
+                f"{_quoted(value)} is not an EC2 instance id such as i-0123456789abcdef0"
+            )
         return value

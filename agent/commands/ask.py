@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from agent.commands.common import EXIT_FAILED, die
+from agent.commands.common import EXIT_FAILED, die, lenient_stdin, shown
 from agent.commands.converse import (
     AgentOptions,
     ModelOption,
@@ -66,6 +66,7 @@ def ask_command(
     from agent.transcript import Transcript
 
     if text == "-":
+        lenient_stdin()
         text = sys.stdin.read()
     if not text.strip():
         die("nothing to ask: give a question or pasted error text", 2)
@@ -107,8 +108,9 @@ def _save(transcript: object, path: Path | None) -> None:
     if path is not None and isinstance(transcript, Transcript):
         try:
             transcript.save(path)
-        except OSError as exc:
-            typer.echo(f"error: cannot write the transcript {path}: {exc.strerror}", err=True)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+            reason = exc.strerror if isinstance(exc, OSError) else "not a usable file name"
+            typer.echo(f"error: cannot write the transcript {shown(path)}: {reason}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agent.commands.common import lenient_stdin
 from agent.commands.converse import (
     AgentOptions,
     ModelOption,
@@ -32,6 +33,7 @@ from agent.commands.triage import (
     ProfileOption,
     RegionOption,
 )
+from tools.display import argument as shown_argument
 
 if TYPE_CHECKING:
     from agent.commands.conversation_output import AnswerPrinter
@@ -66,6 +68,7 @@ def chat_command(
     from agent.commands.converse import build_agent
     from agent.transcript import Transcript
 
+    lenient_stdin()
     transcript = Transcript({"command": "chat"})
     agent = build_agent(
         AgentOptions(
@@ -124,7 +127,7 @@ def _loop(agent: Agent, printer: AnswerPrinter, transcript: Transcript, interact
         if not message:
             continue
         if not interactive:
-            printer.note(f"you> {message}")
+            printer.note(f"you> {shown_argument(message, 500)}")
         try:
             if message.startswith("/"):
                 if not _slash(agent, printer, transcript, message):
@@ -161,7 +164,7 @@ def _slash(agent: Agent, printer: AnswerPrinter, transcript: Transcript, message
         else:
             _save(transcript, Path(argument).expanduser(), printer)
     else:
-        printer.note(f"unknown command {command}. {HELP}")
+        printer.note(f"unknown command {shown_argument(command, 60)}. {HELP}")
     return True
 
 
@@ -216,8 +219,9 @@ def _suggestions(agent: Agent, printer: AnswerPrinter) -> None:
 def _save(transcript: Transcript, path: Path, printer: AnswerPrinter) -> None:
     try:
         transcript.save(path)
-    except OSError as exc:
-        printer.note(f"error: cannot write {path}: {exc.strerror}")
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        reason = exc.strerror if isinstance(exc, OSError) else "not a usable file name"
+        printer.note(f"error: cannot write {shown_argument(path)}: {reason}")
         return
     printer.note(f"Transcript saved to {path} (secrets redacted).")
 

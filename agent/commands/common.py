@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import sys
 from pathlib import Path
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 from pydantic import ValidationError
 
+from tools.display import argument, printable
 from tools.target import CLUSTER_ARN, TriageTarget
 
 if TYPE_CHECKING:
@@ -19,8 +22,39 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def die(message: str, code: int) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
+    """One line on stderr and the exit code. Values the user gave are clipped where the
+    message is built (`shown`); the whole line is made printable here."""
+    typer.echo(f"error: {printable(message)}", err=True)
     raise typer.Exit(code)
+
+
+def shown(value: object) -> str:
+    """A user-supplied value (cluster name, region, path ...) as an error message echoes
+    it: one line, at most 200 characters, its full length said when clipped."""
+    return argument(value)
+
+
+def lenient_stdin() -> None:
+    """Stdin that is not valid UTF-8 (a pasted binary log, an encoded surrogate) is read
+    with replacement characters instead of failing the read."""
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:
+        with contextlib.suppress(ValueError, OSError):  # already read from, or closed
+            reconfigure(errors="replace")
+
+
+DEBUG_LOGGERS = ("tools", "agent", "evals")
+
+
+def enable_debug() -> None:
+    """`--debug`: internal errors are logged to stderr with their traceback (without it,
+    a failed check is one line in the report and nothing more)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("debug: %(name)s: %(message)s"))
+    for name in DEBUG_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.DEBUG)
+        logger.addHandler(handler)
 
 
 def use_colour(no_color: bool) -> bool:

@@ -9,6 +9,7 @@ import typer
 
 from agent.commands.common import use_colour
 from agent.transcript import display_safe
+from tools.display import printable
 
 
 class AnswerPrinter:
@@ -32,7 +33,7 @@ class AnswerPrinter:
 
             self._console.print(Markdown(segment))
         else:
-            typer.echo(segment.rstrip("\n") + "\n", file=self.stream)
+            typer.echo(printable(segment.rstrip("\n")) + "\n", file=self.stream)
 
     def note(self, text: str) -> None:
         """A line from the tool itself (not the model): dim on a terminal."""
@@ -40,4 +41,4 @@ class AnswerPrinter:
         if self._console is not None:
             self._console.print(text, style="dim", markup=False)
         else:
-            typer.echo(text, file=self.stream)
+            typer.echo(printable(text), file=self.stream)

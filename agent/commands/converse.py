@@ -21,6 +21,7 @@ from agent.commands.common import (
     die,
     load_recording_or_exit,
     resolve_region,
+    shown,
 )
 
 if TYPE_CHECKING:
@@ -92,12 +93,16 @@ def build_agent(options: AgentOptions, transcript: Transcript) -> Agent:
         for path, other in zip(options.recorded[1:], recordings[1:], strict=True):
             if (other.cluster, other.region) != (first.cluster, first.region):
                 die(
-                    f"{path} records {other.cluster} ({other.region}), not {first.cluster} "
-                    f"({first.region}): a sequence of recordings must be one cluster",
+                    f"{shown(path)} records {shown(other.cluster)} ({shown(other.region)}), "
+                    f"not {shown(first.cluster)} ({shown(first.region)}): a sequence of "
+                    "recordings must be one cluster",
                     EXIT_USAGE,
                 )
         if region and region != first.region:
-            die(f"the recording is from {first.region}; --region {region} differs", EXIT_USAGE)
+            die(
+                f"the recording is from {shown(first.region)}; --region {shown(region)} differs",
+                EXIT_USAGE,
+            )
         cluster, region = cluster or first.cluster, first.region
     target = None
     if cluster:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die
+from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die, shown
 from agent.commands.converse import ModelOption, ProviderChoice
 
 if TYPE_CHECKING:
@@ -67,7 +67,12 @@ def agent_command(
     from evals.agent_eval.suite import Prices, run_suite
 
     loaded: list[LoadedCase] = []
-    for folder in case_folders(cases_dir, cases):
+    try:
+        folders = case_folders(cases_dir, cases)
+    except (OSError, ValueError) as exc:  # a pattern or folder name the system refuses
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        die(f"cannot look for cases {shown(cases)} in {shown(cases_dir)}: {reason}", EXIT_USAGE)
+    for folder in folders:
         try:
             case = load_case(folder)
         except CaseError as exc:
@@ -75,7 +80,7 @@ def agent_command(
         if not tag or any(t in case.case.tags for t in tag):
             loaded.append(case)
     if not loaded:
-        die(f"no agent case matches {cases!r} in {cases_dir}", EXIT_USAGE)
+        die(f"no agent case matches '{shown(cases)}' in {shown(cases_dir)}", EXIT_USAGE)
     factory = _factory(provider, model, region)
     judge_factory = None
     if judge is not None:
@@ -99,7 +104,7 @@ def agent_command(
             try:
                 path.write_text(text, encoding="utf-8")
             except OSError as exc:
-                die(f"cannot write {path}: {exc.strerror}", EXIT_FAILED)
+                die(f"cannot write {shown(path)}: {exc.strerror}", EXIT_FAILED)
     if result.violations or result.pass_rate < min_pass_rate:
         raise typer.Exit(EXIT_FAILED)
 

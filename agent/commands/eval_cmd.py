@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die
+from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die, shown
 
 DEFAULT_CLUSTERS = Path(__file__).resolve().parents[2] / "evals" / "clusters"
 
@@ -17,12 +17,17 @@ DEFAULT_CLUSTERS = Path(__file__).resolve().parents[2] / "evals" / "clusters"
 def _cluster_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            files.extend(sorted(path.glob("*.json")))
-        elif path.is_file():
-            files.append(path)
-        else:
-            die(f"no such file or directory: {path}", EXIT_USAGE)
+        try:
+            if path.is_dir():
+                files.extend(sorted(path.glob("*.json")))
+                continue
+            is_file = path.is_file()
+        except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            die(f"cannot read {shown(path)}: {reason}", EXIT_USAGE)
+        if not is_file:
+            die(f"no such file or directory: {shown(path)}", EXIT_USAGE)
+        files.append(path)
     return files
 
 
@@ -61,7 +66,7 @@ def eval_command(
     try:
         cases = load_cases(explain_cases or CASES_PATH)
     except (OSError, ValueError) as exc:
-        die(f"cannot read explain cases: {exc}", EXIT_USAGE)
+        die(f"cannot read explain cases: {shown(exc)}", EXIT_USAGE)
     explain_scores = score(cases)
     failed = [r for r in results if not r.passed]
     if as_json:

@@ -53,6 +53,7 @@ def explain_command(
     ] = 5,
 ) -> None:
     """Match pasted error text to reference sections, with no AWS access and no model."""
+    from tools.display import encodable, printable
     from tools.explain import explain
     from tools.explain.render import render_text
 
@@ -61,9 +62,9 @@ def explain_command(
         die("nothing to explain: the input is empty", EXIT_USAGE)
     result = explain(body, top=top)
     if output_format == "json":
-        typer.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        typer.echo(encodable(json.dumps(result.to_json(), indent=2, ensure_ascii=False)))
     else:
-        typer.echo(render_text(result), nl=False)
+        typer.echo(printable(render_text(result)), nl=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agent.commands.common import EXIT_USAGE, build_target, die, resolve_region
+from agent.commands.common import EXIT_FAILED, EXIT_USAGE, build_target, die, resolve_region, shown
 from agent.commands.triage import (
     MAX_PROBE_NODES,
     PROBE_CONCURRENCY,
@@ -73,7 +73,10 @@ def record_command(
     recording = recorder.build(
         cluster=target.cluster, region=target.region, description=description
     )
-    dump_recorded(recording, output)
+    try:
+        dump_recorded(recording, output)
+    except OSError as exc:  # a full disk (ENOSPC), a quota, the folder gone meanwhile
+        die(f"cannot write {shown(output)}: {exc.strerror or exc}", EXIT_FAILED)
     problems = len(report.problems())
     typer.echo(
         f"Recorded {len(recording.aws)} calls and {len(recording.probes)} probed node(s) "
@@ -82,16 +85,24 @@ def record_command(
 
 
 def _check_writable(output: Path) -> None:
-    if output.is_dir():
-        die(f"--output {output} is a directory; give a file name", EXIT_USAGE)
+    """A path that cannot be written (too long, a directory, no permission) is a bad
+    argument, found before a long live triage rather than after it."""
     try:
+        if output.is_dir():
+            die(f"--output {shown(output)} is a directory; give a file name", EXIT_USAGE)
         output.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        die(f"cannot create {output.parent}: {exc.strerror}", EXIT_USAGE)
-    if not os.access(output.parent, os.W_OK) or (
-        output.exists() and not os.access(output, os.W_OK)
-    ):
-        die(f"cannot write {output}: permission denied", EXIT_USAGE)
+        writable = os.access(output.parent, os.W_OK) and (
+            not output.exists() or os.access(output, os.W_OK)
+        )
+        # The name itself: a component over NAME_MAX fails only when the file is opened.
+        limit = os.pathconf(output.parent, "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        die(f"cannot write {shown(output)}: {reason}", EXIT_USAGE)
+    if not writable:
+        die(f"cannot write {shown(output)}: permission denied", EXIT_USAGE)
+    if len(os.fsencode(output.name)) > limit:
+        die(f"cannot write {shown(output)}: File name too long", EXIT_USAGE)
 
 
 def register(app: typer.Typer) -> None:

@@ -18,6 +18,7 @@ from agent.commands.common import (
     die,
     load_recording_or_exit,
     resolve_region,
+    shown,
     use_colour,
 )
 
@@ -122,16 +123,18 @@ def triage_command(
     max_probe_nodes: MaxProbeNodesOption = MAX_PROBE_NODES,
 ) -> None:
     """Triage a cluster read-only and print every finding with its reference section."""
+    from tools.display import encodable
     from tools.triage.node_sources import NodeOptions
     from tools.triage.render import render_text
     from tools.triage.runner import run_triage
-    from tools.triage.session import open_cluster
+    from tools.triage.session import TRIAGE_TIME_BUDGET, open_cluster
 
     recording = load_recording_or_exit(recorded) if recorded else None
     if recording is not None:
         if region and region != recording.region:
             die(
-                f"{recorded} was recorded in {recording.region}; --region {region} does not match",
+                f"{shown(recorded)} was recorded in {shown(recording.region)}; "
+                f"--region {shown(region)} does not match",
                 EXIT_USAGE,
             )
         cluster = cluster or recording.cluster
@@ -149,7 +152,13 @@ def triage_command(
     progress = _Progress()
 
     def run() -> TriageReport:
-        data = open_cluster(target, recorded=recording, options=options, profile=profile)
+        data = open_cluster(
+            target,
+            recorded=recording,
+            options=options,
+            profile=profile,
+            time_budget=TRIAGE_TIME_BUDGET,
+        )
         return run_triage(data, progress=progress)
 
     try:
@@ -157,30 +166,42 @@ def triage_command(
     finally:
         progress.done()
     if output_format is OutputFormat.json:
-        typer.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        typer.echo(encodable(json.dumps(report.to_json(), indent=2, ensure_ascii=False)))
     else:
         text = render_text(report, colour=use_colour(no_color), problems_only=problems_only)
-        typer.echo(text, nl=False)
+        typer.echo(encodable(text), nl=False)
 
 
 def run_or_exit(run: Callable[[], T]) -> T:
     """Map the conditions that stop a triage onto the exit-code contract."""
-    from tools.aws.errors import AwsAccessError, CredentialsMissing
+    from tools.aws.errors import (
+        AwsAccessError,
+        CredentialsMissing,
+        CredentialsThrottled,
+        EndpointSettingError,
+    )
+    from tools.display import argument, printable
     from tools.triage.data import ClusterNotFound
     from tools.triage.session import CredentialsError
 
     try:
         return run()
+    except EndpointSettingError as exc:  # AWS_ENDPOINT_URL or the like: a bad argument
+        die(printable(str(exc)), EXIT_USAGE)
+    except CredentialsThrottled as exc:  # the credentials may be fine: not "fix them"
+        die(f"{printable(str(exc))}.", EXIT_FAILED)
     except (CredentialsError, CredentialsMissing) as exc:
-        typer.echo(f"error: AWS credentials are not usable ({exc}).", err=True)
+        typer.echo(f"error: AWS credentials are not usable ({printable(str(exc))}).", err=True)
         die("Fix your AWS credentials and re-run.", EXIT_FAILED)
     except ClusterNotFound as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {argument(exc, 1000)}", err=True)
         if exc.available:
-            typer.echo(f"Clusters in {exc.region}: {', '.join(exc.available)}", err=True)
+            listed = ", ".join(argument(name, 100) for name in exc.available)
+            typer.echo(f"Clusters in {exc.region}: {listed}", err=True)
         elif exc.listing_error:
             typer.echo(
-                f"Could not list the clusters in {exc.region}: {exc.listing_error}", err=True
+                f"Could not list the clusters in {exc.region}: {argument(exc.listing_error, 500)}",
+                err=True,
             )
         else:
             typer.echo(f"No HyperPod clusters are visible in {exc.region}.", err=True)
@@ -188,7 +209,7 @@ def run_or_exit(run: Callable[[], T]) -> T:
     except AwsAccessError as exc:
         # DescribeCluster itself failed (AccessDenied, unreachable endpoint, not recorded).
         hint = f" {exc.hint}" if exc.hint else ""
-        die(f"cannot describe the cluster: {exc.reason}.{hint}", EXIT_FAILED)
+        die(f"cannot describe the cluster: {argument(exc.reason, 1000)}.{hint}", EXIT_FAILED)
 
 
 def register(app: typer.Typer) -> None:

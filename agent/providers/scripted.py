@@ -52,12 +52,18 @@ class Script(BaseModel):
 
 
 def load_script(path: Path) -> Script:
+    from tools.display import argument
+
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ProviderUnavailable(f"cannot read --script {path}: {exc.strerror}") from None
-    except (ValueError, RecursionError) as exc:
-        raise ProviderUnavailable(f"--script {path} is not valid JSON: {exc}"[:300]) from None
+        raise ProviderUnavailable(
+            f"cannot read --script {argument(path)}: {exc.strerror}"
+        ) from None
+    except (ValueError, RecursionError) as exc:  # ValueError: also a NUL byte in the path
+        raise ProviderUnavailable(
+            f"--script {argument(path)} is not valid JSON: {exc}"[:300]
+        ) from None
     if isinstance(raw, list):
         raw = {"turns": raw}
     try:

@@ -16,13 +16,22 @@ class ToolError(Exception):
 def describe_failure(exc: Exception) -> tuple[str, str]:
     """(what went wrong, what to do next) for an exception out of a tool handler."""
     from agent.toolset.cluster import NoCluster
-    from tools.aws.errors import AwsAccessError, CredentialsMissing
+    from tools.aws.errors import (
+        AwsAccessError,
+        CredentialsMissing,
+        CredentialsThrottled,
+        EndpointSettingError,
+    )
     from tools.sources import SourceUnavailable
     from tools.triage.data import ClusterNotFound
     from tools.triage.session import CredentialsError
 
     if isinstance(exc, ToolError | NoCluster):
         return str(exc), ""
+    if isinstance(exc, CredentialsThrottled):  # the credentials may be fine
+        return clip_line(str(exc), 300), "Tell the user: AWS is throttling; wait and re-run."
+    if isinstance(exc, EndpointSettingError):
+        return clip_line(str(exc), 300), "Tell the user to fix or unset that endpoint setting."
     if isinstance(exc, CredentialsError | CredentialsMissing):
         return (
             f"AWS credentials are not usable ({clip_line(str(exc), 300)})",
@@ -38,7 +47,7 @@ def describe_failure(exc: Exception) -> tuple[str, str]:
         return clip_line(exc.reason, 500), exc.hint or "Grant the listed IAM actions and re-run."
     if isinstance(exc, SourceUnavailable):
         return clip_line(exc.reason, 500), exc.hint
-    log.exception("tool failed")
+    log.debug("tool failed", exc_info=True)  # the traceback only under --debug
     return (
         f"internal error: {type(exc).__name__}: {clip_line(str(exc), 300)}",
         "Report this; continue with the other tools.",

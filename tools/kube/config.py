@@ -34,19 +34,25 @@ class LoadedKubeConfig:
     paths: tuple[str, ...]
 
 
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False too when it cannot even be looked at (a name over
+    the system's length limit, a component without permission)."""
+    try:
+        return path.expanduser().is_file()
+    except (OSError, ValueError, RuntimeError):
+        return False
+
+
 def kubeconfig_paths(path: Path | None) -> tuple[str, ...]:
     """The kubeconfig files to merge: the explicit path, else KUBECONFIG, else the default."""
     if path is not None:
-        expanded = path.expanduser()
-        if not expanded.is_file():
-            raise KubernetesUnavailable(f"kubeconfig {path} not found")
-        return (str(expanded),)
+        if not _is_file(path):
+            raise KubernetesUnavailable(f"kubeconfig {clip(path, 200)} not found")
+        return (str(path.expanduser()),)
     variable = os.environ.get("KUBECONFIG", "")
     if variable.strip():
         listed = [p for p in variable.split(os.pathsep) if p.strip()]
-        existing = tuple(
-            str(Path(p).expanduser()) for p in listed if Path(p).expanduser().is_file()
-        )
+        existing = tuple(str(Path(p).expanduser()) for p in listed if _is_file(Path(p)))
         if not existing:
             raise KubernetesUnavailable(
                 f"KUBECONFIG names no existing file ({clip(variable, 120)})"

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
+import stat
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from tools.display import argument, encodable
 
 FORMAT_NAME: Literal["hyperpod-debug/recorded-cluster"] = "hyperpod-debug/recorded-cluster"
 FORMAT_VERSION: Literal[1] = 1
@@ -74,6 +81,24 @@ class ProbeRecord(BaseModel):
     truncated: bool = False
 
 
+_KUBE_SECTIONS = ("metadata", "spec", "status")
+
+
+def _kind_of(value: object) -> str:
+    """A JSON value's kind, as an error message names it."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return "null" if value is None else type(value).__name__
+
+
 class KubernetesObjects(BaseModel):
     """Kubernetes objects in the API's own JSON (the items of `kubectl get -o json`).
 
@@ -101,6 +126,33 @@ class KubernetesObjects(BaseModel):
         description='Container log tails keyed "namespace/pod/container" '
         '(add "#previous" for the previous, crashed container).',
     )
+
+    @field_validator("nodes", "pods", "daemonsets", "deployments", "events", "namespaces")
+    @classmethod
+    def _object_sections(cls, items: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+        """Every object's metadata, spec and status, when present, are JSON objects: the
+        checks and the replayed API read fields out of them."""
+        for index, item in enumerate(items or []):
+            for section in _KUBE_SECTIONS:
+                value = item.get(section)
+                if value is not None and not isinstance(value, dict):
+                    raise ValueError(
+                        f"item {index}: {section} is {_kind_of(value)}, expected an object"
+                    )
+            metadata = item.get("metadata") or {}
+            for key in ("name", "namespace"):
+                value = metadata.get(key)
+                if value is not None and not isinstance(value, str):
+                    raise ValueError(
+                        f"item {index}: metadata.{key} is {_kind_of(value)}, expected a string"
+                    )
+            for key in ("labels", "annotations"):
+                value = metadata.get(key)
+                if value is not None and not isinstance(value, dict):
+                    raise ValueError(
+                        f"item {index}: metadata.{key} is {_kind_of(value)}, expected an object"
+                    )
+        return items
 
 
 class ExpectedFinding(BaseModel):
@@ -186,34 +238,182 @@ class RecordedFileError(Exception):
     """A recorded-cluster file that cannot be used, with a message a person can act on."""
 
 
-def load_recorded(path: Path) -> RecordedCluster:
+# Reading limits. A synthetic 20,000-node EKS recording (every node, four system pods a
+# node) is about 165 MiB of indented JSON; the default leaves room above that.
+MAX_RECORDED_MIB = 256
+MAX_RECORDED_ENV = "HYPERPOD_DEBUG_MAX_RECORDED_MB"
+# Real recordings nest about a dozen levels deep (Kubernetes objects); far deeper is an
+# attack on the parser or on the code that copies responses.
+MAX_NESTING = 100
+
+
+def max_recorded_bytes() -> int:
+    """The size limit: HYPERPOD_DEBUG_MAX_RECORDED_MB when set to a positive number."""
+    value = os.environ.get(MAX_RECORDED_ENV, "").strip()
     try:
-        text = path.read_text(encoding="utf-8")
+        mib = float(value) if value else MAX_RECORDED_MIB
+    except ValueError:
+        mib = MAX_RECORDED_MIB
+    if not mib > 0 or mib == float("inf"):
+        mib = MAX_RECORDED_MIB
+    return int(mib * 2**20)
+
+
+def _read_bounded(path: Path) -> str:
+    """The file's text, read only when it is a regular file within the size limit: a
+    device (/dev/zero) never ends and a FIFO without a writer blocks forever on open."""
+    shown = argument(path)
+    try:
+        info = os.stat(path)
     except FileNotFoundError:
-        raise RecordedFileError(f"recorded cluster file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordedFileError(f"cannot read recorded cluster {path}: {exc}") from None
+        raise RecordedFileError(f"recorded cluster file not found: {shown}") from None
+    except (OSError, ValueError) as exc:
+        raise RecordedFileError(f"cannot read recorded cluster {shown}: {_why(exc)}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise RecordedFileError(f"recorded cluster {shown} is a directory; give a .json file")
+    if not stat.S_ISREG(info.st_mode):
+        raise RecordedFileError(
+            f"recorded cluster {shown} is not a regular file (a device, FIFO or socket); "
+            "give a recorded-cluster .json file"
+        )
+    limit = max_recorded_bytes()
+    too_large = RecordedFileError(
+        f"recorded cluster {shown} is larger than the {limit / 2**20:,.0f} MiB limit "
+        f"({info.st_size / 2**20:,.1f} MiB); set {MAX_RECORDED_ENV} to raise it"
+    )
+    if info.st_size > limit:
+        raise too_large
+    try:
+        # O_NONBLOCK: should the path have become a FIFO since the stat, open does not wait.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise RecordedFileError(f"recorded cluster {shown} is not a regular file")
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise RecordedFileError(f"cannot read recorded cluster {shown}: {_why(exc)}") from None
+    if len(data) > limit:
+        raise too_large
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordedFileError(
+            f"recorded cluster {shown} is not UTF-8 text (byte {exc.start})"
+        ) from None
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return argument(exc)
+
+
+def _nesting(value: Any, limit: int) -> int:
+    """How deep `value` nests, counted level by level; stops once past `limit`."""
+    frontier: list[Any] = [value]
+    depth = 0
+    while frontier:
+        depth += 1
+        if depth > limit:
+            return depth
+        deeper: list[Any] = []
+        for item in frontier:
+            children = item.values() if type(item) is dict else item
+            deeper.extend([c for c in children if type(c) is dict or type(c) is list])
+        frontier = deeper
+    return depth
+
+
+def _parse(text: str, shown: str) -> Any:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordedFileError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            f"{shown} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+    except RecursionError:
+        raise RecordedFileError(
+            f"malformed recorded file {shown}: nesting deeper than {MAX_NESTING} levels"
+        ) from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        if "digits" in str(exc):
+            raise RecordedFileError(
+                f"malformed recorded file {shown}: a number is too long "
+                f"(more than {sys.get_int_max_str_digits():,} digits)"
+            ) from None
+        raise RecordedFileError(f"{shown} is not valid JSON ({argument(exc)})") from None
+    deep = (type(raw) is dict or type(raw) is list) and _nesting(raw, MAX_NESTING) > MAX_NESTING
+    if deep:
+        raise RecordedFileError(
+            f"malformed recorded file {shown}: nesting deeper than {MAX_NESTING} levels"
+        )
+    if _SURROGATE_ESCAPE.search(text):
+        raw = _without_lone_surrogates(raw)
+    return raw
+
+
+# A JSON escape of a UTF-16 surrogate: only then can the parsed text hold a lone one.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """Every string with its lone surrogates replaced ("?"): they cannot be encoded, so
+    any output that quoted them would fail (a pair that forms one character is kept)."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {encodable(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def load_recorded(path: Path) -> RecordedCluster:
+    shown = argument(path)
+    raw = _parse(_read_bounded(path), shown)
     try:
         return RecordedCluster.model_validate(raw)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
+            f"{'.'.join(argument(p, 60) for p in err['loc']) or '<root>'}: "
+            f"{argument(err['msg'], 300)}"
             for err in exc.errors()[:5]
         )
         raise RecordedFileError(
-            f"{path} is not a valid recorded cluster ({exc.error_count()} problem(s)): {problems}"
+            f"{shown} is not a valid recorded cluster ({exc.error_count()} problem(s)): {problems}"
         ) from None
 
 
 def dump_recorded(recording: RecordedCluster, path: Path) -> None:
+    """Write the file whole or not at all: a full disk leaves no truncated recording
+    behind (an OSError says why, e.g. ENOSPC)."""
     data = recording.model_dump(mode="json", exclude_none=True)
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    write_whole(path, text.encode("utf-8", "replace"))
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """`data` into `path` through a temporary file beside it, renamed into place once
+    complete; the temporary file is removed when anything fails."""
+    import tempfile
+
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, temporary = tempfile.mkstemp(prefix=".hpd-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, 0o644 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def json_schema() -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tools.display import one_line
 from tools.findings import Finding, Priority, Status
 from tools.triage.report import TriageReport
 
@@ -27,7 +28,7 @@ def finding_line(finding: Finding, *, colour: bool = False) -> str:
     parts = [tag]
     if finding.status in (Status.FAIL, Status.WARN) and finding.priority is not None:
         parts.append(finding.priority.value)
-    parts.append(finding.message)
+    parts.append(one_line(finding.message))  # cluster text: no escape, no forged line
     line = " ".join(parts)
     if finding.status in (Status.FAIL, Status.WARN):
         line += f" → {finding.pointer}"
@@ -48,7 +49,7 @@ def render_text(report: TriageReport, *, colour: bool = False, problems_only: bo
         title += f" node={report.node}"
     if report.recorded:
         title += " [recorded]"
-    lines = [title, ""]
+    lines = [one_line(title), ""]
     shown = report.problems() if problems_only else report.findings
     lines.extend(finding_line(f, colour=colour) for f in shown)
     if report.skipped:
@@ -66,11 +67,11 @@ def _skipped_lines(report: TriageReport) -> list[str]:
         grouped.setdefault((skip.reason, skip.hint), []).append(skip.check)
     lines = []
     for (reason, hint), checks in grouped.items():
-        fix = f" — {hint}" if hint else ""
+        fix = f" — {one_line(hint)}" if hint else ""
         if len(checks) == 1:
-            lines.append(f"  - {checks[0]}: {reason}{fix}")
+            lines.append(f"  - {checks[0]}: {one_line(reason)}{fix}")
         else:
-            lines.append(f"  - {reason}{fix}")
+            lines.append(f"  - {one_line(reason)}{fix}")
             lines.append(f"    {len(checks)} checks: {', '.join(checks)}")
     return lines
 
@@ -92,5 +93,5 @@ def _summary(report: TriageReport) -> str:
         if not group:
             continue
         lines.append(f"  {priority.value} ({_PRIORITY_MEANING[priority]}): {len(group)}")
-        lines.extend(f"    - {f.message} (§ {f.section})" for f in group)
+        lines.extend(f"    - {one_line(f.message)} (§ {f.section})" for f in group)
     return "\n".join(lines)

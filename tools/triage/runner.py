@@ -4,6 +4,7 @@ catches errors."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable
 
 from tools.aws.errors import AwsAccessError, CredentialsMissing
@@ -31,19 +32,50 @@ def run_check(spec: CheckSpec, data: ClusterData) -> CheckOutput:
         return CheckOutput(
             check=spec.id, skipped=[Skipped(check=spec.id, reason=exc.reason, hint=exc.hint)]
         )
-    except Exception as exc:  # a defect in a check must not hide the others
-        log.exception("check %s failed", spec.id)
+    except Exception as exc:  # a defect in a check, or data of the wrong shape
+        # One line in the report; the traceback only under --debug.
+        log.debug("check %s failed", spec.id, exc_info=True)
         return CheckOutput(
             check=spec.id,
             skipped=[
                 Skipped(
                     check=spec.id,
-                    reason=f"internal error in check {spec.id}: {type(exc).__name__}: {exc}",
-                    hint="Please report this with the triage JSON output.",
+                    reason=internal_error(spec.id, exc),
+                    hint="Re-run with --debug for the traceback, and report it with the "
+                    "triage JSON output.",
                 )
             ],
         )
     return CheckOutput(check=spec.id, findings=findings)
+
+
+# Errors that mean "a value had another type or shape than the check reads": usually a
+# hand-edited or hostile recording, rarely a live API answering in a new shape.
+_SHAPE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError)
+
+
+def internal_error(check: str, exc: BaseException) -> str:
+    """One line naming the check, what failed, and where in our code: the frame of
+    tools/ (or agent/) nearest the failure, which names the field being read."""
+    import traceback
+
+    from tools.display import argument
+
+    detail = argument(f"{type(exc).__name__}: {exc}", 300)
+    where = ""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if os.path.abspath(frame.filename).startswith(root + os.sep):
+            relative = os.path.relpath(frame.filename, os.path.dirname(root))
+            line = argument(frame.line or "", 120)
+            where = f" at {relative}:{frame.lineno} ({frame.name}: {line})"
+            break
+    if isinstance(exc, _SHAPE_ERRORS):
+        return (
+            f"internal error in check {check}: the data it read has an unexpected shape "
+            f"({detail}){where}"
+        )
+    return f"internal error in check {check}: {detail}{where}"
 
 
 def not_applicable(spec: CheckSpec, orchestrator: str) -> CheckOutput:
