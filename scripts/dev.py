@@ -67,6 +67,7 @@ BENCHMARKS = {
     "agent": "scripts/bench_agent.py",  # prompt + tool tokens, largest tool result, chat start-up
     "redaction": "scripts/bench_redaction.py",  # worst case per pattern, 40 KB / 400 KB inputs
     "faults": "scripts/bench_faults.py",  # live triage with four APIs always failing (loopback)
+    "startup": "scripts/bench_startup.py",  # --help and explain vs python -c pass (≤ 4×)
 }
 
 

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import typer
-from pydantic import ValidationError
 
 from tools.display import argument, printable
-from tools.target import CLUSTER_ARN, TriageTarget
 
 if TYPE_CHECKING:
     from tools.recorded.model import RecordedCluster
+    from tools.target import TriageTarget
+
+# pydantic and tools.target (a pydantic model) load only where a target is validated:
+# `--help` and `explain` never pay for them.
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -49,6 +50,8 @@ DEBUG_LOGGERS = ("tools", "agent", "evals")
 def enable_debug() -> None:
     """`--debug`: internal errors are logged to stderr with their traceback (without it,
     a failed check is one line in the report and nothing more)."""
+    import logging
+
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("debug: %(name)s: %(message)s"))
     for name in DEBUG_LOGGERS:
@@ -71,6 +74,8 @@ def resolve_region(region: str | None, cluster: str | None, fallback: str | None
     """
     if region:
         return region
+    from tools.target import CLUSTER_ARN
+
     match = CLUSTER_ARN.match(cluster or "")
     if match:
         return match.group("region")
@@ -84,6 +89,10 @@ def resolve_region(region: str | None, cluster: str | None, fallback: str | None
 
 
 def build_target(cluster: str, region: str, node: str | None) -> TriageTarget:
+    from pydantic import ValidationError
+
+    from tools.target import CLUSTER_ARN, TriageTarget
+
     try:
         target = TriageTarget(cluster=cluster, region=region, node=node)
     except ValidationError as exc:

@@ -16,7 +16,6 @@ import io
 import json
 import os
 import re
-import tarfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -190,6 +189,8 @@ def write_bundle(
     # A masked bundle does not name the cluster in its file names either.
     name = archive_name("masked" if mask else report.cluster.name, created)
     folder = name.removesuffix(".tar.gz")
+    import tarfile  # only when a bundle is written: keeps `--help` light
+
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         for filename, text in texts.items():
