@@ -2,12 +2,68 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.sections import SECTIONS, section
+
+# Items of one list (or entries of one mapping) a finding keeps, whatever the cluster size:
+# the JSON report of a 20,000-node cluster stays small and a reader sees the first (worst)
+# items with counts of the rest.
+EVIDENCE_ITEMS = 50
+
+
+def bounded(
+    name: str, items: Iterable[Any], limit: int = EVIDENCE_ITEMS, *, total: int | None = None
+) -> dict[str, Any]:
+    """Evidence for a list that grows with the cluster, to splat into a finding:
+    `{name: first limit items}`, plus `<name>_total` and `<name>_not_shown` when some are
+    left out. Order the items worst first: the first ones are the ones kept. `total` is the
+    count of all the items when `items` holds only the first ones (to build no more than
+    are kept)."""
+    values = list(items)
+    count = max(len(values), total or 0)
+    kept: dict[str, Any] = {name: values[:limit]}
+    if count > limit:
+        kept[f"{name}_total"] = count
+        kept[f"{name}_not_shown"] = count - limit
+    return kept
+
+
+def cap_evidence(evidence: dict[str, Any], limit: int = EVIDENCE_ITEMS) -> dict[str, Any]:
+    """`evidence` with every list or mapping longer than `limit` (at any depth inside
+    mappings, and inside the mappings a list holds) cut to its first `limit` items, with
+    `<key>_total` and `<key>_not_shown` beside it. A key that already has `<key>_total`
+    (made by `bounded`) is left as it is. Small evidence comes back unchanged."""
+    capped: dict[str, Any] = {}
+    counts: dict[str, int] = {}
+    for key, value in evidence.items():
+        capped[key] = _capped(key, value, f"{key}_total" in evidence, counts, limit)
+    for key, count in counts.items():
+        capped.setdefault(key, count)
+    return capped
+
+
+def _capped(key: str, value: Any, counted: bool, counts: dict[str, int], limit: int) -> Any:
+    if isinstance(value, dict):
+        if len(value) > limit and not counted:
+            counts[f"{key}_total"] = len(value)
+            counts[f"{key}_not_shown"] = len(value) - limit
+            value = dict(list(value.items())[:limit])
+        return cap_evidence(value, limit)
+    if not isinstance(value, list | tuple | set | frozenset):
+        return value
+    if len(value) > limit and not counted:
+        counts[f"{key}_total"] = len(value)
+        counts[f"{key}_not_shown"] = len(value) - limit
+        items = sorted(value, key=str) if isinstance(value, set | frozenset) else list(value)
+        value = items[:limit]
+    if any(isinstance(item, dict) for item in value):
+        return [cap_evidence(item, limit) if isinstance(item, dict) else item for item in value]
+    return value
 
 
 class Status(StrEnum):
@@ -37,6 +93,25 @@ class Finding(BaseModel):
     message: str
     resources: list[str] = Field(default_factory=list, description="Instance, SG, subnet ids.")
     evidence: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded(cls, data: Any) -> Any:
+        """Evidence and resources stay bounded whatever the cluster size."""
+        if not isinstance(data, dict):
+            return data
+        evidence = data.get("evidence")
+        resources = data.get("resources")
+        if isinstance(resources, list) and len(resources) > EVIDENCE_ITEMS:
+            evidence = {
+                **(evidence or {}),
+                "resources_total": len(resources),
+                "resources_not_shown": len(resources) - EVIDENCE_ITEMS,
+            }
+            data = {**data, "resources": resources[:EVIDENCE_ITEMS]}
+        if isinstance(evidence, dict):
+            data = {**data, "evidence": cap_evidence(evidence)}
+        return data
 
     @field_validator("section")
     @classmethod

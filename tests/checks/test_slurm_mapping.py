@@ -4,7 +4,7 @@ table and one-sided nodes, and the unhealthy instance ids the probe planner uses
 from __future__ import annotations
 
 from evals.clusters.node_samples import slurm as samples
-from tools.checks.slurm_mapping import CHECK_ID, TABLE_ROWS, judge_node_map
+from tools.checks.slurm_mapping import CHECK_ID, TABLE_ROWS, TEXT_ROWS, judge_node_map
 from tools.findings import Priority, Status
 from tools.triage.data.slurm import (
     FROM_DESCRIBE,
@@ -112,13 +112,36 @@ def test_table_is_truncated_and_focus_filters() -> None:
     nodes = [hp_node(f"i-0ccccccccccccc{i:03d}", f"10.1.8.{i}") for i in range(60)]
     node_map = build_node_map(names, nodes, lambda _id: {}, None)
     [table] = judge_node_map(node_map)
-    assert f"first {TABLE_ROWS} shown, 10 more in the evidence" in table.message
-    assert len(table.evidence["rows"]) == 60
-    assert len(table.resources) == TABLE_ROWS
+    assert f"first {TEXT_ROWS} shown, and 50 more; {TABLE_ROWS} in the evidence" in table.message
+    assert len(table.evidence["rows"]) == TABLE_ROWS
+    assert (table.evidence["rows_total"], table.evidence["rows_not_shown"]) == (60, 10)
+    assert len(table.resources) == TEXT_ROWS
     [focused] = judge_node_map(node_map, focus="i-0ccccccccccccc007")
     assert "(1 row)" in focused.message
     [unknown] = judge_node_map(node_map, focus="i-0ffffffffffffffff")
     assert "no known Slurm node name" in unknown.message
+
+
+def test_a_20000_node_table_stays_bounded_odd_rows_first() -> None:
+    count = 20_000
+    names = [f"ip-10-2-{i // 250}-{i % 250}" for i in range(count)]
+    nodes = [hp_node(f"i-0e{i:015x}", f"10.2.{i // 250}.{i % 250}") for i in range(count)]
+    nodes.append(hp_node("i-0fffffffffffffff0", "10.3.0.1"))  # HyperPod only: not in sinfo
+    node_map = build_node_map([*names, "ip-10-9-9-9"], nodes, lambda _id: {}, None)
+    findings = judge_node_map(node_map)
+    table = findings[0]
+    rows = table.evidence["rows"]
+    assert len(rows) == TABLE_ROWS
+    assert table.evidence["rows_total"] == count + 2
+    assert table.evidence["rows_not_shown"] == count + 2 - TABLE_ROWS
+    # The rows only one side knows come first, in the message and in the evidence.
+    odd = {r["slurm_name"] or r["instance_id"] for r in rows[:2]}
+    assert odd == {"ip-10-3-0-1", "ip-10-9-9-9"}
+    assert f"({count + 2} rows, first {TEXT_ROWS} shown, and {count + 2 - TEXT_ROWS} more" in (
+        table.message
+    )
+    assert len(table.message) < 2_000
+    assert len(table.model_dump_json()) < 20_000
 
 
 def test_many_missing_nodes_are_grouped() -> None:

@@ -12,14 +12,15 @@ from collections import Counter
 from collections.abc import Iterable
 
 from tools.checks._slurm import GROUP_ABOVE, NOT_COMPUTE_GROUP, SAMPLES, with_source
-from tools.findings import Finding, Priority, info, warn
+from tools.findings import Finding, Priority, bounded, info, warn
 from tools.registry import check
 from tools.text import clip
 from tools.triage.data import ClusterData
 from tools.triage.data.slurm import SlurmNodeMap, SlurmNodeRow
 
 CHECK_ID = "slurm-node-mapping"
-TABLE_ROWS = 50
+TABLE_ROWS = 50  # rows kept as evidence (the whole table in the message up to this)
+TEXT_ROWS = 10  # rows shown in the message of a larger table
 
 
 def _cell(row: SlurmNodeRow) -> str:
@@ -30,12 +31,26 @@ def _cell(row: SlurmNodeRow) -> str:
     return f"{name} = {instance}{group}"
 
 
+def _odd(row: SlurmNodeRow) -> bool:
+    """A row only one side knows, or without a Slurm name: shown first on a large cluster."""
+    return not row.slurm_name or not row.instance_id or not row.in_slurm
+
+
 def _table(node_map: SlurmNodeMap, rows: list[SlurmNodeRow]) -> Finding:
-    shown = rows[:TABLE_ROWS]
+    """The whole table in the message up to TABLE_ROWS rows; above, its odd rows first,
+    TEXT_ROWS of them in the message and TABLE_ROWS in the evidence, with the counts."""
+    if len(rows) > TABLE_ROWS:
+        rows = sorted(rows, key=lambda r: not _odd(r))  # stable: name order within each
+        shown = rows[:TEXT_ROWS]
+    else:
+        shown = rows
     sources = Counter(r.source for r in rows if r.source)
     text = f"Slurm node names and instance ids ({len(rows)} row{'s' if len(rows) != 1 else ''}"
     if len(rows) > TABLE_ROWS:
-        text += f", first {TABLE_ROWS} shown, {len(rows) - TABLE_ROWS} more in the evidence"
+        text += (
+            f", first {TEXT_ROWS} shown, and {len(rows) - TEXT_ROWS} more; "
+            f"{TABLE_ROWS} in the evidence"
+        )
     text += "): " + "; ".join(_cell(r) for r in shown)
     if sources:
         text += " (from " + ", ".join(f"{s}: {c}" for s, c in sorted(sources.items())) + ")"
@@ -48,17 +63,22 @@ def _table(node_map: SlurmNodeMap, rows: list[SlurmNodeRow]) -> Finding:
         "H.3",
         text,
         resources=[r.instance_id for r in shown if r.instance_id],
-        rows=[
-            {
-                "slurm_name": r.slurm_name or None,
-                "instance_id": r.instance_id or None,
-                "group": r.group or None,
-                "ip": r.ip or None,
-                "source": r.source or None,
-                "in_slurm": r.in_slurm,
-            }
-            for r in rows
-        ],
+        **bounded(
+            "rows",
+            (
+                {
+                    "slurm_name": r.slurm_name or None,
+                    "instance_id": r.instance_id or None,
+                    "group": r.group or None,
+                    "ip": r.ip or None,
+                    "source": r.source or None,
+                    "in_slurm": r.in_slurm,
+                }
+                for r in rows[:TABLE_ROWS]
+            ),
+            TABLE_ROWS,
+            total=len(rows),
+        ),
         sources=dict(sorted(sources.items())),
         described=node_map.described,
         notes=[clip(note) for note in node_map.notes],
