@@ -10,7 +10,7 @@ import stat
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -289,7 +289,7 @@ def _read_bounded(path: Path) -> str:
         with os.fdopen(fd, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise RecordedFileError(f"recorded cluster {shown} is not a regular file")
-            data = handle.read(limit + 1)
+            data = _read_at_most(handle, limit + 1)
     except OSError as exc:
         raise RecordedFileError(f"cannot read recorded cluster {shown}: {_why(exc)}") from None
     if len(data) > limit:
@@ -300,6 +300,21 @@ def _read_bounded(path: Path) -> str:
         raise RecordedFileError(
             f"recorded cluster {shown} is not UTF-8 text (byte {exc.start})"
         ) from None
+
+
+def _read_at_most(handle: BinaryIO, most: int) -> bytearray:
+    """Up to `most` bytes, in chunks: `read(most)` would allocate all `most` bytes at once
+    (the size limit, hundreds of MiB) even for a file of a few KiB."""
+    data = bytearray()
+    while len(data) < most:
+        chunk = handle.read(min(_CHUNK, most - len(data)))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+_CHUNK = 8 * 2**20
 
 
 def _why(exc: BaseException) -> str:
