@@ -7,7 +7,11 @@ Measures, each as the median of --runs runs in this process:
     check, render text and JSON) of RECORDED.json, or else of the largest recorded
     cluster under evals/clusters/;
   * the same triage of a synthetic --nodes-node cluster: the same recording with its
-    node list grown to that size (a minimal hand-made recording if none exists);
+    node list grown to that size (a minimal hand-made recording if none exists) and, for
+    an EKS recording, one Kubernetes node per HyperPod node with a Running pod of each
+    system DaemonSet (aws-node, kube-proxy, eks-pod-identity-agent) on it;
+  * a script that only `json.load`s the same file (wall, tracemalloc peak), the floor the
+    triage is compared with;
 and, for each, the tracemalloc peak of one extra run and the process's peak RSS
 (ru_maxrss) so far. Then `hyperpod-debug --help` against `python -c pass`, in
 subprocesses (median of 5): the cost of the CLI's start-up over the bare interpreter.
@@ -149,8 +153,153 @@ def grow_nodes(raw: dict[str, Any], nodes: int) -> dict[str, Any]:
                 count = per_group.get(group.get("InstanceGroupName"))
                 if count is not None:
                     group["CurrentCount"] = group["TargetCount"] = count
+    if isinstance(grown.get("kubernetes"), dict):
+        hyperpod: list[dict[str, Any]] = next(
+            (
+                c["response"].get("ClusterNodeSummaries", [])
+                for c in grown["aws"]
+                if c.get("operation") == "ListClusterNodes" and c.get("response")
+            ),
+            [],
+        )
+        grow_kubernetes(grown["kubernetes"], hyperpod)
     grown["description"] = f"{raw.get('description', '')} (grown to {nodes} nodes)".strip()
     return grown
+
+
+# The system pods a real EKS cluster runs on every node (DaemonSets), beside the workload.
+SYSTEM_DAEMONSETS = ("aws-node", "kube-proxy", "eks-pod-identity-agent")
+HEALTH_LABEL = "sagemaker.amazonaws.com/node-health-status"
+
+
+def grow_kubernetes(kube: dict[str, Any], hyperpod: list[dict[str, Any]]) -> None:
+    """One Kubernetes node per HyperPod node (named hyperpod-<instance id>, as HyperPod
+    names them) and, on each, a Running pod of every system DaemonSet, as in a real cluster.
+
+    Recorded nodes and pods stay as they are; the added nodes copy a healthy recorded node
+    (or a minimal one), and the DaemonSets' counts follow the node count.
+    """
+    nodes: list[dict[str, Any]] = kube.setdefault("nodes", [])
+    pods: list[dict[str, Any]] = kube.setdefault("pods", [])
+
+    def instance_of(node: dict[str, Any]) -> str:
+        provider = str((node.get("spec") or {}).get("providerID") or "")
+        return provider.rsplit("/", 1)[-1] if provider else ""
+
+    known = {instance_of(n) for n in nodes} | {
+        str((n.get("metadata") or {}).get("name", "")).removeprefix("hyperpod-") for n in nodes
+    }
+    template = next(
+        (
+            n
+            for n in nodes
+            if ((n.get("metadata") or {}).get("labels") or {}).get(HEALTH_LABEL) == "Schedulable"
+        ),
+        nodes[0] if nodes else None,
+    )
+    added: list[str] = []
+    for index, summary in enumerate(hyperpod):
+        instance = str(summary.get("InstanceId"))
+        if instance in known:
+            continue
+        name = f"hyperpod-{instance}"
+        zone = "us-west-2a"
+        if template is not None:
+            node = copy.deepcopy(template)
+            zone = str(node["metadata"].get("labels", {}).get("topology.kubernetes.io/zone", zone))
+        else:
+            node = {"metadata": {"labels": {}}, "spec": {}, "status": {}}
+            node["status"]["conditions"] = [
+                {"type": "Ready", "status": "True", "reason": "KubeletReady"}
+            ]
+        labels = node["metadata"].setdefault("labels", {})
+        labels.update(
+            {
+                "kubernetes.io/hostname": name,
+                "sagemaker.amazonaws.com/instance-group-name": str(
+                    summary.get("InstanceGroupName", "")
+                ),
+                HEALTH_LABEL: "Schedulable",
+            }
+        )
+        node["metadata"]["name"] = name
+        node["metadata"].pop("annotations", None)
+        node["spec"] = {"providerID": f"aws:///{zone}/{instance}"}
+        address = f"10.{9 + index // 62500}.{index // 250 % 250}.{index % 250 + 1}"
+        node["status"]["addresses"] = [
+            {"type": "InternalIP", "address": address},
+            {"type": "Hostname", "address": name},
+        ]
+        nodes.append(node)
+        added.append(name)
+    for daemonset in SYSTEM_DAEMONSETS:
+        for index, node_name in enumerate(added):
+            pods.append(_system_pod(daemonset, f"{daemonset}-{index:05x}", node_name))
+    recorded = {(d.get("metadata") or {}).get("name") for d in kube.get("daemonsets") or []}
+    for daemonset in kube.get("daemonsets") or []:
+        if (daemonset.get("metadata") or {}).get("name") in SYSTEM_DAEMONSETS:
+            status = daemonset.setdefault("status", {})
+            grow = len(added)
+            for key in (
+                "desiredNumberScheduled",
+                "currentNumberScheduled",
+                "numberReady",
+                "numberAvailable",
+                "updatedNumberScheduled",
+            ):
+                status[key] = int(status.get(key) or 0) + grow
+    for daemonset in SYSTEM_DAEMONSETS:
+        if daemonset not in recorded and kube.get("daemonsets") is not None:
+            count = len(added)
+            kube["daemonsets"].append(
+                {
+                    "metadata": {
+                        "name": daemonset,
+                        "namespace": "kube-system",
+                        "labels": {"k8s-app": daemonset},
+                    },
+                    "spec": {"selector": {"matchLabels": {"k8s-app": daemonset}}},
+                    "status": {
+                        "desiredNumberScheduled": count,
+                        "currentNumberScheduled": count,
+                        "numberReady": count,
+                        "numberAvailable": count,
+                        "numberMisscheduled": 0,
+                        "updatedNumberScheduled": count,
+                    },
+                }
+            )
+
+
+def _system_pod(daemonset: str, name: str, node: str) -> dict[str, Any]:
+    started = "2026-11-10T12:00:00Z"
+    return {
+        "metadata": {
+            "name": name,
+            "namespace": "kube-system",
+            "labels": {"k8s-app": daemonset},
+            "creationTimestamp": started,
+            "ownerReferences": [{"kind": "DaemonSet", "name": daemonset}],
+        },
+        "spec": {"nodeName": node, "containers": [{"name": daemonset, "resources": {}}]},
+        "status": {
+            "phase": "Running",
+            "conditions": [
+                {"type": "Ready", "status": "True", "lastTransitionTime": started},
+                {"type": "ContainersReady", "status": "True", "lastTransitionTime": started},
+            ],
+            "containerStatuses": [
+                {
+                    "name": daemonset,
+                    "ready": True,
+                    "started": True,
+                    "restartCount": 0,
+                    "state": {"running": {"startedAt": started}},
+                    "lastState": {},
+                }
+            ],
+        },
+    }
 
 
 def one_triage(path: Path) -> tuple[int, int]:
@@ -172,12 +321,16 @@ def one_triage(path: Path) -> tuple[int, int]:
     return len(report.findings), len(report.skipped)
 
 
-def timed(function: Callable[[], object], runs: int) -> list[float]:
+def timed(function: Callable[[], object], runs: int, cpu: list[float] | None = None) -> list[float]:
+    """Wall times of `runs` calls; their CPU times (this process) appended to `cpu`: on a
+    busy machine the CPU time is the steadier figure."""
     times = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         function()
         times.append(time.perf_counter() - start)
+        if cpu is not None:
+            cpu.append(time.process_time() - start_cpu)
     return times
 
 
@@ -208,16 +361,43 @@ def bench_triage(label: str, path: Path, runs: int) -> None:
         default=0,
     )
     findings, skipped = one_triage(path)  # warm-up: imports, first botocore model load
-    times = timed(lambda: one_triage(path), runs)
+    cpu: list[float] = []
+    times = timed(lambda: one_triage(path), runs, cpu)
     peak = traced_peak(lambda: one_triage(path))
+    kube = raw.get("kubernetes") or {}
+    kube_sizes = ", ".join(f"{len(kube.get(k) or [])} {k}" for k in ("nodes", "pods") if k in kube)
+    del raw
+
+    def load_only() -> None:
+        with path.open(encoding="utf-8") as handle:
+            json.load(handle)
+
+    load_cpu: list[float] = []
+    load_times = timed(load_only, runs, load_cpu)
+    load_peak = traced_peak(load_only)
+    wall, load_wall = statistics.median(times), statistics.median(load_times)
     size_kib = path.stat().st_size / 1024
-    print(f"triage {label}: {path.name} ({size_kib:,.0f} KiB, {nodes} nodes)")
+    print(
+        f"triage {label}: {path.name} ({size_kib:,.0f} KiB, {nodes} nodes"
+        + (f"; Kubernetes {kube_sizes}" if kube_sizes else "")
+        + ")"
+    )
     print(f"  findings {findings}, skipped {skipped}")
     print(
-        f"  wall median {statistics.median(times) * 1000:,.0f} ms over {runs} runs "
+        f"  wall median {wall * 1000:,.0f} ms over {runs} runs "
         f"(min {min(times) * 1000:,.0f}, max {max(times) * 1000:,.0f})"
     )
+    cpu_time, load_cpu_time = statistics.median(cpu), statistics.median(load_cpu)
+    print(f"  cpu median {cpu_time * 1000:,.0f} ms")
     print(f"  tracemalloc peak {peak / 2**20:,.1f} MiB; process ru_maxrss {max_rss_mib():,.0f} MiB")
+    print(
+        f"  json.load of the same file: wall {load_wall * 1000:,.0f} ms, cpu "
+        f"{load_cpu_time * 1000:,.0f} ms, tracemalloc peak {load_peak / 2**20:,.1f} MiB"
+    )
+    print(
+        f"  triage / load: wall {wall / load_wall:,.1f}x, cpu "
+        f"{cpu_time / max(load_cpu_time, 1e-9):,.1f}x, memory {peak / max(load_peak, 1):,.1f}x"
+    )
 
 
 def subprocess_median(command: list[str], runs: int) -> float:

@@ -95,6 +95,31 @@ def test_keep_filters_each_page(objects: KubernetesObjects) -> None:
     )
 
 
+def test_replay_pages_match_the_encoded_answers(objects: KubernetesObjects) -> None:
+    """Replay serves pages from the stored objects (no JSON round trip, each list selected
+    once): the lists are those the same requests over HTTP return."""
+    import json
+
+    from tools.kube.responder import respond
+    from tools.kube.slim import slim
+
+    def over_json(
+        method: str, path: str, query: list[tuple[str, str]]
+    ) -> tuple[int, bytes | dict[str, Any]]:
+        status, body, _ = respond(objects, path, query)
+        return status, body
+
+    replay = KubeAccess.from_objects(objects, page_size=3)
+    encoded = KubeAccess(over_json, page_size=3)
+    system = replay.list_pods("kube-system")
+    every = replay.list_pods()
+    assert system == encoded.list_pods("kube-system")
+    assert every == encoded.list_pods()
+    assert every == [slim("pods", json.loads(json.dumps(p))) for p in objects.pods]
+    assert replay.list_nodes() == encoded.list_nodes()
+    assert replay.list_nodes(label_selector="x=y") == []
+
+
 def test_hooks_receive_slim_lists_and_logs(objects: KubernetesObjects, tmp_path: Path) -> None:
     lists: list[tuple[str, int]] = []
     logs: dict[str, str] = {}

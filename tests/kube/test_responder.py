@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
-from tools.kube.responder import continue_token, respond
+from tools.kube.responder import Selections, answer, continue_token, respond
 from tools.recorded.model import KubernetesObjects
 
 from .conftest import GPU
@@ -83,6 +83,34 @@ def test_paging_with_limit_and_continue(objects: KubernetesObjects) -> None:
     assert seen == [p["metadata"]["name"] for p in objects.pods]
     assert error(objects, "/api/v1/pods", limit="4", **{"continue": "garbage"})[0] == 400
     assert continue_token(4) != continue_token(8)
+
+
+def test_answer_pages_are_the_decoded_responses_selected_once(
+    objects: KubernetesObjects,
+) -> None:
+    """Replay's pages: the dict `respond` would encode, the selection made on the first
+    page and sliced for the next (objects that match later do not join a paging list)."""
+    selections: Selections = {}
+    query = {"limit": "3", "fieldSelector": "status.phase!=Succeeded"}
+    status, page, _ = answer(objects, "/api/v1/pods", query, selections)
+    assert isinstance(page, dict)
+    assert json.loads(respond(objects, "/api/v1/pods", query)[1]) == page
+    assert len(selections) == 1
+    token = page["metadata"].get("continue")
+    objects.pods.append({"metadata": {"name": "late"}, "status": {"phase": "Running"}})
+    seen = [i["metadata"]["name"] for i in page["items"]]
+    while token:
+        _, page, _ = answer(objects, "/api/v1/pods", {**query, "continue": token}, selections)
+        assert isinstance(page, dict)
+        seen += [i["metadata"]["name"] for i in page["items"]]
+        token = page["metadata"].get("continue")
+    assert "late" not in seen
+    assert len(seen) > 3  # more than one page
+    assert seen == names(objects, "/api/v1/pods", fieldSelector=query["fieldSelector"])[:-1]
+    assert len(selections) == 1
+    status, body, _ = answer(objects, "/api/v1/pods", {"labelSelector": "a=(b"}, selections)
+    assert status == 400
+    assert isinstance(body, bytes)
 
 
 def test_unknown_paths_are_404(objects: KubernetesObjects) -> None:

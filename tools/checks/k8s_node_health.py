@@ -151,11 +151,10 @@ def _neuron_problem(node: dict[str, Any]) -> Problem | None:
 
 
 def node_problems(node: dict[str, Any], node_recovery: str | None) -> list[Problem]:
-    labels = k8s.labels(node)
-    deep_status = labels.get(k8s.DEEP_HEALTH_LABEL)
+    deep_status = k8s.label(node, k8s.DEEP_HEALTH_LABEL)
     deep_failed = deep_status == "Failed"
     problems: list[Problem] = []
-    health = labels.get(k8s.HEALTH_LABEL)
+    health = k8s.label(node, k8s.HEALTH_LABEL)
     labelled = _health_problem(health, deep_status, node_recovery) if health else None
     if labelled:
         problems.append(labelled)
@@ -262,8 +261,8 @@ def judge_node_health(
                 "node": judged.name,
                 "instance_id": judged.instance_id,
                 "group": judged.group,
-                "node_health_status": k8s.labels(judged.node).get(k8s.HEALTH_LABEL),
-                "deep_health_check_status": k8s.labels(judged.node).get(k8s.DEEP_HEALTH_LABEL),
+                "node_health_status": k8s.label(judged.node, k8s.HEALTH_LABEL),
+                "deep_health_check_status": k8s.label(judged.node, k8s.DEEP_HEALTH_LABEL),
                 **problem.extra,
                 **faults,
             }
@@ -311,9 +310,7 @@ def judged_nodes(data: ClusterData) -> list[JudgedNode]:
         instance = k8s.instance_id_of(node)
         if data.target.node is not None and instance != data.target.node:
             continue
-        group = k8s.labels(node).get(k8s.GROUP_LABEL) or (
-            groups.get(instance) if instance else None
-        )
+        group = k8s.label(node, k8s.GROUP_LABEL) or (groups.get(instance) if instance else None)
         out.append(JudgedNode(k8s.name(node), instance, group, node))
     return out
 

@@ -14,7 +14,7 @@ from typing import Any
 from tools.aws.errors import AwsAccessError
 from tools.checks._kube import SAMPLES, examples
 from tools.checks.nodes import GROUP_ABOVE
-from tools.findings import Finding, Priority, info, passed, warn
+from tools.findings import Finding, Priority, bounded, info, passed, warn
 from tools.kube import objects as k8s
 from tools.registry import check
 from tools.triage.data import ClusterData
@@ -27,9 +27,7 @@ def mapping_rows(kube_nodes: list[dict[str, Any]], groups: dict[str, str]) -> li
     rows = []
     for node in kube_nodes:
         instance = k8s.instance_id_of(node)
-        group = k8s.labels(node).get(k8s.GROUP_LABEL) or (
-            groups.get(instance) if instance else None
-        )
+        group = k8s.label(node, k8s.GROUP_LABEL) or (groups.get(instance) if instance else None)
         rows.append({"node": k8s.name(node), "instance_id": instance, "group": group})
     return sorted(rows, key=lambda r: (str(r["group"]), str(r["instance_id"]), r["node"]))
 
@@ -45,9 +43,8 @@ def judge_mapping(
         str(n.get("InstanceId")): str(n.get("InstanceGroupName") or "")
         for n in hyperpod_nodes or []
     }
-    rows = mapping_rows(kube_nodes, groups)
-    if focus is not None:
-        rows = [r for r in rows if r["instance_id"] == focus]
+    all_rows = mapping_rows(kube_nodes, groups)
+    rows = all_rows if focus is None else [r for r in all_rows if r["instance_id"] == focus]
     findings: list[Finding] = []
     if len(rows) <= GROUP_ABOVE:
         for row in rows:
@@ -72,12 +69,12 @@ def judge_mapping(
                 + (f"; {len(unmapped):,} do not, e.g. {examples(unmapped)}" if unmapped else ""),
                 count=len(rows),
                 unmapped=len(unmapped),
-                rows=rows[:TABLE_ROWS],
+                **bounded("rows", rows[:TABLE_ROWS], TABLE_ROWS, total=len(rows)),
             )
         )
     if hyperpod_nodes is None:
         return findings
-    joined = {r["instance_id"] for r in mapping_rows(kube_nodes, groups) if r["instance_id"]}
+    joined = {r["instance_id"] for r in all_rows if r["instance_id"]}
     missing = sorted(
         str(n.get("InstanceId"))
         for n in hyperpod_nodes

@@ -34,8 +34,9 @@ LOG_LIMIT_BYTES = 64 * 1024
 TIMEOUT = (10, 60)  # seconds: connect, read
 
 Query = list[tuple[str, str]]
-# (method, path, query) -> (HTTP status, body)
-Transport = Callable[[str, str, Query], tuple[int, bytes]]
+# (method, path, query) -> (HTTP status, body); in replay a 200 list page may come as the
+# dict its JSON would decode to (no encoding and decoding of what is already in memory).
+Transport = Callable[[str, str, Query], tuple[int, bytes | dict[str, Any]]]
 OnList = Callable[[str, list[dict[str, Any]]], None]
 OnLog = Callable[[str, str], None]
 # (kind, reason): a read that raised KubernetesUnavailable; kind is a list kind or "logs".
@@ -150,7 +151,7 @@ class KubeAccess:
         """Replay: the same requests answered from recorded objects, in process; a kind in
         `unavailable` (kind -> reason, as the recording saw it) raises KubernetesUnavailable
         with that reason, as the live read did."""
-        from tools.kube.responder import respond
+        from tools.kube.responder import Selections, answer
 
         if objects.namespaces is None:
             # A recording made before namespaces were read holds none: refuse the read
@@ -161,9 +162,12 @@ class KubeAccess:
                 **(unavailable or {}),
             }
 
-        def transport(method: str, path: str, query: Query) -> tuple[int, bytes]:
+        # Each list is selected once from the recorded objects; its pages are slices.
+        selections: Selections = {}
+
+        def transport(method: str, path: str, query: Query) -> tuple[int, bytes | dict[str, Any]]:
             guard(method, path)
-            status, body, _ = respond(objects, path, query)
+            status, body, _ = answer(objects, path, query, selections)
             return status, body
 
         return cls(
@@ -176,7 +180,7 @@ class KubeAccess:
 
     # -- requests -----------------------------------------------------------------------
 
-    def _get(self, path: str, query: Query) -> tuple[int, bytes]:
+    def _get(self, path: str, query: Query) -> tuple[int, bytes | dict[str, Any]]:
         guard("GET", path)
         return self._transport("GET", path, query)
 
@@ -258,9 +262,15 @@ class KubeAccess:
             if status == 404:
                 items = []
                 break
-            if status != 200:
-                self._raise_for(status, body, what)
-            page = self._parse(body, what)
+            if isinstance(body, dict):
+                # Replay: a 200 page as its decoded JSON. Its items are the recording's own
+                # objects: slimming builds new dicts around them, but leaves it keeps whole
+                # (labels, selectors) stay shared with the recording and are only read.
+                page = body
+            else:
+                if status != 200:
+                    self._raise_for(status, body, what)
+                page = self._parse(body, what)
             del body
             for item in page.get("items") or []:
                 if isinstance(item, dict):
@@ -348,7 +358,8 @@ class KubeAccess:
             previous="true" if previous else None,
         )
         try:
-            status, body = self._get(path, query)
+            status, answered = self._get(path, query)
+            body = answered if isinstance(answered, bytes) else json.dumps(answered).encode()
             # 404: no such pod; 400: no such container, or no previous (crashed) instance.
             if status in (400, 404):
                 text = ""

@@ -40,6 +40,13 @@ def labels(item: dict[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
 
+def label(item: dict[str, Any], key: str) -> str | None:
+    """One label's value, as `labels(item).get(key)` reads it, without copying the labels."""
+    value = metadata(item).get("labels")
+    found = value.get(key) if isinstance(value, dict) else None
+    return None if found is None else str(found)
+
+
 def annotation_map(item: dict[str, Any]) -> dict[str, str]:
     value = metadata(item).get("annotations")
     return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
@@ -69,12 +76,14 @@ def instance_id_of(node: dict[str, Any]) -> str | None:
         last = provider.rstrip("/").rsplit("/", 1)[-1]
         if INSTANCE_ID.fullmatch(last):
             return last
-    found = INSTANCE_ID.search(name(node))
-    if found and name(node).endswith(found.group()):
+    node_name = name(node)
+    found = INSTANCE_ID.search(node_name)
+    if found and node_name.endswith(found.group()):
         return found.group()
-    for value in labels(node).values():
-        if INSTANCE_ID.fullmatch(value):
-            return value
+    node_labels = metadata(node).get("labels")
+    for value in node_labels.values() if isinstance(node_labels, dict) else ():
+        if INSTANCE_ID.fullmatch(str(value)):
+            return str(value)
     return None
 
 
@@ -92,32 +101,30 @@ def ready_status(node: dict[str, Any]) -> str:
 
 
 def first_label(node: dict[str, Any], keys: tuple[str, ...]) -> str | None:
-    node_labels = labels(node)
     for key in keys:
-        if node_labels.get(key):
-            return node_labels[key]
+        value = label(node, key)
+        if value:
+            return value
     return None
 
 
 def deep_health_running(node: dict[str, Any]) -> bool:
     """HyperPod holds the node Unschedulable while its deep health checks run: an expected
     transition (they end Schedulable, or with a reboot / replacement label), not a fault."""
-    node_labels = labels(node)
     return (
-        node_labels.get(HEALTH_LABEL) == UNSCHEDULABLE
-        and node_labels.get(DEEP_HEALTH_LABEL) == DEEP_HEALTH_IN_PROGRESS
+        label(node, HEALTH_LABEL) == UNSCHEDULABLE
+        and label(node, DEEP_HEALTH_LABEL) == DEEP_HEALTH_IN_PROGRESS
     )
 
 
 def node_unhealthy(node: dict[str, Any]) -> bool:
     """NotReady, or HyperPod labels it anything but Schedulable (except Unschedulable while
     deep health checks run), or deep checks failed."""
-    node_labels = labels(node)
-    health = node_labels.get(HEALTH_LABEL)
+    health = label(node, HEALTH_LABEL)
     return (
         ready_status(node) != "True"
         or (health is not None and health != SCHEDULABLE and not deep_health_running(node))
-        or node_labels.get(DEEP_HEALTH_LABEL) == "Failed"
+        or label(node, DEEP_HEALTH_LABEL) == "Failed"
     )
 
 
@@ -125,7 +132,9 @@ def fault_details(node: dict[str, Any]) -> tuple[list[dict[str, Any]], str | Non
     """The fault-details annotation as a list of dicts, and why it could not be read
     (None when absent or parsed). The annotation is written by HyperPod but read as
     untrusted text: anything that is not a JSON list of objects is reported, not used."""
-    raw = annotation_map(node).get(FAULT_DETAILS)
+    annotations = metadata(node).get("annotations")
+    found = annotations.get(FAULT_DETAILS) if isinstance(annotations, dict) else None
+    raw = None if found is None else str(found)
     if raw is None or not raw.strip():
         return [], None
     try:

@@ -75,10 +75,32 @@ class SelectorError(ValueError):
     pass
 
 
+# (resource, namespace, labelSelector, fieldSelector) -> the items that match, in order.
+Selections = dict[tuple[str, str, str, str], list[dict[str, Any]]]
+# A list page as the API server would encode it, left as the dict (see `answer`).
+Page = dict[str, Any]
+
+
 def respond(
     objects: KubernetesObjects, path: str, query: Iterable[tuple[str, str]] | Mapping[str, str]
 ) -> Answer:
     """(HTTP status, body, content type) for a GET of `path` with `query`."""
+    status, body, content_type = answer(objects, path, query)
+    if isinstance(body, dict):
+        return status, json.dumps(body).encode(), content_type
+    return status, body, content_type
+
+
+def answer(
+    objects: KubernetesObjects,
+    path: str,
+    query: Iterable[tuple[str, str]] | Mapping[str, str],
+    selections: Selections | None = None,
+) -> tuple[int, bytes | Page, str]:
+    """As `respond`, but a list page is returned as the dict it would encode (its items
+    are the stored objects themselves: the caller must not change them), and with
+    `selections` (one per set of objects that no longer change) each list is selected
+    once, its later pages sliced from that selection rather than the objects rescanned."""
     params = dict(query.items() if isinstance(query, Mapping) else query)
     log = _LOG.fullmatch(path)
     if log:
@@ -88,12 +110,22 @@ def respond(
         return _error(404, "NotFound", "the server could not find the requested resource")
     resource = match["res"] or match["cluster"]
     field, kind, api_version = _LISTS[resource]
-    items: list[dict[str, Any]] = getattr(objects, field) or []
-    try:
-        matches = _filters(match["ns"], params)
-    except SelectorError as exc:
-        return _error(400, "BadRequest", str(exc))
-    selected = [item for item in items if matches(item)]
+    key = (
+        resource,
+        match["ns"] or "",
+        params.get("labelSelector", ""),
+        params.get("fieldSelector", ""),
+    )
+    selected = selections.get(key) if selections is not None else None
+    if selected is None:
+        items: list[dict[str, Any]] = getattr(objects, field) or []
+        try:
+            matches = _filters(match["ns"], params)
+        except SelectorError as exc:
+            return _error(400, "BadRequest", str(exc))
+        selected = [item for item in items if matches(item)]
+        if selections is not None:
+            selections[key] = selected
     return _page(selected, kind, api_version, params)
 
 
@@ -225,7 +257,7 @@ def _offset(token: str) -> int:
 
 def _page(
     items: list[dict[str, Any]], kind: str, api_version: str, params: dict[str, str]
-) -> Answer:
+) -> tuple[int, bytes | Page, str]:
     try:
         start = _offset(params["continue"]) if params.get("continue") else 0
         limit = int(params.get("limit") or 0)
@@ -242,7 +274,7 @@ def _page(
         "metadata": metadata,
         "items": items[start:end],
     }
-    return 200, json.dumps(body).encode(), JSON
+    return 200, body, JSON
 
 
 def _log(objects: KubernetesObjects, namespace: str, pod: str, params: dict[str, str]) -> Answer:
