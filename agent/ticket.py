@@ -3,8 +3,9 @@
 Escalation is the last step of the workflow; the ticket must carry what Support asks for
 first (references/node-diagnostics-detail.md § L, prompts/_ticket_checklist.jinja2). One
 builder, `build_ticket`, gathers it from a triage report: the `ticket` command renders it
-as `summary.md` (`render_summary`) and the agent's `draft_support_ticket` tool returns it
-as fields (`draft_ticket`). What is not known is listed as missing, never guessed.
+as `summary.md` (`agent.ticket_bundle.render_summary`) and the agent's
+`draft_support_ticket` tool returns it as fields (`agent.toolset.ticket_tool`). What is not
+known is listed as missing, never guessed.
 
 Every value quoted from the cluster (status messages, events, log lines) passes through
 `tools.redaction` before it is kept; commands are rendered for the user to run, never run.
@@ -18,15 +19,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from agent.toolset.budget import DEFAULT_RESULT_CHARS, clip_line, dumps, fit
+from agent.toolset.budget import clip_line
 from tools.findings import Finding, Priority, Status
 from tools.redaction import redact_text
 from tools.text import clip
 from tools.triage.render import finding_line
 
 if TYPE_CHECKING:
-    from agent.state import ConversationState
-    from agent.toolset.cluster import ClusterSession
     from tools.triage.report import TriageReport
 
 MAX_LINES = 25
@@ -35,9 +34,9 @@ MAX_ERROR_STRINGS = 30
 ERROR_CHARS = 600
 
 # Shapes a value must have before it is put into a rendered command (else a placeholder).
-_INSTANCE_ID = re.compile(r"^i-[0-9a-f]{8,17}$")
-_GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,62}$")
-_CLUSTER_ID = re.compile(r"^[a-z0-9]{12}$")
+INSTANCE_ID = re.compile(r"^i-[0-9a-f]{8,17}$")
+GROUP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,62}$")
+CLUSTER_ID = re.compile(r"^[a-z0-9]{12}$")
 _NODE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$")
 
 # Evidence keys that hold text quoted from the cluster: status messages, events, log lines.
@@ -180,7 +179,7 @@ class TicketFacts:
         return steps
 
     def command_instances(self) -> list[str]:
-        return [n.instance_id for n in self.nodes if _INSTANCE_ID.match(n.instance_id)]
+        return [n.instance_id for n in self.nodes if INSTANCE_ID.match(n.instance_id)]
 
 
 def utc(moment: datetime) -> str:
@@ -447,335 +446,3 @@ def _span(delta: timedelta) -> str:
         if seconds % size == 0:
             return f"{seconds // size}{unit}"
     return f"{seconds}s"
-
-
-# -- node log bundle -----------------------------------------------------------------------
-
-
-def _accelerator(node: AffectedNode, facts: TicketFacts) -> str:
-    kind = node.instance_type.removeprefix("ml.")
-    if kind.startswith(("trn", "inf")):
-        return "neuron"
-    if kind.startswith(("p", "g")) or any(
-        h.instance_id == node.instance_id for h in facts.hardware
-    ):
-        return "nvidia"
-    return ""
-
-
-def node_log_commands(facts: TicketFacts, node: AffectedNode) -> tuple[str, list[str]]:
-    """(how to open a session on the node, the read-only collection commands to run there)
-    for one affected node, per § L. The user runs them; nothing here runs them."""
-    instance = node.instance_id
-    group = node.group if _GROUP.match(node.group) else "<GROUP>"
-    cluster_id = facts.cluster_id if _CLUSTER_ID.match(facts.cluster_id) else "<CLUSTER_ID>"
-    session = (
-        f"aws ssm start-session --target sagemaker-cluster:{cluster_id}_{group}-{instance} "
-        f"--region {shlex.quote(facts.region)}"
-    )
-    since = (
-        f'--since "{facts.window_start.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")} UTC"'
-        if facts.window_start
-        else '--since "24 hours ago"'
-    )
-    out = f"/tmp/hyperpod-ticket-{instance}"
-    commands = [
-        f"mkdir -p {out} && cd {out}",
-        "sudo journalctl -k -b --no-pager > kernel-this-boot.log",
-        "sudo journalctl -k -b -1 --no-pager > kernel-previous-boot.log 2>&1",
-        "sudo dmesg -T > dmesg.txt",
-    ]
-    if facts.orchestrator == "slurm":
-        commands.append(f"sudo journalctl -u slurmd -u slurmctld {since} --no-pager > slurm.log")
-        commands.append(
-            "sinfo -R > sinfo-R.txt 2>&1; scontrol show node $(hostname) > scontrol-node.txt 2>&1"
-        )
-    else:
-        commands.append(
-            f"sudo journalctl -u kubelet -u containerd {since} --no-pager > kubelet-containerd.log"
-        )
-    accelerator = _accelerator(node, facts)
-    if accelerator == "nvidia":
-        commands += [
-            f"sudo nvidia-bug-report.sh --output-file {out}/nvidia-bug-report.log",
-            "nvidia-smi -q > nvidia-smi-q.txt 2>&1",
-            "sudo dcgmi health -c > dcgmi-health.txt 2>&1",
-        ]
-    elif accelerator == "neuron":
-        commands += [
-            "neuron-ls > neuron-ls.txt 2>&1",
-            "sudo journalctl -k -b --no-pager | grep -i neuron > neuron-kernel.log",
-        ]
-    logs = ["/var/log/provision/provisioning.log"]
-    if accelerator == "nvidia":
-        logs.append("/var/log/nvidia-dcgm")
-    commands.append(
-        f"sudo tar czf {out}.tar.gz --ignore-failed-read -C /tmp hyperpod-ticket-{instance} "
-        + " ".join(logs)
-    )
-    return session, commands
-
-
-def cloudwatch_commands(facts: TicketFacts) -> list[str]:
-    """The § L CloudWatch and cluster-event reads for the affected nodes, with real names."""
-    name, region = shlex.quote(facts.cluster_name), shlex.quote(facts.region)
-    cluster_id = facts.cluster_id if _CLUSTER_ID.match(facts.cluster_id) else "<CLUSTER_ID>"
-    group_path = f"/aws/sagemaker/Clusters/{name}/{cluster_id}"
-    start = str(int(facts.window_start.timestamp() * 1000)) if facts.window_start else "<EPOCH_MS>"
-    commands = []
-    for node in facts.nodes:
-        if not _INSTANCE_ID.match(node.instance_id):
-            continue
-        group = node.group if _GROUP.match(node.group) else "<GROUP>"
-        commands += [
-            f"aws sagemaker list-cluster-events --cluster-name {name} --node-id "
-            f"{node.instance_id} --region {region} "
-            "--query 'Events[].{Time:EventTime,Level:EventLevel,Description:Description}'",
-            f"aws logs filter-log-events --log-group-name {group_path} "
-            f"--log-stream-name-prefix SagemakerHealthMonitoringAgent/{group}/{node.instance_id} "
-            f"--start-time {start} --region {region} --query 'events[].message' --output text",
-            f"aws logs filter-log-events --log-group-name {group_path} "
-            f"--log-stream-name-prefix LifecycleConfig/{group}/{node.instance_id} "
-            f"--start-time {start} --region {region} --query 'events[].message' --output text",
-        ]
-        if len(commands) >= 9:
-            break
-    return commands
-
-
-# -- summary.md ------------------------------------------------------------------------------
-
-
-def _code(value: str) -> str:
-    if not value:
-        return "—"
-    return "`" + clip(value, 200).replace("`", "'").replace("|", "\\|") + "`"
-
-
-def _fenced(line: str) -> str:
-    """A quoted line cannot close the code fence it sits in."""
-    return line.replace("```", "' ' '")
-
-
-def render_summary(facts: TicketFacts, *, created: datetime) -> str:
-    """The markdown summary of a ticket bundle (redact it once more before writing)."""
-    orchestrator = {"eks": "EKS", "slurm": "Slurm"}.get(facts.orchestrator, facts.orchestrator)
-    out = [
-        f"# AWS Support case: HyperPod cluster {facts.cluster_name}",
-        "",
-        f"Prepared by `hyperpod-debug ticket` on {utc(created)} from a read-only triage"
-        f"{' of a recorded cluster' if facts.recorded else ''}"
-        f"{f' focused on {facts.focus_node}' if facts.focus_node else ''}. Secret-looking "
-        "values are redacted in every file of this bundle; read it before you attach it.",
-        "",
-        "## Cluster",
-        "",
-        "| field | value |",
-        "|---|---|",
-        f"| Cluster name | {_code(facts.cluster_name)} |",
-        f"| Cluster ARN | {_code(facts.cluster_arn)} |",
-        f"| Cluster id | {_code(facts.cluster_id)} |",
-        f"| Region | {_code(facts.region)} |",
-        f"| Orchestrator | {orchestrator or '—'} |",
-        "",
-        "## Affected nodes",
-        "",
-    ]
-    if facts.nodes:
-        out += ["| instance id | node name | instance group |", "|---|---|---|"]
-        out += [
-            f"| {_code(n.instance_id)} | {_code(n.node_name)} | {_code(n.group)} |"
-            for n in facts.nodes
-        ]
-    else:
-        out.append("No FAIL or WARN finding names an instance: add the affected instance ids.")
-    out += [
-        "",
-        "Instance groups: "
-        + (", ".join(_code(g) for g in facts.instance_groups) or "— (add them)"),
-        "",
-        "## Failure window (UTC)",
-        "",
-    ]
-    if facts.window_start is not None:
-        out += [
-            f"- Start: {utc(facts.window_start)} ({facts.window_source})",
-            f"- End: {utc(facts.window_end)} (when the triage read the cluster)",
-        ]
-    else:
-        out += [
-            "- Start: unknown — no finding carries a timestamp; fill in when the failure "
-            "began (or re-run with `--since`)",
-            f"- End: {utc(facts.window_end)} (when the triage read the cluster)",
-        ]
-    out += ["", "## Exact error strings", ""]
-    if facts.error_strings:
-        out += ["```text", *(_fenced(s) for s in facts.error_strings), "```"]
-    else:
-        out.append(
-            "None quoted by the findings: paste the errors you saw (pod logs, CloudWatch, dmesg)."
-        )
-    out += ["", "## Hardware details (Xid / ECC / DCGM)", ""]
-    out.append("Xid numbers: " + (", ".join(str(x) for x in facts.xids) or "none seen"))
-    for detail in facts.hardware:
-        out += ["", f"- {detail.line}"]
-        out += [f"  - {d}" for d in detail.details]
-    if not facts.hardware:
-        out += ["", "No GPU finding for the affected nodes."]
-    out += ["", "## Triage findings (P0 / P1)", ""]
-    if facts.triage_lines:
-        out += ["```text", *(_fenced(s) for s in facts.triage_lines), "```"]
-    else:
-        out.append("Triage found no P0 or P1 problem.")
-    out += ["", "The whole report is in `triage.txt` and `triage.json`.", ""]
-    out += _checklist(facts)
-    out += [
-        "",
-        "## Before opening the case (run yourself, read-only)",
-        "",
-        "**Run yourself**",
-        "",
-        "```bash",
-        *facts.before_opening(),
-        *cloudwatch_commands(facts),
-        "```",
-        "",
-        "## Node log bundle (run yourself on each affected node)",
-        "",
-        "These commands only read logs and device state and write into `/tmp` on the node; "
-        "for a bulk collection across many nodes use **hyperpod-issue-report** (§ L). Collect "
-        "before a reboot or replacement, then upload the archive to an S3 bucket of yours "
-        "and put its URI in the case.",
-    ]
-    for node in [n for n in facts.nodes if _INSTANCE_ID.match(n.instance_id)][:8]:
-        session, commands = node_log_commands(facts, node)
-        label = node.instance_id + (f" ({clip(node.group, 80)})" if node.group else "")
-        out += [
-            "",
-            f"### {label}",
-            "",
-            "**Run yourself** — open a session on the node:",
-            "",
-            "```bash",
-            session,
-            "```",
-            "",
-            "**Run yourself** — on the node:",
-            "",
-            "```bash",
-            *commands,
-            "```",
-            "",
-            "**Run yourself** — upload (writes to your bucket):",
-            "",
-            "```bash",
-            f"aws s3 cp /tmp/hyperpod-ticket-{node.instance_id}.tar.gz "
-            f"s3://<YOUR_BUCKET>/hyperpod-tickets/ --region {shlex.quote(facts.region)}",
-            "```",
-        ]
-    if not facts.command_instances():
-        out += ["", "No affected instance id is known: re-run with `--node <INSTANCE_ID>`."]
-    return "\n".join(out) + "\n"
-
-
-def _checklist(facts: TicketFacts) -> list[str]:
-    done = [
-        bool(facts.cluster_arn and facts.region),
-        bool(facts.orchestrator),
-        bool(facts.nodes and facts.instance_groups),
-        facts.window_start is not None,
-        bool(facts.error_strings),
-        bool(facts.hardware or facts.xids),
-        True,
-        False,
-    ]
-    lines = ["## Attach to the case", ""]
-    for item, ok in zip(CHECKLIST, done, strict=True):
-        lines.append(f"- [{'x' if ok else ' '}] {item}")
-    return lines
-
-
-# -- the agent's tool -----------------------------------------------------------------------
-
-
-def draft_ticket(state: ConversationState, session: ClusterSession) -> dict[str, Any]:
-    """`draft_support_ticket`: the same facts as the `ticket` command, as fields."""
-    from tools.triage.session import recording_time
-
-    report = state.latest
-    fields: dict[str, Any] = {
-        "cluster_name": state.cluster,
-        "cluster_arn": None,
-        "region": state.region,
-        "orchestrator": state.orchestrator,
-        "instance_ids": list(state.instance_ids)[:MAX_INSTANCES],
-        "node_names": [],
-        "instance_groups": [],
-        "failure_window_utc": None,
-        "error_strings": [clip_line(redact_text(s), 400) for s in state.error_strings],
-        "xids": list(state.xids),
-        "hardware_findings": [],
-        "triage_lines": [],
-        "changes_already_applied": [s.command for s in state.applied],
-        "log_bundle_s3_uri": None,
-    }
-    steps: list[str] = []
-    node_commands: dict[str, list[str]] = {}
-    if report is not None:
-        recording = session.recording
-        now = recording_time(recording) if recording is not None else datetime.now(UTC)
-        facts = build_ticket(
-            report,
-            now=now,
-            instance_ids=state.instance_ids,
-            error_strings=state.error_strings,
-            xids=state.xids,
-        )
-        fields.update(
-            cluster_name=facts.cluster_name or state.cluster,
-            cluster_arn=facts.cluster_arn or None,
-            region=facts.region or state.region,
-            orchestrator=facts.orchestrator or state.orchestrator,
-            instance_ids=facts.instance_ids,
-            node_names=facts.node_names,
-            instance_groups=facts.instance_groups,
-            failure_window_utc=facts.window(),
-            error_strings=[clip_line(s, 400) for s in facts.error_strings[:MAX_LINES]],
-            xids=facts.xids,
-            hardware_findings=[h.line for h in facts.hardware if h.line.startswith("[FAIL]")],
-            triage_lines=facts.triage_lines,
-        )
-        steps = facts.before_opening()
-        for node in facts.nodes[:3]:
-            if _INSTANCE_ID.match(node.instance_id):
-                opener, commands = node_log_commands(facts, node)
-                node_commands[node.instance_id] = [opener, *commands]
-    elif state.cluster and state.region:
-        steps = [
-            f"aws sagemaker describe-cluster --cluster-name {shlex.quote(state.cluster)} "
-            f"--region {shlex.quote(state.region)}"
-        ]
-    missing = [
-        name
-        for name, value in fields.items()
-        if value in (None, [], "")
-        and name not in ("changes_already_applied", "hardware_findings", "xids", "node_names")
-    ]
-    payload: dict[str, Any] = {
-        "ticket": fields,
-        "missing": missing,
-        "before_opening": steps,
-        "node_log_bundle": node_commands,
-        "recorded_cluster": session.recorded,
-        "next": "Show the user the filled fields, ask for the missing ones (the UTC failure "
-        "window, the log bundle's S3 URI), and tell them which of the escalation criteria "
-        "applies. The user can write the whole bundle with `hyperpod-debug ticket -o DIR`.",
-    }
-    # Bounded like every tool result: the longest lists give way first, counted.
-    rest = len(dumps({k: v for k, v in payload.items() if k != "ticket"}))
-    fit(
-        fields,
-        DEFAULT_RESULT_CHARS - rest,
-        ("hardware_findings", "error_strings", "triage_lines", "instance_ids"),
-    )
-    return payload

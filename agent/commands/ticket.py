@@ -153,7 +153,7 @@ def ticket_command(
 
 def bundle_texts(report: TriageReport, facts: TicketFacts, *, created: datetime) -> dict[str, str]:
     """The three files of the bundle, each redacted as a whole before it is written."""
-    from agent.ticket import render_summary
+    from agent.ticket_bundle import render_summary
     from tools.redaction import redact, redact_text
     from tools.triage.render import render_text
 

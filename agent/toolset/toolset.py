@@ -365,7 +365,7 @@ class Toolset:
         }
 
     def _ticket(self, _: NoInput) -> dict[str, Any]:
-        from agent.ticket import draft_ticket
+        from agent.toolset.ticket_tool import draft_ticket
 
         return draft_ticket(self.state, self.session)
 

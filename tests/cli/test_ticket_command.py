@@ -289,9 +289,9 @@ def test_agent_tool_and_command_share_the_builder() -> None:
 
 def test_agent_ticket_payload_is_bounded() -> None:
     from agent.state import ConversationState
-    from agent.ticket import draft_ticket
     from agent.toolset.budget import DEFAULT_RESULT_CHARS, dumps
     from agent.toolset.cluster import ClusterSession
+    from agent.toolset.ticket_tool import draft_ticket
 
     recording = load_recorded(CLUSTERS / "demo-eks.json")
     target = TriageTarget(cluster=recording.cluster, region=recording.region)

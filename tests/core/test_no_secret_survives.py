@@ -64,8 +64,10 @@ def _triage(recording: RecordedCluster) -> TriageReport:
 def _outputs(recording: RecordedCluster, tmp: Path) -> dict[str, str]:
     from agent.commands.ticket import bundle_texts
     from agent.state import ConversationState
-    from agent.ticket import build_ticket, draft_ticket, render_summary
+    from agent.ticket import build_ticket
+    from agent.ticket_bundle import render_summary
     from agent.toolset.cluster import ClusterSession
+    from agent.toolset.ticket_tool import draft_ticket
     from agent.transcript import Transcript
     from tools.triage.render import render_text
 
