@@ -12,6 +12,7 @@ from tools.findings import Finding, Skipped, Status
 from tools.registry import CheckOutput, CheckSpec, all_checks, get_check
 from tools.sources import SourceUnavailable
 from tools.triage.data import ClusterData
+from tools.triage.grouping import group_repeated
 from tools.triage.report import ClusterIdentity, TriageReport
 
 log = logging.getLogger(__name__)
@@ -140,6 +141,8 @@ def build_report(data: ClusterData, outputs: Iterable[CheckOutput]) -> TriageRep
     for output in outputs:
         findings.extend(output.findings)
         skipped.extend(output.skipped)
+    # The same INFO / PASS line on many nodes becomes one line (tools/triage/grouping.py).
+    findings = group_repeated(findings)
     findings.sort(key=lambda f: (_STATUS_ORDER[f.status], f.priority or ""))
     return TriageReport(
         cluster=identity(data),
