@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import re
 import resource
 import statistics
 import subprocess
@@ -35,6 +36,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 CLUSTERS = REPO / "evals" / "clusters"
+CONTROLLER = re.compile(r"controller|head|login", re.IGNORECASE)
 
 
 def largest_recording() -> Path | None:
@@ -133,12 +135,18 @@ def grow_nodes(raw: dict[str, Any], nodes: int) -> dict[str, Any]:
         summaries: list[dict[str, Any]] = call["response"].get("ClusterNodeSummaries", [])
         if not summaries:
             continue
-        template = next(
-            (n for n in summaries if n.get("InstanceStatus", {}).get("Status") == "Running"),
-            summaries[0],
-        )
+        # One healthy template per worker group; the added nodes are spread over them
+        # round-robin, as a large cluster's nodes are spread over its groups (the
+        # controller group of a Slurm cluster keeps its one node).
+        templates: dict[str, dict[str, Any]] = {}
+        for node in summaries:
+            group = str(node.get("InstanceGroupName", ""))
+            running = node.get("InstanceStatus", {}).get("Status") == "Running"
+            if running and group not in templates and not CONTROLLER.search(group):
+                templates[group] = node
+        pool = list(templates.values()) or [summaries[0]]
         for index in range(len(summaries), nodes):
-            node = copy.deepcopy(template)
+            node = copy.deepcopy(pool[index % len(pool)])
             node["InstanceId"] = f"i-b{index:016x}"
             node["InstanceStatus"] = {"Status": "Running", "Message": ""}
             if "PrivateDnsHostname" in node:

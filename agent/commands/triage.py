@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from enum import StrEnum
@@ -88,8 +89,9 @@ class _Progress:
         self.enabled = sys.stderr.isatty()
 
     def __call__(self, title: str, index: int, total: int) -> None:
+        # Checks run side by side: this is called as each one finishes.
         if self.enabled:
-            sys.stderr.write(f"\r\033[K[{index}/{total}] {title}…")
+            sys.stderr.write(f"\r\033[K[{index}/{total} checks done] {title}")
             sys.stderr.flush()
 
     def done(self) -> None:
@@ -121,6 +123,16 @@ def triage_command(
     no_probes: NoProbesOption = False,
     probe_concurrency: ProbeConcurrencyOption = PROBE_CONCURRENCY,
     max_probe_nodes: MaxProbeNodesOption = MAX_PROBE_NODES,
+    simulate_latency: Annotated[
+        str | None,
+        typer.Option(
+            "--simulate-latency",
+            metavar="DURATION",
+            help="With --recorded: wait this long (e.g. 50ms) before each recorded AWS or "
+            "Kubernetes answer, as a live network would; shows how much of a live triage "
+            "overlaps.",
+        ),
+    ] = None,
 ) -> None:
     """Triage a cluster read-only and print every finding with its reference section."""
     from tools.display import encodable
@@ -141,6 +153,11 @@ def triage_command(
         region = recording.region
     if not cluster:
         die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
+    latency = 0.0
+    if simulate_latency is not None:
+        if recording is None:
+            die("--simulate-latency applies to a replay: give it with --recorded FILE", EXIT_USAGE)
+        latency = duration_or_exit("--simulate-latency", simulate_latency)
     target = build_target(cluster, resolve_region(region, cluster), node)
     options = NodeOptions(
         kubeconfig=kubeconfig,
@@ -148,6 +165,7 @@ def triage_command(
         probes=not no_probes,
         probe_concurrency=probe_concurrency,
         max_probe_nodes=max_probe_nodes,
+        replay_latency=latency,
     )
     progress = _Progress()
 
@@ -170,6 +188,21 @@ def triage_command(
     else:
         text = render_text(report, colour=use_colour(no_color), problems_only=problems_only)
         typer.echo(encodable(text), nl=False)
+
+
+_DURATION = re.compile(r"(?P<value>\d+(?:\.\d+)?)\s*(?P<unit>ms|s)?")
+MAX_SIMULATED_LATENCY = 10.0  # seconds; more is a typo, not a network
+
+
+def duration_or_exit(option: str, text: str) -> float:
+    """Seconds from "50ms", "0.05s" or "0.05" (seconds); a usage error otherwise."""
+    match = _DURATION.fullmatch(text.strip())
+    if match is None:
+        die(f"{option}: {shown(text)} is not a duration (e.g. 50ms or 0.05s)", EXIT_USAGE)
+    seconds = float(match["value"]) / (1000 if match["unit"] == "ms" else 1)
+    if seconds > MAX_SIMULATED_LATENCY:
+        die(f"{option}: at most {MAX_SIMULATED_LATENCY:g}s per answer", EXIT_USAGE)
+    return seconds
 
 
 def run_or_exit(run: Callable[[], T]) -> T:

@@ -131,3 +131,36 @@ def test_credentials_that_expire_mid_run_exit_1(tmp_path: Path) -> None:
     result = run("triage", "--recorded", str(path))
     assert result.exit_code == 1, result.output
     assert "Fix your AWS credentials and re-run." in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("5x", "is not a duration"), ("fast", "is not a duration"), ("11s", "at most 10s")],
+)
+def test_simulated_latency_must_be_a_sensible_duration(value: str, message: str) -> None:
+    result = run(
+        "triage", "--recorded", str(CLUSTERS / "healthy-eks.json"), "--simulate-latency", value
+    )
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_simulated_latency_applies_to_replays_only() -> None:
+    result = run("triage", "--cluster", "c", "--region", "us-west-2", "--simulate-latency", "5ms")
+    assert result.exit_code == 2
+    assert "--recorded" in result.stderr
+
+
+def test_simulated_latency_changes_nothing_in_the_report() -> None:
+    plain = run("triage", "--recorded", str(CLUSTERS / "healthy-eks.json"), "-f", "json")
+    slowed = run(
+        "triage",
+        "--recorded",
+        str(CLUSTERS / "healthy-eks.json"),
+        "-f",
+        "json",
+        "--simulate-latency",
+        "1ms",
+    )
+    assert plain.exit_code == slowed.exit_code == 0
+    assert json.loads(plain.stdout) == json.loads(slowed.stdout)

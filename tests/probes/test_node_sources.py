@@ -92,7 +92,8 @@ def test_kubernetes_lists_merge_by_namespace_and_name() -> None:
     recorder.record_kube_log("kube-system/aws-node-1/aws-node", "token=abc123 failed\n")
     recording = recorder.build(cluster="hp", region="us-west-2")
     assert recording.kubernetes is not None
-    assert recording.kubernetes.pods == [pod, other]
+    # Kept once each, sorted by namespace and name (the API server's own order).
+    assert recording.kubernetes.pods == [other, pod]
     assert [n["metadata"]["name"] for n in recording.kubernetes.nodes] == ["ip-10-0-0-1"]
     assert recording.kubernetes.logs == {
         "kube-system/aws-node-1/aws-node": "token=<redacted> failed\n"

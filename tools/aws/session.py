@@ -138,14 +138,18 @@ class AwsAccess:
         recorder: Recorder | None = None,
         endpoint_url: str | None = None,
         max_attempts: int = DEFAULT_RETRIES,
+        replay_latency: float = 0.0,
     ) -> None:
         """`max_attempts` counts retries after the first attempt, as botocore's
-        `retries.max_attempts` does (0: one attempt only)."""
+        `retries.max_attempts` does (0: one attempt only). `replay_latency` (seconds) is
+        waited before each replayed answer, as a network round trip would: it lets the
+        overlap of a live triage be measured on a recording (`--simulate-latency`)."""
         import boto3
         from botocore.config import Config
 
         self.region = region
         self.replaying = replay is not None
+        self._replay_latency = max(0.0, replay_latency)
         self._recorder = recorder
         self._endpoint_url = endpoint_url
         self._clients: dict[str, Any] = {}
@@ -254,6 +258,8 @@ class AwsAccess:
         from tools.recorded.replay import page_call
 
         assert self._replay_store is not None
+        if self._replay_latency:
+            time.sleep(self._replay_latency)
         params = context.get(_CONTEXT_PARAMS, {})
         call = page_call(
             self._replay_store.respond(model.service_model.service_name, model.name, params),

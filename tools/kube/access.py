@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -147,10 +148,12 @@ class KubeAccess:
         on_log: OnLog | None = None,
         page_size: int = PAGE_SIZE,
         unavailable: Mapping[str, str] | None = None,
+        latency: float = 0.0,
     ) -> KubeAccess:
         """Replay: the same requests answered from recorded objects, in process; a kind in
         `unavailable` (kind -> reason, as the recording saw it) raises KubernetesUnavailable
-        with that reason, as the live read did."""
+        with that reason, as the live read did. Each answer waits `latency` seconds first
+        (a simulated round trip, see AwsAccess's `replay_latency`)."""
         from tools.kube.responder import Selections, answer
 
         if objects.namespaces is None:
@@ -167,6 +170,8 @@ class KubeAccess:
 
         def transport(method: str, path: str, query: Query) -> tuple[int, bytes | dict[str, Any]]:
             guard(method, path)
+            if latency > 0:
+                time.sleep(latency)
             status, body, _ = answer(objects, path, query, selections)
             return status, body
 

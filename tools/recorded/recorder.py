@@ -170,8 +170,11 @@ class Recorder:
     def _kubernetes(self) -> KubernetesObjects | None:
         if not self._kube and not self._kube_logs:
             return None
-        lists = {kind: list(items.values()) for kind, items in self._kube.items()}
-        return KubernetesObjects(**lists, logs=dict(self._kube_logs))
+        # Sorted, like the AWS calls: checks read concurrently, in any order.
+        lists = {kind: [items[key] for key in sorted(items)] for kind, items in self._kube.items()}
+        return KubernetesObjects(
+            **lists, logs={k: self._kube_logs[k] for k in sorted(self._kube_logs)}
+        )
 
     def build(self, *, cluster: str, region: str, description: str = "") -> RecordedCluster:
         with self._lock:
@@ -180,7 +183,9 @@ class Recorder:
                 recorded_at=self.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
                 cluster=redact(cluster, mask_account=self.mask_account),
                 region=region,
-                aws=list(self._calls.values()),
+                # Sorted by call: checks run concurrently and make their calls in any
+                # order, so the same cluster must not record differently from run to run.
+                aws=[self._calls[key] for key in sorted(self._calls)],
                 kubernetes=self._kubernetes(),
                 # Sorted: nodes are probed concurrently and finish in any order, so the same
                 # cluster must not record differently from one run to the next.
@@ -195,6 +200,6 @@ class Recorder:
         """Every API the recording could not read for lack of permission, at a glance."""
         return [
             Unavailable(kind="api", what=iam_action(c.service, c.operation), reason=c.error.code)
-            for c in self._calls.values()
+            for c in (self._calls[key] for key in sorted(self._calls))
             if c.error is not None and c.error.code in ACCESS_DENIED_CODES
         ]

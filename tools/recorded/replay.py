@@ -45,6 +45,15 @@ class Responder(Protocol):
     def respond(self, service: str, operation: str, params: dict[str, Any]) -> RecordedCall: ...
 
 
+# Filters replay applies itself to a recorded unfiltered list, as the API would: (service,
+# operation) -> (request parameter, item field it matches as a substring). A recording made
+# when the list was read in one go still answers a run that reads it filtered (the node
+# listing of a large cluster is read one instance group at a time).
+SUBSTRING_FILTERS = {
+    ("sagemaker", "ListClusterNodes"): ("InstanceGroupNameContains", "InstanceGroupName"),
+}
+
+
 class ReplayStore:
     """Looks recorded calls up by service, operation and identifying parameters."""
 
@@ -55,11 +64,36 @@ class ReplayStore:
 
     def respond(self, service: str, operation: str, params: dict[str, Any]) -> RecordedCall:
         """The stored call, whole (the access layer cuts the page with `page_call`)."""
-        call = self._calls.get(call_key(service, operation, params))
+        key = call_key(service, operation, params)
+        call = self._calls.get(key)
         if call is None:
-            identity = {k: v for k, v in params.items() if k not in PAGING_PARAMS}
-            raise NotRecorded(service, operation, json.dumps(identity, sort_keys=True, default=str))
+            call = self._filtered(service, operation, params)
+            if call is None:
+                identity = {k: v for k, v in params.items() if k not in PAGING_PARAMS}
+                shown = json.dumps(identity, sort_keys=True, default=str)
+                raise NotRecorded(service, operation, shown)
+            self._calls[key] = call  # the next page of the same list reuses it
         return call
+
+    def _filtered(
+        self, service: str, operation: str, params: dict[str, Any]
+    ) -> RecordedCall | None:
+        """The recorded unfiltered list narrowed by a filter parameter (SUBSTRING_FILTERS),
+        or None when there is no such filter or no such recording."""
+        rule = SUBSTRING_FILTERS.get((service, operation))
+        if rule is None or not isinstance(params.get(rule[0]), str):
+            return None
+        parameter, field = rule
+        wanted = str(params[parameter])
+        whole = self._calls.get(
+            call_key(service, operation, {k: v for k, v in params.items() if k != parameter})
+        )
+        if whole is None or whole.error is not None or whole.paging is None:
+            return whole
+        items = (whole.response or {}).get(whole.paging.result_key, [])
+        kept = [i for i in items if isinstance(i, dict) and wanted in str(i.get(field) or "")]
+        response = {**(whole.response or {}), whole.paging.result_key: kept}
+        return whole.model_copy(update={"params": dict(params), "response": response})
 
 
 def page_call(call: RecordedCall, params: dict[str, Any]) -> RecordedCall:

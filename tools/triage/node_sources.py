@@ -45,6 +45,8 @@ class NodeOptions:
     probes: bool = True
     probe_concurrency: int = DEFAULT_CONCURRENCY
     max_probe_nodes: int = MAX_FAILING_NODES
+    # Replay only: seconds waited before each recorded Kubernetes answer (--simulate-latency).
+    replay_latency: float = 0.0
 
 
 def _once(factory: Callable[[], T]) -> Callable[[], T]:
@@ -165,7 +167,9 @@ def replay_sources(recording: RecordedCluster, options: NodeOptions | None = Non
         if recording.kubernetes is None and not kube_refused:
             raise KubernetesUnavailable("not recorded: Kubernetes objects")
         return KubeAccess.from_objects(
-            recording.kubernetes or KubernetesObjects(), unavailable=kube_refused
+            recording.kubernetes or KubernetesObjects(),
+            unavailable=kube_refused,
+            latency=options.replay_latency,
         )
 
     def probes() -> ProbeRunner:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 
 from tools.aws.errors import AwsAccessError, CredentialsMissing
 from tools.findings import Finding, Skipped, Status
@@ -21,6 +22,14 @@ ProgressCallback = Callable[[str, int, int], None]
 
 # Problems first, most severe first; PASS and INFO keep the order the checks ran in.
 _STATUS_ORDER = {Status.FAIL: 0, Status.WARN: 1, Status.INFO: 2, Status.PASS: 2}
+
+# Checks run side by side so that reads which do not depend on each other (EC2, EKS, IAM,
+# CloudWatch, Kubernetes lists, the node listing) overlap instead of queueing: on a live
+# cluster a triage waits about as long as its longest chain of dependent calls, not the sum
+# of all of them. Eight in flight stays far below the read APIs' request rates; botocore's
+# standard retry mode absorbs the odd throttle. The memo (tools/triage/data/_memo.py) makes
+# sure a read several checks need at once is made once.
+CHECK_CONCURRENCY = 8
 
 
 def run_check(spec: CheckSpec, data: ClusterData) -> CheckOutput:
@@ -99,8 +108,11 @@ def run_checks(
     ids: Iterable[str] | None = None,
     *,
     progress: ProgressCallback | None = None,
+    workers: int = CHECK_CONCURRENCY,
 ) -> list[CheckOutput]:
-    """Run the named checks (every applicable one when `ids` is None), in registry order.
+    """Run the named checks (every applicable one when `ids` is None), `workers` at a time;
+    the outputs come back in registry order. `progress` is called in this thread as each
+    check finishes.
 
     DescribeCluster is read first, so ClusterNotFound propagates before any check runs. A
     named check that does not apply to this orchestrator answers with a skip saying so; an
@@ -112,15 +124,44 @@ def run_checks(
     else:
         wanted = {get_check(check_id).id for check_id in ids}
         specs = [spec for spec in all_checks() if spec.id in wanted]
-    outputs: list[CheckOutput] = []
-    for index, spec in enumerate(specs, start=1):
-        if progress is not None:
-            progress(spec.title, index, len(specs))
-        if not spec.applies_to(data.orchestrator):
-            outputs.append(not_applicable(spec, data.orchestrator))
-        else:
-            outputs.append(run_check(spec, data))
-    return outputs
+    runnable = [spec for spec in specs if spec.applies_to(data.orchestrator)]
+    done: dict[str, CheckOutput] = {
+        spec.id: not_applicable(spec, data.orchestrator)
+        for spec in specs
+        if not spec.applies_to(data.orchestrator)
+    }
+    finished = len(done)
+    # A whole triage starts its long reads first, each on a thread of its own; what they
+    # fetch is memoised, and what fails is remembered and reported by the checks.
+    early = data.long_reads() if ids is None and workers > 1 else []
+    threads = max(1, workers) + len(early)
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="check") as pool:
+        for read in early:
+            pool.submit(_prefetch, read)
+        running: dict[Future[CheckOutput], CheckSpec] = {
+            pool.submit(run_check, spec, data): spec for spec in runnable
+        }
+        try:
+            while running:
+                completed, _ = wait(running, return_when=FIRST_EXCEPTION)
+                for future in completed:
+                    spec = running.pop(future)
+                    done[spec.id] = future.result()  # CredentialsMissing propagates here
+                    finished += 1
+                    if progress is not None:
+                        progress(spec.title, finished, len(specs))
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    # Registry order, whatever order the checks finished in: the report is deterministic.
+    return [done[spec.id] for spec in specs]
+
+
+def _prefetch(read: Callable[[], object]) -> None:
+    try:
+        read()
+    except Exception:  # the checks that need it meet the same error and report it
+        log.debug("early read %s failed", getattr(read, "__name__", read), exc_info=True)
 
 
 def identity(data: ClusterData) -> ClusterIdentity:

@@ -66,6 +66,7 @@ def open_access(
     recorder: Recorder | None = None,
     profile: str | None = None,
     endpoint_url: str | None = None,
+    replay_latency: float = 0.0,
 ) -> AwsAccess:
     return AwsAccess(
         target.region,
@@ -73,6 +74,7 @@ def open_access(
         replay=recording,
         recorder=recorder,
         endpoint_url=endpoint_url,
+        replay_latency=replay_latency,
     )
 
 
@@ -116,14 +118,20 @@ def open_cluster(
     AWS call after that many seconds (see AwsAccess.set_time_budget)."""
     from tools.triage.node_sources import NodeOptions
 
+    options = options or NodeOptions()
     access = open_access(
-        target, recording=recorded, recorder=recorder, profile=profile, endpoint_url=endpoint_url
+        target,
+        recording=recorded,
+        recorder=recorder,
+        profile=profile,
+        endpoint_url=endpoint_url,
+        replay_latency=options.replay_latency if recorded is not None else 0.0,
     )
     if time_budget is not None and recorded is None:
         access.set_time_budget(time_budget)
     sources = node_sources(
         access,
-        options or NodeOptions(),
+        options,
         recording=recorded,
         recorder=recorder,
         profile=profile,

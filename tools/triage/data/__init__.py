@@ -11,6 +11,8 @@ policy documents) and `logs` (CloudWatch Logs). `ClusterData` composes them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tools.probes.instance_facts import ec2_type
 from tools.triage.data.eks import EksReads
 from tools.triage.data.iam import IamReads
@@ -51,3 +53,16 @@ class ClusterData(
     KubeReads, SlurmReads, NodeReads, NetworkReads, EksReads, IamReads, LogReads, SageMakerReads
 ):
     """Every read of one triage: `ClusterData(access, target, now=...)`."""
+
+    def long_reads(self) -> list[Callable[[], object]]:
+        """The long, independent reads a whole triage needs (the node listing, the events,
+        the Kubernetes node and pod lists): started first and side by side, so that no
+        check waits for one of them and then starts the next (see run_checks)."""
+        reads: list[Callable[[], object]] = [self.nodes]
+        if self.events_available():
+            reads.append(self.events)
+        if self.orchestrator == "eks":
+            reads.append(self.kube_nodes)
+            if self.target.node is None:
+                reads.append(self.kube_pods_in_scope)
+        return reads

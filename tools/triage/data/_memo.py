@@ -1,4 +1,9 @@
-"""The memo every read goes through: each answer, or each AWS error, is kept for the run."""
+"""The memo every read goes through: each answer, or each AWS error, is kept for the run.
+
+Checks run concurrently (tools/triage/runner.py), so the memo is single-flight: the first
+thread to ask for a key fetches it while every other thread asking for the same key waits
+for that answer, so a read is never made twice, however many checks need it at once.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +44,8 @@ class Memo:
         # The caller's account (sts:GetCallerIdentity), set by open_cluster's preflight.
         self.account = ""
         self._memo: dict[tuple[Any, ...], Any] = {}
+        # Keys being fetched right now -> (the fetching thread, set when it is done).
+        self._pending: dict[tuple[Any, ...], tuple[int, threading.Event]] = {}
         self._lock = threading.RLock()
 
     def for_node(self, node: str | None) -> Self:
@@ -55,19 +62,38 @@ class Memo:
         return view
 
     def _once(self, key: tuple[Any, ...], fetch: Callable[[], T]) -> T:
-        with self._lock:
-            if key in self._memo:
-                value = self._memo[key]
-                if isinstance(value, _REMEMBERED):
-                    raise value
-                result: T = value
-                return result
+        me = threading.get_ident()
+        while True:
+            with self._lock:
+                if key in self._memo:
+                    value = self._memo[key]
+                    if isinstance(value, _REMEMBERED):
+                        raise value
+                    result: T = value
+                    return result
+                pending = self._pending.get(key)
+                if pending is None:
+                    done = threading.Event()
+                    self._pending[key] = (me, done)
+                    break
+                owner, done = pending
+            if owner == me:
+                # The read of `key` asked for itself: waiting would never end.
+                raise RuntimeError(f"the read {key!r} depends on itself")
+            # Another check is reading it: wait for its answer (or, when its read failed
+            # with an error the memo does not keep, ask again).
+            done.wait()
         try:
             value = fetch()
         except _REMEMBERED as exc:
             with self._lock:
                 self._memo[key] = exc
             raise
-        with self._lock:
-            self._memo[key] = value
-        return value
+        else:
+            with self._lock:
+                self._memo[key] = value
+            return value
+        finally:
+            with self._lock:
+                del self._pending[key]
+            done.set()

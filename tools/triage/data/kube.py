@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from tools.aws.errors import AwsAccessError
 from tools.kube import objects as k8s
+from tools.sources import KubernetesUnavailable
 from tools.triage.data.eks import EksReads
 from tools.triage.data.nodes import NodeReads
 
@@ -41,6 +42,12 @@ def _system_pod_kept(pod: dict[str, Any]) -> bool:
     # CoreDNS pods are few and judged even when healthy; aws-node / kube-proxy run on
     # every node, so only their troubled pods are kept.
     return k8s.labels(pod).get("k8s-app") == "kube-dns" or k8s.pod_needs_attention(pod)
+
+
+def _cluster_pod_kept(pod: dict[str, Any]) -> bool:
+    return k8s.pod_needs_attention(pod) or (
+        k8s.namespace(pod) == KUBE_SYSTEM and _system_pod_kept(pod)
+    )
 
 
 class KubeReads(NodeReads, EksReads):
@@ -94,9 +101,28 @@ class KubeReads(NodeReads, EksReads):
         )
 
     def kube_system_pods(self) -> list[dict[str, Any]]:
+        """kube-system's CoreDNS pods and its troubled pods. Without --node they are taken
+        from the cluster-wide pod list the pod checks read anyway: one pass over a large
+        cluster's pods, not two."""
+
+        def fetch() -> list[dict[str, Any]]:
+            if self.target.node is None:
+                try:
+                    pods = self._cluster_pods()
+                except KubernetesUnavailable:
+                    pass  # e.g. RBAC that lets us list kube-system only: ask for that
+                else:
+                    return [
+                        p for p in pods if k8s.namespace(p) == KUBE_SYSTEM and _system_pod_kept(p)
+                    ]
+            return self.kube().list_pods(KUBE_SYSTEM, keep=_system_pod_kept)
+
+        return self._once(("kube", "system-pods"), fetch)
+
+    def _cluster_pods(self) -> list[dict[str, Any]]:
+        """Every namespace's pods that need attention, and kube-system's CoreDNS pods."""
         return self._once(
-            ("kube", "system-pods"),
-            lambda: self.kube().list_pods(KUBE_SYSTEM, keep=_system_pod_kept),
+            ("kube", "cluster-pods"), lambda: self.kube().list_pods(keep=_cluster_pod_kept)
         )
 
     def kube_system_daemonsets(self) -> list[dict[str, Any]]:
@@ -113,9 +139,9 @@ class KubeReads(NodeReads, EksReads):
 
         def fetch() -> list[dict[str, Any]]:
             names = self.kube_node_names_in_scope()
-            access = self.kube()
             if names is None:
-                return access.list_pods(keep=k8s.pod_needs_attention)
+                return [p for p in self._cluster_pods() if k8s.pod_needs_attention(p)]
+            access = self.kube()
             pods: list[dict[str, Any]] = []
             for name in names:
                 pods += access.list_pods(

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from tools.aws.errors import AwsAccessError, ResourceNotFound
-from tools.aws.session import PagedResult
+from tools.aws.session import PagedResult, StoppedBy
 from tools.target import CLUSTER_ARN
 from tools.triage.data._memo import Memo
 
@@ -16,6 +16,7 @@ EKS_CLUSTER_ARN = re.compile(
 )
 EVENT_PAGE, EVENT_CAP = 100, 500
 NODE_PAGE, NODE_CAP = 100, 20_000
+GROUP_LISTINGS = 3  # instance groups whose nodes are listed at the same time
 
 
 class ClusterNotFound(Exception):
@@ -35,6 +36,33 @@ class ClusterNotFound(Exception):
         self.available = available
         self.listing_error = listing_error  # why the region's clusters could not be listed
         super().__init__(f"cluster {cluster!r} not found in {region}: {detail}")
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+def _joined(groups: list[str], listings: list[PagedResult]) -> PagedResult:
+    """One listing from the per-group ones, in group order. The API's filter is a
+    substring match ("workers" also finds "workers-2"), so each listing keeps only its
+    own group's nodes; a node seen twice is kept once."""
+    items: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    truncated = False
+    for group, listing in zip(groups, listings, strict=True):
+        truncated = truncated or listing.truncated
+        for node in listing.items:
+            if node.get("InstanceGroupName") != group:
+                continue
+            instance = str(node.get("InstanceId") or "")
+            if instance and instance in seen:
+                continue
+            seen.add(instance)
+            items.append(node)
+    if len(items) > NODE_CAP:
+        items, truncated = items[:NODE_CAP], True
+    stopped_by: StoppedBy = "cap" if truncated else "end"
+    return PagedResult(items=items, truncated=truncated, stopped_by=stopped_by)
 
 
 def cluster_id_from_arn(arn: str) -> str:
@@ -92,17 +120,56 @@ class SageMakerReads(Memo):
         return groups
 
     def nodes(self) -> PagedResult:
-        return self._once(
-            ("nodes",),
-            lambda: self.access.paginate(
-                "sagemaker",
-                "ListClusterNodes",
-                "ClusterNodeSummaries",
-                page_size=NODE_PAGE,
-                cap=NODE_CAP,
-                ClusterName=self.cluster_name,
-            ),
+        """Every node (ListClusterNodes), capped at NODE_CAP. A cluster with more than a page
+        of nodes in several instance groups is listed one group at a time, the groups side
+        by side: the listing is the longest chain of dependent calls in a triage (each page
+        needs the previous page's token), and this cuts it to its largest group's pages."""
+
+        def fetch() -> PagedResult:
+            groups = self._listing_groups()
+            if len(groups) < 2:
+                return self._list_nodes()
+            return _joined(groups, self._list_nodes_by_group(groups))
+
+        return self._once(("nodes",), fetch)
+
+    def _list_nodes(self, group: str | None = None) -> PagedResult:
+        only: dict[str, Any] = {"InstanceGroupNameContains": group} if group else {}
+        return self.access.paginate(
+            "sagemaker",
+            "ListClusterNodes",
+            "ClusterNodeSummaries",
+            page_size=NODE_PAGE,
+            cap=NODE_CAP,
+            ClusterName=self.cluster_name,
+            **only,
         )
+
+    def _listing_groups(self) -> list[str]:
+        """The group names to list one by one, or [] to list the cluster in one go: when
+        DescribeCluster counts at most one page of nodes (one call either way), or names
+        fewer than two groups."""
+        cluster = self.cluster()
+        groups = [
+            group
+            for key in ("InstanceGroups", "RestrictedInstanceGroups")
+            for group in cluster.get(key) or []
+            if isinstance(group, dict)
+        ]
+        names = [str(g.get("InstanceGroupName") or "") for g in groups]
+        counted = sum(_count(g.get("CurrentCount")) for g in groups)
+        if counted <= NODE_PAGE or len(names) < 2 or not all(names):
+            return []
+        return list(dict.fromkeys(names))  # in DescribeCluster's order, each once
+
+    def _list_nodes_by_group(self, groups: list[str]) -> list[PagedResult]:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # A few groups at a time: each stream of pages is one request after another, so
+        # three streams stay within ListClusterNodes' request rate (botocore's retry
+        # absorbs an occasional throttle).
+        with ThreadPoolExecutor(max_workers=GROUP_LISTINGS, thread_name_prefix="nodes") as pool:
+            return list(pool.map(self._list_nodes, groups))
 
     def node_detail(self, node_id: str) -> dict[str, Any]:
         return self._once(
