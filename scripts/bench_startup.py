@@ -72,18 +72,21 @@ def _importtime_top(command: list[str], env: dict[str, str], top: int = 12) -> N
         print(f"    {cumulative:9,}  {name}")
 
 
-def run(runs: int, cached: bool, importtime: bool) -> bool:
+def cached_env() -> dict[str, str]:
+    """The environment with bytecode caches allowed, after compiling the sources."""
     env = dict(os.environ)
-    if cached:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run(
-            [sys.executable, "-m", "compileall", "-q", str(ROOT / "agent"), str(ROOT / "tools")],
-            check=False,
-            capture_output=True,
-            env=env,
-        )
-    else:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "agent"), str(ROOT / "tools")],
+        check=False,
+        capture_output=True,
+        env=env,
+    )
+    return env
+
+
+def run(runs: int, cached: bool, importtime: bool) -> bool:
+    env = cached_env() if cached else dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     mode = "bytecode caches" if cached else "PYTHONDONTWRITEBYTECODE=1"
     print(f"start-up, {mode} (median of {runs} runs after a warm-up):")
     commands = _commands()
