@@ -8,6 +8,7 @@ slim object alike), and free text is capped so one huge message cannot bloat the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 # A projection: True keeps the value, "text" keeps a string capped at TEXT_LIMIT, a dict
@@ -141,20 +142,56 @@ def _cap(value: Any, limit: int) -> Any:
 
 def project(value: Any, projection: Any) -> Any:
     """Keep what `projection` names of `value` (see `Projection`)."""
+    return _compiled(projection)(value)
+
+
+# A projection compiled into nested functions: a 20,000-node cluster's lists hold ~80,000
+# objects, and walking the projection dict per object (a call per kept field) cost more
+# than everything the checks do with them.
+Projector = Callable[[Any], Any]
+
+
+def _keep(value: Any) -> Any:
+    return value
+
+
+def _text(value: Any) -> Any:
+    return _cap(value, TEXT_LIMIT)
+
+
+def _compiled(projection: Any) -> Projector:
     if projection is True:
-        return value
+        return _keep
     if projection == "text":
-        return _cap(value, TEXT_LIMIT)
-    if isinstance(value, list):
-        return [project(v, projection) for v in value if isinstance(v, dict)]
-    if isinstance(value, dict) and isinstance(projection, dict):
-        return {k: project(value[k], sub) for k, sub in projection.items() if k in value}
-    return None
+        return _text
+    if not isinstance(projection, dict):
+        return lambda _value: None
+    # Keys kept as they are, apart from those projected further (None: keep as is).
+    plan = tuple((key, None if sub is True else _compiled(sub)) for key, sub in projection.items())
+
+    def one(value: dict[str, Any]) -> dict[str, Any]:
+        kept: dict[str, Any] = {}
+        for key, sub in plan:
+            if key in value:
+                kept[key] = value[key] if sub is None else sub(value[key])
+        return kept
+
+    def projector(value: Any) -> Any:
+        if type(value) is dict:
+            return one(value)
+        if type(value) is list:
+            return [one(v) for v in value if type(v) is dict]
+        return None
+
+    return projector
+
+
+_SLIMMERS: dict[Kind, Projector] = {kind: _compiled(p) for kind, p in PROJECTIONS.items()}
 
 
 def slim(kind: Kind, item: dict[str, Any]) -> dict[str, Any]:
     """One list item reduced to what the checks read."""
-    slimmed: dict[str, Any] = project(item, PROJECTIONS[kind]) or {}
+    slimmed: dict[str, Any] = _SLIMMERS[kind](item) or {}
     if kind == "nodes":
         # Nodes carry many large annotations (CSI, volumes); only HyperPod's are judged.
         metadata = slimmed.get("metadata") or {}
