@@ -96,3 +96,46 @@ def test_a_page_budget_spent_on_sparse_pages_replays_as_capped() -> None:
     assert read(max_pages=5) == (15, True)
     # Whatever the reader's budget, a list that was cut short live is never shown complete.
     assert read(max_pages=None) == (15, True)
+
+
+def test_a_replayed_answer_is_a_copy_the_caller_may_change() -> None:
+    nodes = [{"InstanceId": "i-1", "InstanceStatus": {"Status": "Running"}}]
+    access = _access(
+        RecordedCall(
+            service="sagemaker",
+            operation="ListClusterNodes",
+            params={"ClusterName": "c"},
+            response={"ClusterNodeSummaries": nodes},
+            paging=Paging(result_key="ClusterNodeSummaries"),
+        ),
+        RecordedCall(
+            service="sagemaker",
+            operation="DescribeCluster",
+            params={"ClusterName": "c"},
+            response={"ClusterName": "c", "InstanceGroups": [{"InstanceGroupName": "g"}]},
+        ),
+    )
+    first = access.paginate(
+        "sagemaker",
+        "ListClusterNodes",
+        "ClusterNodeSummaries",
+        page_size=10,
+        cap=10,
+        ClusterName="c",
+    )
+    first.items[0]["InstanceStatus"]["Status"] = "changed"
+    described = access.call("sagemaker", "DescribeCluster", ClusterName="c")
+    described["InstanceGroups"][0]["InstanceGroupName"] = "changed"
+    again = access.paginate(
+        "sagemaker",
+        "ListClusterNodes",
+        "ClusterNodeSummaries",
+        page_size=10,
+        cap=10,
+        ClusterName="c",
+    )
+    assert again.items[0]["InstanceStatus"]["Status"] == "Running"
+    assert access.call("sagemaker", "DescribeCluster", ClusterName="c")["InstanceGroups"] == [
+        {"InstanceGroupName": "g"}
+    ]
+    assert nodes[0]["InstanceStatus"]["Status"] == "Running"

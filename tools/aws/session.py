@@ -85,6 +85,10 @@ CREDENTIAL_CODES = frozenset(
     }
 )
 _CONTEXT_PARAMS = "hyperpod_debug_params"
+# Services with botocore after-call handlers that change nested values of an answer in place
+# (botocore/handlers.py: IAM's policy documents, S3's object listings, CloudFormation's
+# template body); replay hands them a deep copy of the recorded answer.
+_NESTED_AFTER_CALL = frozenset({"iam", "s3", "cloudformation"})
 
 # Retries after the first attempt (botocore's `retries.max_attempts`): three sends in all.
 # Standard mode backs off rand(0, 1) x 1 s, then x 2 s on throttling: a persistently
@@ -268,9 +272,17 @@ class AwsAccess:
         if call.error is not None:
             parsed = {"Error": {"Code": call.error.code, "Message": call.error.message}}
             return AWSResponse("replay://", call.error.http_status, {}, None), parsed
-        response = _encode_policy_documents(
-            copy.deepcopy(dict(call.response or {})), model.output_shape
-        )
+        stored = dict(call.response or {})
+        if model.service_model.service_name in _NESTED_AFTER_CALL:
+            # These services' after-call handlers rewrite nested values in place (IAM
+            # decodes policy documents): they get a copy, so the recording stays as read.
+            response = _encode_policy_documents(copy.deepcopy(stored), model.output_shape)
+        else:
+            # Nothing of botocore's changes a nested value of these answers (an after-call
+            # handler at most replaces a top-level key, which the shallow copy absorbs), and
+            # _send copies the whole answer into fresh containers (_jsonable) before any
+            # check sees it: a deep copy of every page would only cost time.
+            response = stored
         return AWSResponse("replay://", 200, {}, None), response
 
     # -- clients ---------------------------------------------------------------------------
