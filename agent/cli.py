@@ -1,45 +1,54 @@
-"""`hyperpod-debug`: the command line. Heavy imports stay inside the commands."""
+"""`hyperpod-debug`: the command line. Heavy imports stay inside the commands, and a
+command's module is imported only when that command runs or every command is listed."""
 
 from __future__ import annotations
 
 import os
 import sys
+from importlib import import_module
 from typing import Annotated, Any
 
 import typer
 
-from agent.commands import (
-    ask,
-    chat,
-    checks_list,
-    eval_cmd,
-    explain,
-    iam_policy,
-    probes_list,
-    record,
-    ticket,
-    triage,
-)
+# Each command (or command group) and the module whose register() adds it, in --help order.
+COMMANDS: dict[str, str] = {
+    "triage": "agent.commands.triage",
+    "record": "agent.commands.record",
+    "ticket": "agent.commands.ticket",
+    "checks": "agent.commands.checks_list",
+    "probes": "agent.commands.probes_list",
+    "iam-policy": "agent.commands.iam_policy",
+    "eval": "agent.commands.eval_cmd",
+    "explain": "agent.commands.explain",
+    "chat": "agent.commands.chat",
+    "ask": "agent.commands.ask",
+}
 
-app = typer.Typer(
-    name="hyperpod-debug",
-    help="Read-only diagnosis of sick nodes in SageMaker HyperPod clusters.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
 
-triage.register(app)
-record.register(app)
-ticket.register(app)
-checks_list.register(app)
-probes_list.register(app)
-iam_policy.register(app)
-eval_cmd.register(app)
-explain.register(app)
-chat.register(app)
-ask.register(app)
+def build_app(only: str | None = None) -> typer.Typer:
+    """The app with every command, or with only the command ``only`` (same settings)."""
+    built = typer.Typer(
+        name="hyperpod-debug",
+        help="Read-only diagnosis of sick nodes in SageMaker HyperPod clusters.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+    built.callback()(_root)
+    for name, module in COMMANDS.items():
+        if only is None or name == only:
+            import_module(module).register(built)
+    return built
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """`app`, the whole app, is built on first use: `main` builds only what it runs."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    whole = build_app()
+    globals()["app"] = whole
+    return whole
 
 
 def _clip_usage_errors() -> None:
@@ -70,7 +79,6 @@ def _clip_usage_errors() -> None:
 _clip_usage_errors()
 
 
-@app.callback()
 def _root(
     debug: Annotated[
         bool,
@@ -105,4 +113,9 @@ def _usable_streams() -> None:
 
 def main() -> None:
     _usable_streams()
-    app()
+    # As app(), with only the command that runs, and explain's values coerced without
+    # pydantic: start-up (issue 12, item 5).
+    from agent.commands.explain_startup import command_named, run
+
+    argv = sys.argv[1:]
+    run(build_app(only=command_named(argv, COMMANDS)), argv)

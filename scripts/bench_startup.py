@@ -31,18 +31,27 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _median(command: list[str], runs: int, env: dict[str, str]) -> tuple[float, float]:
-    """Median wall and median CPU (user + system) seconds of `runs` runs, after a warm-up.
-    CPU time is the steadier figure on a loaded machine."""
-    subprocess.run(command, check=True, capture_output=True, timeout=120, env=env)  # warm-up
-    walls, cpus = [], []
-    for _ in range(runs):
-        cpu = _children_cpu()
-        start = time.perf_counter()
+def _medians(
+    commands: dict[str, list[str]], runs: int, env: dict[str, str]
+) -> dict[str, tuple[float, float]]:
+    """Each command's median wall and median CPU (user + system) seconds of `runs` runs,
+    after a warm-up. The commands take turns, run by run, so that a burst of load on a
+    shared machine slows all of them alike instead of one command's whole series (which
+    skews the ratios). CPU time is the steadier figure on a loaded machine."""
+    for command in commands.values():  # warm-up
         subprocess.run(command, check=True, capture_output=True, timeout=120, env=env)
-        walls.append(time.perf_counter() - start)
-        cpus.append(_children_cpu() - cpu)
-    return statistics.median(walls), statistics.median(cpus)
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            cpu = _children_cpu()
+            start = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True, timeout=120, env=env)
+            walls[name].append(time.perf_counter() - start)
+            cpus[name].append(_children_cpu() - cpu)
+    return {
+        name: (statistics.median(walls[name]), statistics.median(cpus[name])) for name in commands
+    }
 
 
 def _commands() -> dict[str, list[str]]:
@@ -91,7 +100,7 @@ def run(runs: int, cached: bool, importtime: bool) -> bool:
     print(f"start-up, {mode} (median of {runs} runs after a warm-up):")
     commands = _commands()
     bare_name = next(iter(commands))
-    figures = {name: _median(command, runs, env) for name, command in commands.items()}
+    figures = _medians(commands, runs, env)
     bare_wall, bare_cpu = figures[bare_name]
     ok = True
     print(f"  {'':38} {'wall':>8} {'cpu':>8}   ratio to python -c pass (wall / cpu)")

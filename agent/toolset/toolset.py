@@ -296,7 +296,7 @@ class Toolset:
                 }
                 for m in result.matches
             ],
-            "identifiers": result.identifiers.model_dump(mode="json", exclude_defaults=True),
+            "identifiers": result.identifiers.to_json(exclude_defaults=True),
             "instruction_lines_ignored": result.ignored_lines,
         }
         return fit(payload, DEFAULT_RESULT_CHARS, ("matches",))

@@ -73,3 +73,41 @@ def test_explain_imports_no_target_model() -> None:
     modules = _modules_after_cli("explain", "NVRM: Xid 79")
     assert "tools.explain" in modules
     assert _loaded(modules, "tools.target", "tools.recorded", "tools.aws") == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("explain", "NVRM: Xid 79"),
+        ("explain", "--format", "json", "--top", "3", "Xid 48 on i-0123456789abcdef0"),
+        ("--debug", "explain", "No space left on device"),
+    ],
+)
+def test_explain_imports_no_pydantic_and_no_other_command(argv: tuple[str, ...]) -> None:
+    """`explain` builds only its own command (no other command module), coerces its
+    values without typer's pydantic adapters, and its result is plain dataclasses."""
+    modules = _modules_after_cli(*argv)
+    assert _loaded(modules, "pydantic", "pydantic_core", "typer._adapters") == []
+    commands = _loaded(modules, "agent.commands")
+    assert set(commands) <= {
+        "agent.commands",
+        "agent.commands.common",
+        "agent.commands.explain",
+        "agent.commands.explain_startup",
+    }
+    assert _loaded(modules, "rich") == []
+
+
+def test_help_imports_no_pydantic_adapter_and_no_rich() -> None:
+    """`--help` formats without rich and coerces nothing through pydantic."""
+    modules = _modules_after_cli("--help")
+    assert _loaded(modules, "rich", "typer._adapters", "typer.rich_utils") == []
+
+
+# The MCP SDK (with starlette and uvicorn) costs seconds to import: only `mcp` pays for it.
+MCP_SDK = ("mcp", "mcp_types", "agent.mcp.server", "starlette", "uvicorn")
+
+
+def test_help_imports_no_mcp_sdk() -> None:
+    modules = _modules_after_cli("--help")
+    assert _loaded(modules, *MCP_SDK) == []

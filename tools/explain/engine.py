@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+from tools.explain.anchors import fold
 from tools.explain.guesses import Guess, find_guesses
 from tools.explain.identifiers import Identifiers, extract_identifiers
 from tools.explain.models import ExplainResult, Match
@@ -24,15 +27,21 @@ _XID_CHECKS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _signature_hit(signature: Signature, text: str, lowered: str) -> Hit | None:
-    if not signature.may_match(lowered):
+def _signature_hit(signature: Signature, text: str, folded: str) -> Hit | None:
+    if not signature.may_match(folded):
+        return None
+    unless = signature.unless
+    # An exception that is compiled already (the Xid number pattern) is cheaper to search
+    # than the signature's own regex is to compile: when it matches, skip the compile.
+    searched = isinstance(unless, re.Pattern)
+    if searched and unless is not None and unless.search(text) is not None:
         return None
     first = signature.pattern.search(text)
     if first is None:
         return None
     if signature.context is not None and signature.context.search(text) is None:
         return None
-    if signature.unless is not None and signature.unless.search(text) is not None:
+    if unless is not None and not searched and unless.search(text) is not None:
         return None
     count = 0
     for _ in signature.pattern.finditer(text, first.start()):
@@ -74,8 +83,8 @@ def _xid_hits(text: str) -> list[Hit]:
 
 def find_hits(text: str) -> list[Hit]:
     """Every signature (and Xid) that matches the cleaned text."""
-    lowered = text.lower()
-    hits = [hit for s in ALL_SIGNATURES if (hit := _signature_hit(s, text, lowered)) is not None]
+    folded = fold(text)
+    hits = [hit for s in ALL_SIGNATURES if (hit := _signature_hit(s, text, folded)) is not None]
     return hits + _xid_hits(text)
 
 

@@ -21,10 +21,9 @@ addressed to an assistant were set aside, so injected wording cannot steer them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import cache
+from typing import NamedTuple
 
-from tools.explain.anchors import literal_anchors
+from tools.explain.anchors import Regex, fold
 from tools.explain.sanitize import quote
 from tools.explain.signature import TRIAGE, TRIAGE_NODE, word
 
@@ -40,35 +39,26 @@ LIST_EVENTS = "aws sagemaker list-cluster-events --cluster-name <CLUSTER> --regi
 DESCRIBE_CLUSTER = "aws sagemaker describe-cluster --cluster-name <CLUSTER> --region <REGION>"
 
 
-@dataclass(frozen=True)
-class Family:
+# A NamedTuple, not a frozen dataclass: built at every start-up, where a dataclass
+# costs about a millisecond to build (issue 12, item 5).
+class Family(NamedTuple):
     id: str
     label: str
     sections: tuple[str, ...]  # closest first
-    terms: re.Pattern[str]
+    terms: Regex
     checks: tuple[str, ...]
-    context: re.Pattern[str] | None = None
+    context: Regex | None = None
 
-    def may_match(self, lowered: str) -> bool:
-        """Cheap pre-check on lower-cased text, as for signatures (tools.explain.anchors)."""
-        return all(
-            keys is None or any(k in lowered for k in keys)
-            for keys in _anchors(self.terms, self.context)
+    def may_match(self, folded: str) -> bool:
+        """Cheap pre-check on the folded text, as for signatures (tools.explain.anchors)."""
+        return self.terms.may_match(folded) and (
+            self.context is None or self.context.may_match(folded)
         )
 
 
-@cache
-def _anchors(
-    terms: re.Pattern[str], context: re.Pattern[str] | None
-) -> tuple[tuple[str, ...] | None, ...]:
-    found = [literal_anchors(terms.pattern)]
-    if context is not None:
-        found.append(literal_anchors(context.pattern))
-    return tuple(found)
-
-
-@dataclass(frozen=True)
-class Guess:
+# A NamedTuple, not a frozen dataclass: built at every start-up, where a dataclass
+# costs about a millisecond to build (issue 12, item 5).
+class Guess(NamedTuple):
     section: str
     score: float
     family: Family
@@ -87,8 +77,9 @@ class Guess:
         )
 
 
-def _rx(*alternatives: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE)
+def _rx(*alternatives: str) -> Regex:
+    # Compiled only for a text that holds one of its anchors: most texts need few families.
+    return Regex("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE)
 
 
 _HANG = _rx(
@@ -295,9 +286,9 @@ def find_guesses(text: str, taken: set[str] | frozenset[str] = frozenset()) -> l
     """Sections the text's wording families point at, best first; ``taken`` is skipped."""
     best: dict[str, Guess] = {}
     order: dict[str, int] = {}
-    lowered = text.lower()
+    folded = fold(text)
     for family_index, family in enumerate(FAMILIES):
-        if not family.may_match(lowered):
+        if not family.may_match(folded):
             continue
         quotes = _family_quotes(family, text)
         if not quotes:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from tools.explain.anchors import Regex, compiled, fold
+
 MAX_INPUT_CHARS = 200_000
 
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_ANSI = Regex(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|[@-Z\\-_])")
 # C0/C1 controls except tab and newline, plus zero-width, bidi and BOM format characters.
 _INVISIBLE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]"
@@ -66,29 +68,42 @@ _INSTRUCTION_ZH = (
     r"(?:一下)?\s*(?:以下|下面|如下|下列)(?:的)?\s*(?:命令|指令|脚本|操作)",
     r"(?:^|[。！？；\n:：])\s*(?:执行|运行)(?:以下|下面|如下|下列)(?:的)?\s*(?:命令|指令)",
 )
-_INSTRUCTION = re.compile(
-    "|".join(f"(?:{p})" for p in (*_INSTRUCTION_EN, *_INSTRUCTION_ZH)),
-    re.IGNORECASE | re.MULTILINE,
+_INSTRUCTION_FLAGS = re.IGNORECASE | re.MULTILINE
+# One alternation of all the wording, compiled from only the parts whose literal anchors
+# occur in the text (tools.explain.anchors): a part that cannot match anywhere in the text
+# changes no search result, and most texts need no part at all, so nothing is compiled.
+INSTRUCTION_PARTS = tuple(
+    Regex(p, _INSTRUCTION_FLAGS) for p in (*_INSTRUCTION_EN, *_INSTRUCTION_ZH)
 )
 # Where a sentence starts: after end punctuation (ASCII punctuation needs a following space,
 # so "sagemaker.amazonaws.com" is not a sentence break).
-_SENTENCE_END = re.compile(r"[.!?;](?=\s)|[。！？；]")
+_SENTENCE_END = Regex(r"[.!?;](?=\s)|[。！？；]")
 # A line right after an instruction that carries it on: a command to run, or a clause that
 # starts with "then" / "然后".
-_COMMAND = re.compile(
+_COMMAND = Regex(
     r"^\s*(?:[$#>]\s*)?(?:sudo|kubectl|aws|rm|curl|wget|bash|sh|python3?|ssh|scontrol|scancel"
     r"|systemctl|reboot|shutdown|helm|eksctl|echo|chmod|chown|dd|mkfs|nvidia-smi)\b"
 )
-_CONTINUATION = re.compile(
+_CONTINUATION = Regex(
     r"^\s*(?:then|and\s+then|and|also|after\s+that|finally|next|然后|接着|并且|最后|再)\b", re.I
 )
+
+
+def _instruction_pattern(text: str) -> re.Pattern[str] | None:
+    """The instruction alternation for ``text``, or None when no part can match it."""
+    folded = fold(text)
+    parts = [part.pattern for part in INSTRUCTION_PARTS if part.may_match(folded)]
+    if not parts:
+        return None
+    return compiled("|".join(f"(?:{p})" for p in parts), _INSTRUCTION_FLAGS)
 
 
 def clean_text(text: str) -> tuple[str, bool]:
     """Return the cleaned text and whether the input was cut at ``MAX_INPUT_CHARS``."""
     truncated = len(text) > MAX_INPUT_CHARS
     text = text[:MAX_INPUT_CHARS]
-    text = _ANSI.sub("", text)
+    if "\x1b" in text:  # every escape sequence starts with ESC
+        text = _ANSI.compiled.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = unicodedata.normalize("NFKC", text)
     return _INVISIBLE.sub("", text), truncated
@@ -110,14 +125,15 @@ def set_aside_instructions(text: str) -> tuple[str, int]:
     dropped as well. Line breaks are kept, so the line count does not change. The count
     is the number of lines touched.
     """
-    if _INSTRUCTION.search(text) is None:
+    instruction = _instruction_pattern(text)
+    if instruction is None or instruction.search(text) is None:
         return text, 0
     kept: list[str] = []
     ignored = 0
     carrying = False
     for line in text.split("\n"):
-        found = _INSTRUCTION.search(line)
-        if carrying and (_COMMAND.match(line) or _CONTINUATION.match(line)):
+        found = instruction.search(line)
+        if carrying and (_COMMAND.compiled.match(line) or _CONTINUATION.compiled.match(line)):
             kept.append("")
             ignored += 1
         elif found is not None:

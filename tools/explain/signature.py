@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import cache
+from typing import NamedTuple
 
-from tools.explain.anchors import anchors_for
+from tools.explain.anchors import Anchors, Regex, anchors_of, compiled
 
 # Next checks are read-only commands; placeholders in angle brackets are filled from the
 # identifiers found in the text when there is exactly one candidate.
@@ -21,14 +20,16 @@ DESCRIBE_NODE = (
 )
 
 
-@dataclass(frozen=True)
-class Signature:
+# A NamedTuple, not a frozen dataclass: built at every start-up, where a dataclass
+# costs about a millisecond to build (issue 12, item 5).
+class Signature(NamedTuple):
     """One family of error wording that points at a reference section.
 
     ``why`` is a short human explanation; the matcher appends the quoted text that matched.
     ``context`` must also match somewhere in the text for the signature to count, and
     ``unless`` suppresses it when it matches anywhere. The regex is compiled on first use:
-    most texts are ruled out by the literal ``anchors`` before it is needed.
+    most texts are ruled out by the literal ``anchors`` before it is needed, and the
+    anchors come from a precomputed index (tools.explain.anchors).
     """
 
     id: str
@@ -38,22 +39,21 @@ class Signature:
     flags: int
     why: str
     checks: tuple[str, ...] = ()
-    context: re.Pattern[str] | None = None
-    unless: re.Pattern[str] | None = None
-    anchors: tuple[str, ...] | None = None
+    context: Regex | re.Pattern[str] | None = None
+    unless: Regex | re.Pattern[str] | None = None
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        return _compile(self.regex, self.flags)
+        return compiled(self.regex, self.flags)
 
-    def may_match(self, lowered: str) -> bool:
-        """Cheap pre-check on lower-cased text: can the pattern match at all?"""
-        return self.anchors is None or any(a in lowered for a in self.anchors)
+    @property
+    def anchors(self) -> Anchors | None:
+        return anchors_of(self.regex)
 
-
-@cache
-def _compile(regex: str, flags: int) -> re.Pattern[str]:
-    return re.compile(regex, flags)
+    def may_match(self, folded: str) -> bool:
+        """Cheap pre-check on the folded text (``anchors.fold``): can the pattern match?"""
+        keys = anchors_of(self.regex)
+        return keys is None or any(a in folded for a in keys)
 
 
 def _join(alternatives: tuple[str, ...]) -> str:
@@ -64,9 +64,10 @@ def _flags(case: bool) -> int:
     return 0 if case else re.IGNORECASE
 
 
-def rx(*alternatives: str, case: bool = False) -> re.Pattern[str]:
-    """Compile regex alternatives into one pattern (case-insensitive unless ``case``)."""
-    return _compile(_join(alternatives), _flags(case))
+def rx(*alternatives: str, case: bool = False) -> Regex:
+    """Regex alternatives as one pattern (case-insensitive unless ``case``), compiled only
+    when a signature that matched needs it as its context or exception."""
+    return Regex(_join(alternatives), _flags(case))
 
 
 def sig(
@@ -76,8 +77,8 @@ def sig(
     why: str,
     *alternatives: str,
     checks: tuple[str, ...] = (),
-    context: re.Pattern[str] | None = None,
-    unless: re.Pattern[str] | None = None,
+    context: Regex | re.Pattern[str] | None = None,
+    unless: Regex | re.Pattern[str] | None = None,
     case: bool = False,
 ) -> Signature:
     return Signature(
@@ -90,7 +91,6 @@ def sig(
         checks=checks,
         context=context,
         unless=unless,
-        anchors=anchors_for(alternatives),
     )
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 # "remap": the driver recorded a row remap / page retirement that the next GPU reset applies,
 # the normal repair path rather than a fault by itself (its state is judged in § G.1.a).
@@ -21,8 +20,9 @@ XID_PATTERN = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class XidInfo:
+# A NamedTuple, not a frozen dataclass: built at every start-up, where a dataclass
+# costs about a millisecond to build (issue 12, item 5).
+class XidInfo(NamedTuple):
     kind: XidKind
     section: str
     meaning: str
