@@ -3,8 +3,10 @@
 
     python3 scripts/dev.py demo     # create .venv, triage a bundled recorded cluster
     python3 scripts/dev.py test     # create .venv, lint, type-check, run every test
-    python3 scripts/dev.py bench [triage|nodes|probes|agent|redaction] [args]
-                                    # benchmarks (figures, not pass/fail); default: triage
+    python3 scripts/dev.py bench [NAME] [args]
+                                    # benchmarks (figures, not pass/fail), NAME one of
+                                    # BENCHMARKS below; default: triage; all targets:
+                                    # python3 scripts/dev.py bench targets
 
 The virtual environment is (re)installed from pyproject.toml when it changes.
 """
@@ -66,8 +68,11 @@ BENCHMARKS = {
     "probes": "scripts/bench_probes.py",  # probing only, several concurrencies
     "agent": "scripts/bench_agent.py",  # prompt + tool tokens, largest tool result, chat start-up
     "redaction": "scripts/bench_redaction.py",  # worst case per pattern, 40 KB / 400 KB inputs
+    "record": "scripts/bench_record.py",  # record vs triage of a 20,000-node cluster (≤ 2×)
     "faults": "scripts/bench_faults.py",  # live triage with four APIs always failing (loopback)
     "startup": "scripts/bench_startup.py",  # --help and explain vs python -c pass (≤ 4×)
+    "latency": "scripts/bench_latency.py",  # replay with 50 ms per answer: the live overlap
+    "targets": "scripts/bench_targets.py",  # every issue-12 target, one table
 }
 
 

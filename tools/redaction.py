@@ -14,7 +14,10 @@ The rules that keep the patterns linear:
 * where a scan may fail after running far (a lazy `.*?` up to a flag), it is bounded
   (`[^\\n]{0,256}?`);
 * what a regular expression cannot do in one pass (pairing PEM markers, "a key word nearby")
-  is a small scanner or a check on the match.
+  is a small scanner or a check on the match;
+* before any step, `may_hold_secret` searches the steps' triggers (literals, key words and
+  one base64 run that starts only where a run starts) and a text holding none is returned
+  as it is: a trigger is a part of the text every match of its step must contain.
 
 `scripts/bench_redaction.py` measures each step on adversarial inputs built from the
 `fragments` declared next to it; tests/core/test_redaction_linear.py checks correctness on
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,14 +75,42 @@ _B64 = "A-Za-z0-9+/"
 
 
 @dataclass(frozen=True)
+class Trigger:
+    """What a text must hold for a step to change it: a match of `pattern` (case-sensitive),
+    one of `words` in any case (lower-case ASCII words, matched as the steps' `(?i)` does), or
+    a run of `run` or more characters of the base64 alphabet. Any one of them that is set.
+
+    It is a necessary condition, never a guess: every match of the step's pattern contains a
+    match of its trigger, under the same case rules."""
+
+    pattern: str = ""
+    words: tuple[str, ...] = ()
+    run: int = 0
+
+    @functools.cached_property
+    def _compiled(self) -> re.Pattern[str]:
+        parts = [self.pattern] if self.pattern else []
+        if self.words:
+            parts.append(f"(?i:{'|'.join(self.words)})")
+        if self.run:
+            parts.append(f"(?<![{_B64}])[{_B64}]{{{self.run}}}")
+        return re.compile("|".join(f"(?:{part})" for part in parts))
+
+    def found_in(self, text: str) -> bool:
+        return self._compiled.search(text) is not None
+
+
+@dataclass(frozen=True)
 class Step:
     """One redaction pass. `fragments` are the pieces an adversarial input for this step is
     built from (its literals and the characters its repeated classes scan): the benchmark
-    and the property tests repeat them to 40-400 KB."""
+    and the property tests repeat them to 40-400 KB. `trigger` is what a text must hold for
+    the step to change it; `redact_text` looks for all steps' triggers first."""
 
     name: str
     apply: Callable[[str], str]
     fragments: tuple[str, ...]
+    trigger: Trigger
 
 
 def _sub(pattern: str, replacement: str | Callable[[re.Match[str]], str]) -> Callable[[str], str]:
@@ -230,6 +262,22 @@ def _prose(match: re.Match[str]) -> str:
     return match.group(1) + REDACTED
 
 
+# -- triggers --------------------------------------------------------------------------------
+#
+# Each step's trigger is a part every match of its pattern must contain: a literal of the
+# pattern (without the look-arounds and classes around it), a key word, or its long run of
+# base64. `redact_text` looks for all of them at once (`may_hold_secret`) and leaves a text
+# with none untouched, which is almost every string of a recording: names, states,
+# timestamps, addresses.
+
+# The steps that redact a value by the name before it (json-key, tag-value, assignment,
+# yaml-key, flag, aws-configure, prose …) all need one of these words: every alternative of
+# `_WORD`, `_KEY_END` and `_NAME_END`, "auth" of a docker config and "pwd" hold one.
+_SECRET_WORD = Trigger(words=("auth", "token", "pass", "secret", "key", "pat", "pwd"))
+# STS session tokens by their well-known base64 openings ("origin", "aws").
+_STS_OPENINGS = "IQoJb3JpZ2lu|IQoDYXdz|IQoGZXIvYXdz|AgoJb3JpZ2lu|FwoGZXIvYXdz|FQoGZXIvYXdz|AQoDYXdz"
+_ZH_WORDS = "密码|口令|密钥|私钥|秘钥|令牌"
+
 _STEPS: tuple[Step, ...] = (
     Step(
         "pem-block",
@@ -244,21 +292,25 @@ _STEPS: tuple[Step, ...] = (
             "A ",
             "PRIVATE KEY",
         ),
+        Trigger(r"PRIVATE|BEGIN"),
     ),
     Step(
         "pem-body-line",
         _sub(rf"(?m)^[ \t]*[{_B64}]{{60,76}}={{0,2}}[ \t]*$", _pem_body_line),
         ("MIIEowIBAAKCAQEA", "a", "A", "1", "\n", " ", "="),
+        Trigger(run=60),
     ),
     Step(
         "base64-pem",
         _sub(rf"(?<![{_B64}])LS0tLS1CRUdJTi[{_B64}]{{20,}}={{0,2}}", _base64_pem),
         ("LS0tLS1CRUdJTi", "a", "+", "="),
+        Trigger("LS0tLS1CRUdJTi"),
     ),
     Step(
         "openssh-body",
         _sub(rf"(?<![{_B64}])b3BlbnNzaC1rZXktdjE[{_B64}]*={{0,2}}", REDACTED),
         ("b3BlbnNzaC1rZXktdjE", "a", "="),
+        Trigger("b3BlbnNzaC1rZXktdjE"),
     ),
     # "SecretAccessKey": "...", "Token" : "...", a docker config "auth": "..." — plain or
     # escaped JSON. Starts only at a quote, and the name class cannot cross one.
@@ -269,6 +321,7 @@ _STEPS: tuple[Step, ...] = (
             rf"\g<1>{REDACTED}",
         ),
         ('"', '\\"', "token", "a.", ":", " ", "password", "_key", "auth"),
+        _SECRET_WORD,
     ),
     # A tag whose key looks secret: Key=db_password,Value=... and {"Key": "token", "Value": "..."}
     Step(
@@ -279,6 +332,7 @@ _STEPS: tuple[Step, ...] = (
             rf"\g<1>{REDACTED}",
         ),
         ("Key=", "password", ",", "Value=", "a", " "),
+        _SECRET_WORD,
     ),
     Step(
         "json-tag-value",
@@ -288,6 +342,7 @@ _STEPS: tuple[Step, ...] = (
             rf"\g<1>{REDACTED}",
         ),
         ('"Key"', ":", '"', "token", ",", '"Value"', "a", " "),
+        _SECRET_WORD,
     ),
     # AWS_SESSION_TOKEN=..., client_secret = '...', GITLAB_PAT=... (env and config style).
     # The pattern starts at the key word (the rest of the name stays in the text): the old
@@ -297,6 +352,7 @@ _STEPS: tuple[Step, ...] = (
         "assignment",
         _sub(rf"(?i)({_NAME_END}\s*=\s*){_VALUE}", rf"\g<1>{REDACTED}"),
         ("token", "_key", "password", "=", " ", "'", '"', "a.", "-"),
+        _SECRET_WORD,
     ),
     # db_password: ..., password: ... (YAML style): compound keys, or the bare words
     # password/passwd/secret; a bare "token:" is too often prose ("failed to get token: ...").
@@ -309,6 +365,7 @@ _STEPS: tuple[Step, ...] = (
             rf"\g<1>{REDACTED}",
         ),
         ("a.", "_password", "-", ":", " ", "secret", "'"),
+        _SECRET_WORD,
     ),
     # --password hunter2, --token=abc, --db-pass X, --api-key X
     Step(
@@ -320,6 +377,7 @@ _STEPS: tuple[Step, ...] = (
             rf"\g<1>{REDACTED}",
         ),
         ("--", "-", "a", "pass", "token", " ", "="),
+        _SECRET_WORD,
     ),
     # mysql -phunter2 (the password glued to -p; `-p` alone prompts), docker login -p X,
     # sshpass -p X. The scan to the flag is bounded: an unbounded lazy scan from every
@@ -332,16 +390,19 @@ _STEPS: tuple[Step, ...] = (
             rf"\g<1>{REDACTED}",
         ),
         ("mysql", " ", "-p", "-P", "a", "'"),
+        Trigger(words=("mysql",)),
     ),
     Step(
         "docker-login",
         _sub(r"(?i)(\bdocker\s+login\b[^\n]{0,256}?\s-p\s+)\S+", rf"\g<1>{REDACTED}"),
         ("docker login", " ", "-p", "a"),
+        Trigger(words=("docker",)),
     ),
     Step(
         "sshpass",
         _sub(r"(\bsshpass\s+-p\s*)\S+", rf"\g<1>{REDACTED}"),
         ("sshpass", " ", "-p", "a"),
+        Trigger("sshpass"),
     ),
     # curl -u user:password, --user=user:password (a uid:gid pair stays)
     Step(
@@ -351,11 +412,13 @@ _STEPS: tuple[Step, ...] = (
             _user_password,
         ),
         ("-u", " ", "a", ":", "-ua", "'"),
+        Trigger("-u"),
     ),
     Step(
         "aws-configure",
         _sub(rf"(?i)(\baws\s+configure\s+set\s+\S*{_WORD}\S*\s+)\S+", rf"\g<1>{REDACTED}"),
         ("aws configure set", " ", "token", "a"),
+        _SECRET_WORD,
     ),
     Step(
         "authorization",
@@ -364,16 +427,19 @@ _STEPS: tuple[Step, ...] = (
             rf"\g<1>{REDACTED}",
         ),
         ("Authorization", ":", " ", "Bearer", "a"),
+        Trigger(words=("authorization",)),
     ),
     Step(
         "bearer",
         _sub(r"(?i)((?<![\w-])bearer\s+)([A-Za-z0-9._~+/=-]{8,})", _bearer),
         ("Bearer", " ", "a", ".", "-"),
+        Trigger(words=("bearer",)),
     ),
     Step(
         "basic",
         _sub(rf"(?i)((?<![\w-])basic\s+)([{_B64}]{{8,}}={{0,2}})(?![{_B64}=])", _basic_credentials),
         ("Basic", " ", "a", "=", "+"),
+        Trigger(words=("basic",)),
     ),
     # user:password@host in URLs: starts at "://", and neither the user nor the password
     # class can run across the next "://".
@@ -381,31 +447,32 @@ _STEPS: tuple[Step, ...] = (
         "url-credentials",
         _sub(r"(://[^/\s:@]+:)[^/\s@]+@", rf"\g<1>{REDACTED}@"),
         ("://", "a", ":", "@", ".", "/"),
+        Trigger(r"://[^/\s:@]"),
     ),
     Step(
         "access-key-id",
         _sub(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", REDACTED),
         ("AKIA", "A", "1"),
+        Trigger("AKIA|ASIA|ABIA|ACCA"),
     ),
     # STS session tokens by their well-known base64 openings ("origin", "aws").
     Step(
         "session-token",
-        _sub(
-            rf"(?<![{_B64}])(?:IQoJb3JpZ2lu|IQoDYXdz|IQoGZXIvYXdz|AgoJb3JpZ2lu|FwoGZXIvYXdz"
-            rf"|FQoGZXIvYXdz|AQoDYXdz)[{_B64}=]{{8,}}",
-            REDACTED,
-        ),
+        _sub(rf"(?<![{_B64}])(?:{_STS_OPENINGS})[{_B64}=]{{8,}}", REDACTED),
         ("IQoJb3JpZ2lu", "FwoGZXIvYXdz", "a", "="),
+        Trigger(_STS_OPENINGS),
     ),
     Step(
         "eks-token",
         _sub(r"\bk8s-aws-v1\.[A-Za-z0-9_\-]+", REDACTED),
         ("k8s-aws-v1.", "a", "-"),
+        Trigger(r"k8s-aws-v1\."),
     ),
     Step(
         "jwt",
         _sub(r"(?<![\w-])eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]+", REDACTED),
         ("eyJ", "a", "-", "."),
+        Trigger("eyJ"),
     ),
     Step(
         "prefixed-token",
@@ -415,11 +482,16 @@ _STEPS: tuple[Step, ...] = (
             REDACTED,
         ),
         ("hf_", "sk-", "a", "-", "_"),
+        Trigger(
+            r"hf[_-]|gh[pousr][_-]|glpat[_-]|xox[abprs][_-]|npm[_-]|github_pat[_-]|sk-|AIza"
+            r"|sk_live_|rk_live_"
+        ),
     ),
     Step(
         "secret-access-key",
         _sub(rf"(?<![{_B64}=])[{_B64}]{{40}}(?![{_B64}=])", _bare_secret_key),
         ("a", "A", "1", "/", "+", "="),
+        Trigger(run=40),
     ),
     # The password is X / 密码是 X (X unless it describes the password: "incorrect", "错误")
     Step(
@@ -430,18 +502,36 @@ _STEPS: tuple[Step, ...] = (
             _prose,
         ),
         ("password", " ", "is", "a", "'"),
+        _SECRET_WORD,
     ),
     Step(
         "prose-zh",
         _sub(
-            r"((?:密码|口令|密钥|私钥|秘钥|令牌)\s*(?:是|为|：|:|=)\s*['\"“「]?)"
+            rf"((?:{_ZH_WORDS})\s*(?:是|为|：|:|=)\s*['\"“「]?)"
             r"""([^\s，。,;；、）)'"”」]+)""",
             _prose,
         ),
         ("密码", "是", " ", "a", "：", "，"),
+        Trigger(_ZH_WORDS),
     ),
 )
 STEPS = _STEPS
+# All steps' triggers, joined: what a text must hold for any step to change it. Every
+# alternative of the joined pattern opens with a literal character (no class, no
+# look-behind), so the search skips ahead to those characters instead of trying each
+# alternative at each position: ~3x faster.
+_TRIGGERS = tuple(step.trigger for step in _STEPS)
+# Joined without a group around each: the union all the same (a trigger pattern holds no
+# group of its own and no global flag), and a flat alternation is what the search optimises.
+_TRIGGER_PATTERN = re.compile("|".join(t.pattern for t in _TRIGGERS if t.pattern))
+_TRIGGER_WORDS = tuple(dict.fromkeys(w for t in _TRIGGERS for w in t.words))
+# In ASCII text, a word is found in any case exactly when it is found in the lowered text,
+# and a search for literals is several times faster than the same search under (?i).
+_TRIGGER_WORDS_LOWER = re.compile("|".join(_TRIGGER_WORDS))
+_TRIGGER_WORDS_ANY_CASE = re.compile(f"(?i:{'|'.join(_TRIGGER_WORDS)})")
+# A run as long as the shortest run a step needs: any longer run holds one too.
+_TRIGGER_RUN_LENGTH = min(t.run for t in _TRIGGERS if t.run)
+_TRIGGER_RUN = re.compile(f"(?<![{_B64}])[{_B64}]{{{_TRIGGER_RUN_LENGTH}}}")
 _ACCOUNT_IN_ARN = re.compile(r"(arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:)(\d{12})(:)")
 _BARE_ACCOUNT = re.compile(r"\b\d{12}\b")
 
@@ -468,6 +558,8 @@ class AccountMasker:
         return self._fakes[account]
 
     def mask(self, text: str) -> str:
+        if len(text) < 12:  # both patterns need an account id's 12 digits
+            return text
         text = _ACCOUNT_IN_ARN.sub(
             lambda m: f"{m.group(1)}{self.fake(m.group(2))}{m.group(3)}", text
         )
@@ -483,11 +575,45 @@ def _masker(mask_account: Masking) -> AccountMasker | None:
     return AccountMasker() if mask_account else None
 
 
+def may_hold_secret(text: str) -> bool:
+    """Whether any redaction step can change `text`: False only when no step's trigger is
+    in it, and then `redact_text` returns it as it is."""
+    if _TRIGGER_PATTERN.search(text) is not None:
+        return True
+    if len(text) >= _TRIGGER_RUN_LENGTH and _TRIGGER_RUN.search(text) is not None:
+        return True
+    if text.isascii():
+        return _TRIGGER_WORDS_LOWER.search(text.lower()) is not None
+    return _TRIGGER_WORDS_ANY_CASE.search(text) is not None
+
+
 def redact_text(text: str, *, mask_account: Masking = False) -> str:
     """Replace secret-looking values in free text; optionally mask account ids."""
-    for step in _STEPS:
-        text = step.apply(text)
-    masker = _masker(mask_account)
+    return _redact_text(text, _masker(mask_account))
+
+
+# Short strings seen to hold no trigger. A recording repeats a few values ("True",
+# "Running", one timestamp) millions of times, and a set lookup costs a tenth of the search.
+# Only what redaction leaves as it is goes in, short, and the set is emptied when full: its
+# memory stays bounded whatever the input.
+_CLEAN: set[str] = set()
+_CLEAN_LENGTH = 64
+_CLEAN_SIZE = 1 << 16
+
+
+def _redact_text(text: str, masker: AccountMasker | None) -> str:
+    # The triggers first, not every step's pattern: a recording of a large cluster holds
+    # millions of short strings ("Running", "kube-system", timestamps), almost none with a
+    # trigger, and on them the steps cost ~30 times the search (2 µs a string, not 50).
+    short = len(text) <= _CLEAN_LENGTH
+    if not (short and text in _CLEAN):
+        if may_hold_secret(text):
+            for step in _STEPS:
+                text = step.apply(text)
+        elif short:
+            if len(_CLEAN) >= _CLEAN_SIZE:
+                _CLEAN.clear()
+            _CLEAN.add(text)
     return masker.mask(text) if masker is not None else text
 
 
@@ -495,10 +621,18 @@ def _secret_pair(value: dict[str, Any]) -> str | None:
     """The value field of a name/value pair that names a secret: an AWS tag
     {"Key": "db_password", "Value": ...} or a container env {"name": "HF_TOKEN", "value": ...}."""
     for name_field, value_field in (("Key", "Value"), ("key", "value"), ("name", "value")):
-        name = value.get(name_field)
-        if isinstance(name, str) and value_field in value and _SECRET_NAME.search(name):
-            return value_field
+        if value_field in value:  # first: most dicts (metadata) have a name but no value
+            name = value.get(name_field)
+            if isinstance(name, str) and _SECRET_NAME.search(name):
+                return value_field
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_key(key: str) -> bool:
+    """A key that names a secret. Cached: a recording repeats a few hundred key names
+    millions of times; the bound keeps hostile input with endless distinct keys small."""
+    return key not in _KEEP_KEYS and _SECRET_KEYS.search(key) is not None
 
 
 def redact(value: Any, *, mask_account: Masking = False) -> Any:
@@ -506,21 +640,21 @@ def redact(value: Any, *, mask_account: Masking = False) -> Any:
 
     Pass one `AccountMasker` for a whole recording so each account keeps its own fake id.
     """
-    masker = _masker(mask_account)
-    mask: Masking = masker if masker is not None else False
+    return _redact(value, _masker(mask_account))
+
+
+def _redact(value: Any, masker: AccountMasker | None) -> Any:
+    if isinstance(value, str):
+        return _redact_text(value, masker)
     if isinstance(value, dict):
         secret_field = _secret_pair(value)
         out: dict[str, Any] = {}
         for key, item in value.items():
-            if item not in (None, "") and (
-                key == secret_field or (key not in _KEEP_KEYS and _SECRET_KEYS.search(str(key)))
-            ):
+            if (key == secret_field or _secret_key(str(key))) and item not in (None, ""):
                 out[key] = REDACTED
             else:
-                out[key] = redact(item, mask_account=mask)
+                out[key] = _redact(item, masker)
         return out
     if isinstance(value, list):
-        return [redact(item, mask_account=mask) for item in value]
-    if isinstance(value, str):
-        return redact_text(value, mask_account=mask)
+        return [_redact(item, masker) for item in value]
     return value

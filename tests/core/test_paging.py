@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tools.aws.errors import AwsAccessError
@@ -99,7 +101,7 @@ def test_a_page_budget_spent_on_sparse_pages_replays_as_capped() -> None:
 
 
 def test_a_replayed_answer_is_a_copy_the_caller_may_change() -> None:
-    nodes = [{"InstanceId": "i-1", "InstanceStatus": {"Status": "Running"}}]
+    nodes: list[dict[str, Any]] = [{"InstanceId": "i-1", "InstanceStatus": {"Status": "Running"}}]
     access = _access(
         RecordedCall(
             service="sagemaker",
