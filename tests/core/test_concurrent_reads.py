@@ -322,3 +322,28 @@ def test_independent_reads_are_in_flight_at_the_same_time(
     outputs = run_checks(_data(AwsAccess(REGION, replay=responder)))
     assert [o.findings[0].check for o in outputs] == ["c0", "c1", "c2", "c3"]
     assert not barrier.broken
+
+
+def test_replay_answers_each_call_as_recorded_after_a_throttled_one() -> None:
+    """Live, an API that kept failing is not asked again for a while; a replay answers every
+    call from its own entry, so the report does not depend on which check asked first."""
+    from tools.aws.errors import Throttled
+    from tools.recorded.model import RecordedError
+
+    throttled = RecordedCall(
+        service="sagemaker",
+        operation="DescribeClusterNode",
+        params={"ClusterName": CLUSTER, "NodeId": "i-a"},
+        error=RecordedError(code="ThrottlingException", message="slow down", http_status=400),
+    )
+    answered = RecordedCall(
+        service="sagemaker",
+        operation="DescribeClusterNode",
+        params={"ClusterName": CLUSTER, "NodeId": "i-b"},
+        response={"NodeDetails": {"InstanceId": "i-b"}},
+    )
+    access = AwsAccess(REGION, replay=_recording(throttled, answered), max_attempts=0)
+    with pytest.raises(Throttled):
+        access.call("sagemaker", "DescribeClusterNode", ClusterName=CLUSTER, NodeId="i-a")
+    node = access.call("sagemaker", "DescribeClusterNode", ClusterName=CLUSTER, NodeId="i-b")
+    assert node["NodeDetails"]["InstanceId"] == "i-b"
