@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "explain": "agent.commands.explain",
     "chat": "agent.commands.chat",
     "ask": "agent.commands.ask",
+    "mcp": "agent.commands.mcp",
 }
 
 

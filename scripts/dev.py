@@ -73,6 +73,7 @@ BENCHMARKS = {
     "startup": "scripts/bench_startup.py",  # --help and explain vs python -c pass (≤ 4×)
     "latency": "scripts/bench_latency.py",  # replay with 50 ms per answer: the live overlap
     "targets": "scripts/bench_targets.py",  # every issue-12 target, one table
+    "mcp": "scripts/bench_mcp.py",  # `mcp` start-up to the first tool list, tool-list size
 }
 
 

@@ -111,3 +111,10 @@ MCP_SDK = ("mcp", "mcp_types", "agent.mcp.server", "starlette", "uvicorn")
 def test_help_imports_no_mcp_sdk() -> None:
     modules = _modules_after_cli("--help")
     assert _loaded(modules, *MCP_SDK) == []
+
+
+def test_mcp_help_imports_no_mcp_sdk() -> None:
+    """`mcp --help` describes the server without importing the SDK that serves it."""
+    modules = _modules_after_cli("mcp", "--help")
+    assert "agent.commands.mcp" in modules
+    assert _loaded(modules, *MCP_SDK) == []

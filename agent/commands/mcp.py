@@ -1,0 +1,168 @@
+"""`hyperpod-debug mcp`: the read-only tool layer as an MCP server (stdio, or streamable HTTP
+on loopback), for coding agents such as Claude Code.
+
+The SDK is imported only when the command runs: every other command starts without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from agent.commands.common import (
+    EXIT_USAGE,
+    build_target,
+    die,
+    load_recording_or_exit,
+    resolve_region,
+    shown,
+)
+from agent.commands.triage import (
+    ClusterOption,
+    ContextOption,
+    KubeconfigOption,
+    NodeOption,
+    NoProbesOption,
+    ProfileOption,
+    RegionOption,
+)
+
+if TYPE_CHECKING:
+    from agent.toolset import Toolset
+
+
+def mcp_command(
+    cluster: ClusterOption = None,
+    region: RegionOption = None,
+    node: NodeOption = None,
+    recorded: Annotated[
+        Path | None,
+        typer.Option("--recorded", help="Serve a recorded cluster file instead of a live one."),
+    ] = None,
+    http: Annotated[
+        str | None,
+        typer.Option(
+            "--http",
+            metavar="HOST:PORT",
+            help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio; HOST must be "
+            "loopback (127.0.0.1, ::1, localhost) unless --allow-remote.",
+        ),
+    ] = None,
+    allow_remote: Annotated[
+        bool,
+        typer.Option(
+            "--allow-remote",
+            help="Let --http bind a non-loopback address. The server has no authentication: "
+            "anyone who reaches it reads the cluster with your credentials.",
+        ),
+    ] = False,
+    full_text: Annotated[
+        bool,
+        typer.Option(
+            "--full-text",
+            help="Put each tool's whole JSON result in its text content too, for clients that "
+            "show the model only text (the default text is a short summary).",
+        ),
+    ] = False,
+    profile: ProfileOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    no_probes: NoProbesOption = False,
+) -> None:
+    """Serve the read-only checks, triage and references over MCP (stdio by default)."""
+    from agent.mcp.address import is_loopback, parse_address
+
+    address = None
+    if http is not None:
+        try:
+            address = parse_address(http)
+        except ValueError as exc:
+            die(f"--http {shown(http)}: {exc}", EXIT_USAGE)
+        if not is_loopback(address[0]):
+            if not allow_remote:
+                die(
+                    f"--http {shown(http)} is not a loopback address; the server has no "
+                    "authentication, so it binds 127.0.0.1, ::1 or localhost unless you add "
+                    "--allow-remote",
+                    EXIT_USAGE,
+                )
+            typer.echo(
+                f"warning: serving on {shown(http)} without authentication: anyone who can "
+                "reach it reads the cluster with these credentials",
+                err=True,
+            )
+    toolset = _toolset(cluster, region, node, recorded, profile, kubeconfig, context, no_probes)
+    _serve(toolset, address, full_text)
+
+
+def _toolset(
+    cluster: str | None,
+    region: str | None,
+    node: str | None,
+    recorded: Path | None,
+    profile: str | None,
+    kubeconfig: Path | None,
+    context: str | None,
+    no_probes: bool,
+) -> Toolset:
+    """The same session as `chat` builds, minus the model: one cluster (or none yet) from
+    the command line and the standard credential chains."""
+    from agent.state import ConversationState
+    from agent.toolset import Toolset
+    from agent.toolset.cluster import ClusterSession
+    from tools.triage.node_sources import NodeOptions
+
+    recording = load_recording_or_exit(recorded) if recorded is not None else None
+    if recording is not None:
+        if region and region != recording.region:
+            die(
+                f"{shown(recorded)} was recorded in {shown(recording.region)}; "
+                f"--region {shown(region)} does not match",
+                EXIT_USAGE,
+            )
+        cluster, region = cluster or recording.cluster, recording.region
+    target = None
+    if cluster:
+        target = build_target(cluster, resolve_region(region, cluster), node)
+    elif node:
+        die("--node needs --cluster (or --recorded)", EXIT_USAGE)
+    session = ClusterSession(
+        target=target,
+        recordings=[recording] if recording is not None else [],
+        options=NodeOptions(kubeconfig=kubeconfig, context=context, probes=not no_probes),
+        profile=profile,
+    )
+    state = ConversationState(
+        cluster=target.cluster if target else None,
+        region=target.region if target else region,
+        focus_node=target.node if target else None,
+    )
+    return Toolset(session, state)
+
+
+def _serve(toolset: Toolset, address: tuple[str, int] | None, full_text: bool) -> None:
+    import anyio
+
+    from agent.mcp.server import ServerOptions, build_server, serve_http, serve_stdio
+
+    server = build_server(toolset, ServerOptions(full_text=full_text))
+    try:
+        if address is None:
+            anyio.run(serve_stdio, server)
+        else:
+            host, port = address
+            shown_host = f"[{host}]" if ":" in host else host
+            typer.echo(
+                f"hyperpod-debug mcp: streamable HTTP on http://{shown_host}:{port}/mcp "
+                "(read-only; Ctrl-C stops it)",
+                err=True,
+            )
+            anyio.run(serve_http, server, host, port)
+    except KeyboardInterrupt:
+        return
+
+
+def register(app: typer.Typer) -> None:
+    app.command("mcp")(mcp_command)
