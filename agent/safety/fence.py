@@ -33,7 +33,7 @@ from agent.safety.vocabulary import (
     is_report_line,
     is_tool,
 )
-from tools.commands.args import word_set
+from tools.command_safety.args import word_set
 
 _SHELL_LANGUAGES = word_set(
     "bash sh shell zsh ksh console shell-session shellsession sh-session terminal"

@@ -37,7 +37,7 @@ from agent.safety.markdown import (
 from agent.safety.model import Suggestion
 from agent.safety.shell import judge
 from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
-from tools.commands.args import word_set
+from tools.command_safety.args import word_set
 
 _NOTE = {"en": " (see the suggested command below)", "zh": "（见下方建议命令）"}
 _PURPOSE_CHARS = 160

@@ -30,7 +30,7 @@ from agent.safety.prose import (
     prose_commands,
 )
 from agent.safety.vocabulary import _first_tool, command_candidate, is_report_line, is_tool
-from tools.commands.args import word_set
+from tools.command_safety.args import word_set
 
 
 def _inline_command(text: str, span_start: int, content: str, *, block: bool = False) -> str | None:

@@ -1,6 +1,6 @@
 """The kind of a command (`_kind`), and the verdict that the explicit rules add (`_verdict`).
 
-The classifier (tools.commands) gives the verdict on the whole line; a few explicit rules
+The classifier (tools.command_safety) gives the verdict on the whole line; a few explicit rules
 on each simple command of the line (a pipeline or list is split into its stages, and
 ``bash -c`` strings and ``$(...)`` bodies are read too) tell the kinds apart. The kind is
 decided in this order, the first that holds wins:
@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from agent.safety.model import SuggestionKind
 from agent.safety.remote import remote_commands
 from agent.safety.shell import judge, without_comments
-from tools.commands import CommandClass
-from tools.commands.args import word_set
-from tools.commands.result import combine, mut
-from tools.commands.shell import split_stages, substitutions, tokenize, unwrap
+from tools.command_safety import CommandClass
+from tools.command_safety.args import word_set
+from tools.command_safety.result import combine, mut
+from tools.command_safety.shell import split_stages, substitutions, tokenize, unwrap
 
 _AWS_REBOOTS = frozenset({"batch-reboot-cluster-nodes", "reboot-instances"})
 _REBOOT_TOOLS = frozenset({"reboot", "shutdown", "poweroff", "halt"})

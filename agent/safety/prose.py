@@ -57,7 +57,7 @@ from agent.safety.vocabulary import (
     _is_cjk,
     is_tool,
 )
-from tools.commands.args import word_set
+from tools.command_safety.args import word_set
 
 # A tool word may follow a colon directly ("Step 1:sudo reboot"): an id or URL ("arn:aws:")
 # puts no blank after the word, and a prose command needs one (see `_qualifies`).

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from agent.safety.model import SuggestionKind
 from agent.safety.targets import _NETWORK_PREFIXES, _TARGET
-from tools.commands import CommandClass
+from tools.command_safety import CommandClass
 
 
 @dataclass(frozen=True)

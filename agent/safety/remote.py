@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shlex
 
-from tools.commands.args import option, word_set
+from tools.command_safety.args import option, word_set
 
 _SSH_VALUE = word_set("-b -B -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w")
 _SRUN_VALUE = word_set(

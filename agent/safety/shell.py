@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from tools.commands import CommandClass, classify
-from tools.commands.result import combine
+from tools.command_safety import CommandClass, classify
+from tools.command_safety.result import combine
 
 
 def scan_quotes(text: str, quote: str | None = None) -> tuple[list[tuple[int, int]], str | None]:

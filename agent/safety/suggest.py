@@ -30,7 +30,7 @@ from agent.safety.radius import _blast_radius
 from agent.safety.shell import judge
 from agent.safety.targets import _named_nodes, targets_of
 from prompts import render
-from tools.commands import CommandClass
+from tools.command_safety import CommandClass
 
 Language = Literal["en", "zh"]
 

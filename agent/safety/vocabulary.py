@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from tools.commands.args import word_set
-from tools.commands.classifier import known_tools
+from tools.command_safety.args import word_set
+from tools.command_safety.classifier import known_tools
 
 # Resource ids a command acts on; also evidence that a tool word is followed by arguments.
 ID_PATTERN = re.compile(

@@ -13,7 +13,7 @@ from agent.safety.extract import FoundCommand, find_commands
 from agent.safety.markdown import Segmenter, code_spans, segments
 from agent.safety.prose import hidden_command
 from agent.safety.shell import judge
-from tools.commands.classifier import known_tools
+from tools.command_safety.classifier import known_tools
 
 IID = "i-0123456789abcdef0"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.commands import classify
+from tools.command_safety import classify
 from tools.explain import explain
 from tools.sections import CATALOG_PATH, SECTIONS
 

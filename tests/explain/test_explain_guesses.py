@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tools.commands import classify
+from tools.command_safety import classify
 from tools.explain import explain
 from tools.explain.guesses import FAMILIES, GUESS_CEILING, GUESS_PREFIX, MAX_GUESSES
 from tools.explain.render import render_text

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tools.commands import classify
+from tools.command_safety import classify
 from tools.explain import explain
 from tools.explain.scoring import Hit, rank
 from tools.explain.signatures import ALL_SIGNATURES

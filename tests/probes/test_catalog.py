@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.commands.classifier import classify
+from tools.command_safety.classifier import classify
 from tools.probes.catalog import CATALOGUE, NodeKind, probe, probes_for
 from tools.probes.framing import build_bundle, bundle_probes
 

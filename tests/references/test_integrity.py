@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tools.commands import classify
+from tools.command_safety import classify
 from tools.references import (
     PART_LABELS,
     anchors,

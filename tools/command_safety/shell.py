@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tools.commands.args import HARMLESS_TARGETS, Grammar, Parsed, grammar, parse, word_set
+from tools.command_safety.args import HARMLESS_TARGETS, Grammar, Parsed, grammar, parse, word_set
 
 _SEPARATORS = word_set("| || && ; ;; & |& ( )")
 _REDIRECTS = word_set("> >> >| &> &>> >& < << <<< <& <>")

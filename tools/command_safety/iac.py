@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tools.commands.args import Grammar, find_option, grammar, option_values, parse, word_set
-from tools.commands.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
+from tools.command_safety.args import Grammar, find_option, grammar, option_values, parse, word_set
+from tools.command_safety.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
 
 # --- terraform / tofu ---------------------------------------------------------------------
 
@@ -169,7 +169,7 @@ def _cdk_verb(verb: str, after: Sequence[str]) -> CommandClass:
 
 
 def _cdk(args: Sequence[str], depth: int) -> CommandClass:
-    from tools.commands.classifier import classify_nested
+    from tools.command_safety.classifier import classify_nested
 
     before = parse(args, _CDK_GLOBAL, stop=True)
     if before.error is not None:

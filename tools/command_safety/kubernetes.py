@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tools.commands.args import (
+from tools.command_safety.args import (
     HARMLESS_TARGETS,
     Grammar,
     find_option,
@@ -20,7 +20,7 @@ from tools.commands.args import (
     subcommands,
     word_set,
 )
-from tools.commands.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
+from tools.command_safety.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
 
 # --- kubectl ------------------------------------------------------------------------------
 

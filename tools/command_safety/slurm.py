@@ -11,8 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tools.commands.args import WriteOptions, grammar, option_values, parse, reads_unless, word_set
-from tools.commands.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
+from tools.command_safety.args import (
+    WriteOptions,
+    grammar,
+    option_values,
+    parse,
+    reads_unless,
+    word_set,
+)
+from tools.command_safety.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
 
 READ_ONLY_TOOLS = word_set("sinfo squeue sacct sstat sprio sshare sreport")
 
@@ -76,7 +83,7 @@ _SRUN = grammar(
 
 
 def _srun(args: Sequence[str], depth: int) -> CommandClass:
-    from tools.commands.classifier import classify_argv
+    from tools.command_safety.classifier import classify_argv
 
     base = mut("srun submits work to Slurm (allocates nodes)")
     parsed = parse(args, _SRUN, stop=True)
@@ -90,7 +97,7 @@ def _srun(args: Sequence[str], depth: int) -> CommandClass:
 
 
 def _sbatch(args: Sequence[str], depth: int) -> CommandClass:
-    from tools.commands.classifier import classify_nested
+    from tools.command_safety.classifier import classify_nested
 
     base = mut("sbatch submits work to Slurm (allocates nodes)")
     inner = [classify_nested(s, depth + 1) for s in option_values(args, "--wrap")]

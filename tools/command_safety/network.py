@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from tools.commands.args import (
+from tools.command_safety.args import (
     HARMLESS_TARGETS,
     Parsed,
     WriteOptions,
@@ -23,7 +23,7 @@ from tools.commands.args import (
     reads_unless,
     word_set,
 )
-from tools.commands.result import CommandClass, Handler, Rank, mut, ro, unknown
+from tools.command_safety.result import CommandClass, Handler, Rank, mut, ro, unknown
 
 _IMDS_HOSTS = frozenset(("169.254.169.254", "fd00:ec2::254"))
 _METADATA_HOSTS = _IMDS_HOSTS | {"169.254.170.2"}
@@ -216,7 +216,7 @@ _IP_CHANGES = word_set(
 
 def _ip_exec(words: Sequence[str], every_netns: bool, depth: int) -> CommandClass:
     # Imported here: the dispatcher imports this module for its handler table.
-    from tools.commands.classifier import classify_argv
+    from tools.command_safety.classifier import classify_argv
 
     # ip netns exec NAME CMD...; with -all there is no NAME: CMD runs in every namespace.
     start = 2 if every_netns else 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tools.commands.args import (
+from tools.command_safety.args import (
     HARMLESS_TARGETS,
     WriteOptions,
     find_option,
@@ -24,7 +24,7 @@ from tools.commands.args import (
     word_set,
     write_verdict,
 )
-from tools.commands.result import CommandClass, Handler, Rank, mut, ro, unknown
+from tools.command_safety.result import CommandClass, Handler, Rank, mut, ro, unknown
 
 # --- plain tools --------------------------------------------------------------------------
 

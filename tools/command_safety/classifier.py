@@ -12,10 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
-from tools.commands import aws, iac, kubernetes, network, node, remote, slurm, text
-from tools.commands.args import HARMLESS_TARGETS
-from tools.commands.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
-from tools.commands.shell import LAUNCHERS, split_stages, substitutions, tokenize, unwrap_stage
+from tools.command_safety import aws, iac, kubernetes, network, node, remote, slurm, text
+from tools.command_safety.args import HARMLESS_TARGETS
+from tools.command_safety.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
+from tools.command_safety.shell import (
+    LAUNCHERS,
+    split_stages,
+    substitutions,
+    tokenize,
+    unwrap_stage,
+)
 
 _MAX_DEPTH = 4
 _MAX_COMMAND_CHARS = 20_000

@@ -24,7 +24,7 @@ wget, ip, ethtool, ss), `text` (sed, awk and other readers with write options), 
 (terraform, tofu, pulumi, cdk) and `remote` (ssh, pdsh, clush).
 """
 
-from tools.commands.classifier import classify
-from tools.commands.result import CommandClass, Kind, Rank
+from tools.command_safety.classifier import classify
+from tools.command_safety.result import CommandClass, Kind, Rank
 
 __all__ = ["CommandClass", "Kind", "Rank", "classify"]

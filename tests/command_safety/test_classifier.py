@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tools.commands import CommandClass, classify
-from tools.commands.shell import unwrap
+from tools.command_safety import CommandClass, classify
+from tools.command_safety.shell import unwrap
 
 READ_ONLY = [
     # Evidence collection tools, asked only for help or a listing.

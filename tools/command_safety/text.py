@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tools.commands.args import (
+from tools.command_safety.args import (
     WriteOptions,
     find_option,
     grammar,
@@ -20,7 +20,7 @@ from tools.commands.args import (
     reads_unless,
     write_verdict,
 )
-from tools.commands.result import CommandClass, Handler, mut, ro, unknown
+from tools.command_safety.result import CommandClass, Handler, mut, ro, unknown
 
 # --- sed ----------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from tools.commands.result import CommandClass, Handler, mut, ro, unknown
+from tools.command_safety.result import CommandClass, Handler, mut, ro, unknown
 
 HARMLESS_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "-"))
 _NUMBER = re.compile(r"^-\d+$")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from tools.commands.args import (
+from tools.command_safety.args import (
     HARMLESS_TARGETS,
     grammar,
     option_values,
@@ -20,7 +20,7 @@ from tools.commands.args import (
     positionals,
     word_set,
 )
-from tools.commands.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
+from tools.command_safety.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
 
 _AWS_GLOBAL_VALUE = word_set(
     "--region --profile --output --query --endpoint-url --color --ca-bundle --cli-read-timeout"
@@ -94,7 +94,7 @@ def _ssm_inner_commands(parameters: str) -> list[str] | None:
 
 def _aws_ssm_start_session(args: Sequence[str], depth: int) -> CommandClass:
     # Imported here: the dispatcher imports this module for its handler table.
-    from tools.commands.classifier import classify_nested
+    from tools.command_safety.classifier import classify_nested
 
     if option_values(args, "--cli-input-json") or option_values(args, "--cli-input-yaml"):
         return unknown("SSM session whose document and command come from --cli-input-json")

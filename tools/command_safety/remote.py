@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tools.commands.args import Grammar, Parsed, grammar, parse, word_set
-from tools.commands.result import CommandClass, Handler, mut, unknown
+from tools.command_safety.args import Grammar, Parsed, grammar, parse, word_set
+from tools.command_safety.result import CommandClass, Handler, mut, unknown
 
 _SSH = grammar(
     values="-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w",
@@ -45,7 +45,7 @@ _SSH_SAFE_OPTIONS = word_set(
 
 def _remote(tool: str, host: str, command: Sequence[str], depth: int) -> CommandClass:
     # Imported here: the dispatcher imports this module for its handler table.
-    from tools.commands.classifier import classify_nested
+    from tools.command_safety.classifier import classify_nested
 
     if not command:
         return unknown(f"{tool} opens an interactive shell on {host}")
