@@ -9,13 +9,12 @@ from typing import Any
 from evals.clusters import base
 from evals.clusters.world import World
 from tools.aws.session import AwsAccess
+from tools.checks.cloudwatch_logs import CHECK_CLOUDWATCH_LOGS, judge_log_group
 from tools.checks.health_monitoring import (
     CHECK_HMA,
-    CHECK_LOGS,
     HMA_CAP,
     health_monitoring_agent,
     judge_hma,
-    judge_log_group,
     parse_detection,
 )
 from tools.findings import Priority, Status
@@ -50,7 +49,7 @@ def event(message: str, stream: str = STREAM, ts: int = 1) -> dict[str, Any]:
 def test_log_group_present_passes() -> None:
     [finding] = judge_log_group(True, GROUP)
     assert finding.status is Status.PASS
-    assert finding.check == CHECK_LOGS
+    assert finding.check == CHECK_CLOUDWATCH_LOGS
 
 
 def test_log_group_missing_warns_p2_in_l() -> None:

@@ -12,7 +12,7 @@ import pytest
 from evals.clusters.world import _pattern_matches
 from tools.checks._lifecycle_families import LOG_FILTER, classify_line
 from tools.checks._logs import stream_parts
-from tools.checks.lifecycle_logs import CHECK_LOGS, judge_lifecycle_logs
+from tools.checks.lifecycle_logs import CHECK_LIFECYCLE_LOGS, judge_lifecycle_logs
 from tools.findings import Priority, Status
 
 from ._lifecycle_logs import STREAM, line
@@ -142,7 +142,7 @@ def test_crlf_fails_p0_with_instance_and_quoted_sample() -> None:
     [finding] = [f for f in findings if f.status is Status.FAIL]
     assert finding.priority is Priority.P0
     assert finding.section == "D.2"
-    assert finding.check == CHECK_LOGS
+    assert finding.check == CHECK_LIFECYCLE_LOGS
     assert finding.resources == ["i-0aaa"]
     assert finding.evidence["family"] == "crlf"
     assert "command not found" in finding.message

@@ -23,6 +23,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "lifecycle_bucket",
     "lifecycle_logs",
     "threads_per_core",
+    "cloudwatch_logs",
     "health_monitoring",
     # Node level: Kubernetes, then on-node probes, then Slurm.
     "k8s_node_health",

@@ -1,4 +1,5 @@
-"""§ L and § F.3: the cluster's CloudWatch log group and Health Monitoring Agent detections.
+"""§ F.3: Health Monitoring Agent detections in the cluster's CloudWatch log group (§ L
+checks that the group exists: tools/checks/cloudwatch_logs.py).
 
 The Health Monitoring Agent (HMA) writes one stream per node,
 `SagemakerHealthMonitoringAgent/<group>/<instance-id>`, into
@@ -27,7 +28,6 @@ from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import LOG_PAGE_BUDGET, LOG_WINDOW, ClusterData
 
-CHECK_LOGS = "cloudwatch-logs"
 CHECK_HMA = "health-monitoring-agent"
 HMA_PREFIX = "SagemakerHealthMonitoringAgent/"
 DETECTION = "HealthMonitoringAgentDetectionEvent"
@@ -36,23 +36,6 @@ HMA_CAP = 200  # detection lines read per triage, newest first
 _REASON = re.compile(r"\breason\"?\s*[:=]\s*\\*\"?(?P<v>[A-Za-z][\w.-]*)")
 _CONDITION = re.compile(r"\bNode condition (?P<v>[A-Za-z][\w.-]*)")
 _XID = re.compile(r"\bXid\b\s*(\([^)]{0,60}\))?\s*:?\s*(?P<v>\d{1,3})\b")
-
-
-def judge_log_group(exists: bool, log_group: str) -> list[Finding]:
-    if exists:
-        return [
-            passed(CHECK_LOGS, "L", f"CloudWatch log group {log_group} exists", log_group=log_group)
-        ]
-    return [
-        warn(
-            CHECK_LOGS,
-            Priority.P2,
-            "L",
-            f"No CloudWatch logs: log group {log_group} does not exist, so lifecycle and "
-            "health-agent logs cannot be read (collect node logs instead)",
-            log_group=log_group,
-        )
-    ]
 
 
 @dataclass(frozen=True)
@@ -235,12 +218,6 @@ def _warn_p1(check_id: str, section_id: str, message: str, **kwargs: Any) -> Fin
 def _timestamp(event: dict[str, Any]) -> int:
     value = event.get("timestamp")
     return int(value) if isinstance(value, int | float) else 0
-
-
-@check(CHECK_LOGS, section="L", title="CloudWatch log group")
-def cloudwatch_logs(data: ClusterData) -> Iterable[Finding]:
-    """Whether the cluster's CloudWatch log group exists (lifecycle and HMA logs live there)."""
-    return judge_log_group(data.log_group_exists(), data.log_group_name)
 
 
 @check(CHECK_HMA, section="F.3", title="Health Monitoring Agent", scope="node")

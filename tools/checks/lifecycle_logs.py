@@ -33,7 +33,7 @@ from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import LOG_PAGE_BUDGET, ClusterData
 
-CHECK_LOGS = "lifecycle-logs"
+CHECK_LIFECYCLE_LOGS = "lifecycle-logs"
 
 STREAM_PREFIX = "LifecycleConfig/"
 LOG_CAP = 300
@@ -103,12 +103,17 @@ def judge_lifecycle_logs(
     if statuses is not None:
         current = set(statuses)
     if not log_group_exists:
-        return [no_log_group(CHECK_LOGS, "L", "Lifecycle logs")]
+        return [no_log_group(CHECK_LIFECYCLE_LOGS, "L", "Lifecycle logs")]
     findings: list[Finding] = []
     if streams is not None:
         findings.append(
             stream_coverage(
-                CHECK_LOGS, "D.2", "LifecycleConfig", streams, node, truncated=streams_truncated
+                CHECK_LIFECYCLE_LOGS,
+                "D.2",
+                "LifecycleConfig",
+                streams,
+                node,
+                truncated=streams_truncated,
             )
         )
     hits, lines = _collect(events, node)
@@ -145,13 +150,13 @@ def judge_lifecycle_logs(
         )
         evidence: dict[str, Any] = {"pages": pages, "read": len(events), "stopped_by": "pages"}
         if by_family:
-            findings.append(warn(CHECK_LOGS, Priority.P2, "D.2", text, **evidence))
+            findings.append(warn(CHECK_LIFECYCLE_LOGS, Priority.P2, "D.2", text, **evidence))
         else:
-            findings.append(info(CHECK_LOGS, "D.2", text, **evidence))
+            findings.append(info(CHECK_LIFECYCLE_LOGS, "D.2", text, **evidence))
     elif truncated:
         findings.append(
             warn(
-                CHECK_LOGS,
+                CHECK_LIFECYCLE_LOGS,
                 Priority.P2,
                 "D.2",
                 f"Lifecycle log scan capped at {cap} candidate lines, newest first: older "
@@ -164,7 +169,7 @@ def judge_lifecycle_logs(
     if not by_family:
         findings.append(
             passed(
-                CHECK_LOGS,
+                CHECK_LIFECYCLE_LOGS,
                 "D.2",
                 "No lifecycle script errors in the LifecycleConfig streams of the last week"
                 + (f" for {node}" if node else "")
@@ -198,7 +203,7 @@ def _running_finding(family: LogFamily, members: list[tuple[str, int, str]]) -> 
     sample_stream, _, sample = max(members, key=lambda m: (m[1], m[0]))
     shown = ", ".join(instances[:5]) + ("…" if len(instances) > 5 else "")
     return warn(
-        CHECK_LOGS,
+        CHECK_LIFECYCLE_LOGS,
         Priority.P2,
         "D.2",
         f"Lifecycle scripts on {shown} logged a failure but the "
@@ -242,7 +247,7 @@ def _root_cause_finding(
     # The script name is the node's log text: clipped like the sample.
     script = clip(failure.describe(), 200)
     return fail(
-        CHECK_LOGS,
+        CHECK_LIFECYCLE_LOGS,
         Priority.P0,
         "D.2",
         f"{what} and its lifecycle script failed on {shown or 'unknown instances'} (now gone "
@@ -283,7 +288,7 @@ def _family_finding(
     if history:
         those = "that instance is" if len(instances) == 1 else "those instances are"
         return info(
-            CHECK_LOGS,
+            CHECK_LIFECYCLE_LOGS,
             "D.2",
             f"History: lifecycle scripts on {shown} failed ({family.title}), but {those} no "
             f"longer in the cluster (replaced or removed): {quoted(sample)}",
@@ -292,7 +297,7 @@ def _family_finding(
             **evidence,
         )
     return fail(
-        CHECK_LOGS,
+        CHECK_LIFECYCLE_LOGS,
         Priority.P0,
         "D.2",
         f"Lifecycle scripts on {shown or 'unknown instances'} failed "
@@ -302,7 +307,7 @@ def _family_finding(
     )
 
 
-@check(CHECK_LOGS, section="D.2", title="Lifecycle script logs", scope="node")
+@check(CHECK_LIFECYCLE_LOGS, section="D.2", title="Lifecycle script logs", scope="node")
 def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
     """Known lifecycle failure patterns in the LifecycleConfig CloudWatch streams."""
     if not data.log_group_exists():
