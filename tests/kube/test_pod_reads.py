@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tools.aws.session import AwsAccess
 from tools.kube.access import KubeAccess
 from tools.recorded.model import KubernetesObjects, RecordedCall, RecordedCluster
@@ -95,3 +97,16 @@ def test_system_pods_are_read_from_kube_system_when_the_cluster_list_is_refused(
     system = {p["metadata"]["name"] for p in data.kube_system_pods()}
     assert system == {"coredns-1", "aws-node-bad"}
     assert asked == ["/api/v1/pods", "/api/v1/namespaces/kube-system/pods"]
+
+
+def test_a_simulated_latency_is_waited_before_each_replayed_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    waits: list[float] = []
+    monkeypatch.setattr("tools.kube.access.time.sleep", waits.append)
+    kube = KubeAccess.from_objects(KubernetesObjects(pods=PODS), page_size=2, latency=0.05)
+    assert len(kube.list_pods()) == len(PODS)
+    assert waits == [0.05, 0.05, 0.05]  # three pages of two pods
+    quiet = KubeAccess.from_objects(KubernetesObjects(pods=PODS), page_size=2)
+    quiet.list_pods()
+    assert waits == [0.05, 0.05, 0.05]
