@@ -15,9 +15,9 @@ from tools.findings import Status
 from tools.recorded.model import RecordedCluster
 from tools.target import TriageTarget
 from tools.triage.data import ClusterNotFound
+from tools.triage.open_cluster import CredentialsError, open_cluster
 from tools.triage.report import TriageReport
 from tools.triage.runner import run_triage
-from tools.triage.session import CredentialsError, open_cluster
 
 
 @dataclass

@@ -99,9 +99,9 @@ def one_run(path: Path, latency: float) -> tuple[float, float, CountingResponder
     from tools.target import TriageTarget
     from tools.triage.data import ClusterData
     from tools.triage.node_sources import NodeOptions, replay_sources
+    from tools.triage.open_cluster import caller_account, recording_time
     from tools.triage.render import render_text
     from tools.triage.runner import run_triage
-    from tools.triage.session import caller_account, recording_time
 
     recording = load_recorded(path)
     target = TriageTarget(cluster=recording.cluster, region=recording.region)

@@ -45,9 +45,9 @@ from tools.recorded.recorder import Recorder  # noqa: E402
 from tools.target import TriageTarget  # noqa: E402
 from tools.triage.data import ClusterData  # noqa: E402
 from tools.triage.node_sources import replay_sources  # noqa: E402
+from tools.triage.open_cluster import recording_time, triage_cluster  # noqa: E402
 from tools.triage.render import render_text  # noqa: E402
 from tools.triage.runner import run_triage  # noqa: E402
-from tools.triage.session import recording_time, triage_cluster  # noqa: E402
 
 
 def big_eks(nodes: int) -> World:

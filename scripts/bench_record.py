@@ -47,7 +47,7 @@ from bench_triage import grow_nodes, one_triage, timed  # noqa: E402
 if TYPE_CHECKING:
     from tools.recorded.model import RecordedCluster
     from tools.recorded.recorder import Recorder
-    from tools.triage.data.nodes import NodeSources
+    from tools.triage.data.node_probes import NodeSources
 
 DEFAULT_RECORDING = REPO / "evals" / "clusters" / "demo-eks.json"
 
@@ -162,8 +162,8 @@ def one_record(path: Path, output: Path, *, mask_account: bool) -> RecordTimes:
     from tools.recorded.recorder import Recorder
     from tools.target import TriageTarget
     from tools.triage.data import ClusterData
+    from tools.triage.open_cluster import caller_account, open_access, recording_time
     from tools.triage.runner import run_triage
-    from tools.triage.session import caller_account, open_access, recording_time
 
     clock = RedactionClock()
     with clocked_redaction(clock):

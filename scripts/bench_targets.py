@@ -146,8 +146,8 @@ def startup_rows(runs: int) -> list[Row]:
 def json_size_row(label: str, path: Path, nodes: int) -> Row:
     from tools.recorded.model import load_recorded
     from tools.target import TriageTarget
+    from tools.triage.open_cluster import open_cluster
     from tools.triage.runner import run_triage
-    from tools.triage.session import open_cluster
 
     recording = load_recorded(path)
     target = TriageTarget(cluster=recording.cluster, region=recording.region)

@@ -316,9 +316,9 @@ def one_triage(path: Path) -> tuple[int, int]:
 
     from tools.recorded.model import load_recorded
     from tools.target import TriageTarget
+    from tools.triage.open_cluster import open_cluster
     from tools.triage.render import render_text
     from tools.triage.runner import run_triage
-    from tools.triage.session import open_cluster
 
     recording = load_recorded(path)
     node = recording.expect.node if recording.expect else None

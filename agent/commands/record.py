@@ -49,8 +49,8 @@ def record_command(
     from tools.recorded.model import dump_recorded
     from tools.recorded.recorder import Recorder
     from tools.triage.node_sources import NodeOptions
+    from tools.triage.open_cluster import open_cluster
     from tools.triage.runner import run_triage
-    from tools.triage.session import open_cluster
 
     if not cluster:
         die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)

@@ -101,8 +101,8 @@ def ticket_command(
     triage report and an archive of both, with the log-collection commands to run yourself."""
     from agent.ticket import build_ticket, parse_since
     from tools.triage.node_sources import NodeOptions
+    from tools.triage.open_cluster import TRIAGE_TIME_BUDGET, open_cluster
     from tools.triage.runner import run_triage
-    from tools.triage.session import TRIAGE_TIME_BUDGET, open_cluster
 
     window = None
     if since is not None:

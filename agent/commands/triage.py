@@ -47,7 +47,7 @@ NodeOption = Annotated[
 ProfileOption = Annotated[str | None, typer.Option("--profile", help="AWS profile to use.")]
 
 # Node-level sources. The defaults repeat tools.probes.runner.DEFAULT_CONCURRENCY and
-# tools.triage.data.nodes.MAX_FAILING_NODES so that `--help` needs no import of them (a
+# tools.triage.data.node_probes.MAX_FAILING_NODES so that `--help` needs no import of them (a
 # test keeps them equal).
 PROBE_CONCURRENCY = 16
 MAX_PROBE_NODES = 16
@@ -137,9 +137,9 @@ def triage_command(
     """Triage a cluster read-only and print every finding with its reference section."""
     from tools.display import encodable
     from tools.triage.node_sources import NodeOptions
+    from tools.triage.open_cluster import TRIAGE_TIME_BUDGET, open_cluster
     from tools.triage.render import render_text
     from tools.triage.runner import run_triage
-    from tools.triage.session import TRIAGE_TIME_BUDGET, open_cluster
 
     recording = load_recording_or_exit(recorded) if recorded else None
     if recording is not None:
@@ -215,7 +215,7 @@ def run_or_exit(run: Callable[[], T]) -> T:
     )
     from tools.display import argument, printable
     from tools.triage.data import ClusterNotFound
-    from tools.triage.session import CredentialsError
+    from tools.triage.open_cluster import CredentialsError
 
     try:
         return run()

@@ -56,7 +56,7 @@ class ClusterSession:
                 "then call use_cluster"
             )
         if self._data is None:
-            from tools.triage.session import open_cluster
+            from tools.triage.open_cluster import open_cluster
 
             self._data = open_cluster(
                 self.target,

@@ -24,7 +24,7 @@ def describe_failure(exc: Exception) -> tuple[str, str]:
     )
     from tools.sources import SourceUnavailable
     from tools.triage.data import ClusterNotFound
-    from tools.triage.session import CredentialsError
+    from tools.triage.open_cluster import CredentialsError
 
     if isinstance(exc, ToolError | NoCluster):
         return str(exc), ""

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def draft_ticket(state: ConversationState, session: ClusterSession) -> dict[str, Any]:
     """`draft_support_ticket`: the same facts as the `ticket` command, as fields."""
-    from tools.triage.session import recording_time
+    from tools.triage.open_cluster import recording_time
 
     report = state.latest
     fields: dict[str, Any] = {

@@ -25,8 +25,8 @@ from tools.recorded.recorder import Recorder
 from tools.sources import KubernetesUnavailable, ProbesUnavailable
 from tools.target import TriageTarget
 from tools.triage.data import ClusterData, NodeSources
+from tools.triage.open_cluster import caller_account
 from tools.triage.runner import run_triage
-from tools.triage.session import caller_account
 
 CLUSTERS_DIR = Path(__file__).resolve().parent
 log = logging.getLogger("evals.clusters.build")

@@ -253,12 +253,12 @@ def register_probes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def without_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """open_access() without retries: moto's 500s come back at once."""
-    import tools.triage.session
+    import tools.triage.open_cluster
 
     def no_retries(region: str, **kwargs: Any) -> AwsAccess:
         return AwsAccess(region, max_attempts=0, **kwargs)
 
-    monkeypatch.setattr(tools.triage.session, "AwsAccess", no_retries)
+    monkeypatch.setattr(tools.triage.open_cluster, "AwsAccess", no_retries)
 
 
 @dataclass

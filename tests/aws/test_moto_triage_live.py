@@ -14,8 +14,8 @@ from tools.aws.allowlist import READ_ONLY_OPERATIONS
 from tools.aws.session import AwsAccess
 from tools.recorded.recorder import Recorder
 from tools.triage.node_sources import NodeOptions
+from tools.triage.open_cluster import open_access, open_cluster, triage_cluster
 from tools.triage.runner import run_checks, run_triage
-from tools.triage.session import open_access, open_cluster, triage_cluster
 
 from ._moto_cluster import (
     ACCOUNT,

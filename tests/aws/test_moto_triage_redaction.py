@@ -12,8 +12,8 @@ import pytest
 from tools.recorded.model import dump_recorded, load_recorded
 from tools.recorded.recorder import MASKED_ACCOUNT, REDACTED, Recorder
 from tools.triage.node_sources import NodeOptions
+from tools.triage.open_cluster import open_cluster
 from tools.triage.runner import run_triage
-from tools.triage.session import open_cluster
 
 from ._moto_cluster import (
     ACCOUNT,

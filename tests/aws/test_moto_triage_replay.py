@@ -18,8 +18,8 @@ from tools.recorded.recorder import Recorder
 from tools.recorded.replay import ReplayStore, page_call
 from tools.target import TriageTarget
 from tools.triage.node_sources import NodeOptions
+from tools.triage.open_cluster import open_cluster, recording_time
 from tools.triage.runner import run_triage
-from tools.triage.session import open_cluster, recording_time
 
 from ._moto_cluster import (
     ACCOUNT,

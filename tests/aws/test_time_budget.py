@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import tools.triage.session
+import tools.triage.open_cluster
 from agent.cli import app
 from tools.aws.errors import OutOfTime, Throttled
 from tools.aws.session import CONNECT_TIMEOUT, DEFAULT_RETRIES, READ_TIMEOUT, AwsAccess
 from tools.triage.node_sources import NodeOptions
+from tools.triage.open_cluster import open_cluster
 from tools.triage.runner import run_triage
-from tools.triage.session import open_cluster
 
 from ._moto_cluster import REGION, MotoCluster
 
@@ -188,7 +188,7 @@ def test_persistent_sts_throttling_is_reported_as_throttling(
         access._session.events.register("before-send.sts", answer)
         return access
 
-    monkeypatch.setattr(tools.triage.session, "AwsAccess", throttled_sts)
+    monkeypatch.setattr(tools.triage.open_cluster, "AwsAccess", throttled_sts)
     result = CliRunner().invoke(
         app, ["triage", "--cluster", "hp", "--region", REGION, "--no-probes"]
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from evals.clusters.node_samples import slurm as samples
 from tools.checks.slurm_mapping import CHECK_ID, TABLE_ROWS, TEXT_ROWS, judge_node_map
 from tools.findings import Priority, Status
-from tools.triage.data.slurm import (
+from tools.triage.data.slurm_reads import (
     FROM_DESCRIBE,
     FROM_LIST,
     FROM_RESOURCE_CONFIG,

@@ -12,7 +12,7 @@ from tools.parsers.slurm_config import PingResult, parse_scontrol_ping
 from tools.parsers.slurm_sinfo import parse_sinfo_nodes
 from tools.probes.model import NodeProbes
 from tools.sources import SourceUnavailable
-from tools.triage.data.slurm import SlurmNodeRow, SlurmRead, read_probe
+from tools.triage.data.slurm_reads import SlurmNodeRow, SlurmRead, read_probe
 
 from ._slurm_data import (
     SlurmData,

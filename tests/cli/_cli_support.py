@@ -120,13 +120,13 @@ def write_recording(tmp_path: Path) -> Path:
 
 def without_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI's AwsAccess without retries: a moto gap (HTTP 500) answers at once."""
-    import tools.triage.session
+    import tools.triage.open_cluster
     from tools.aws.session import AwsAccess
 
     def access(region: str, **kwargs: Any) -> AwsAccess:
         return AwsAccess(region, max_attempts=0, **kwargs)
 
-    monkeypatch.setattr(tools.triage.session, "AwsAccess", access)
+    monkeypatch.setattr(tools.triage.open_cluster, "AwsAccess", access)
 
 
 def live_cluster(moto_server: str, moto_client: MotoClient, monkeypatch: pytest.MonkeyPatch) -> str:

@@ -13,7 +13,7 @@ import pytest
 from agent.commands.triage import MAX_PROBE_NODES, PROBE_CONCURRENCY
 from tools.probes.runner import DEFAULT_CONCURRENCY
 from tools.recorded.model import RecordedCluster, dump_recorded, load_recorded
-from tools.triage.data.nodes import MAX_FAILING_NODES
+from tools.triage.data.node_probes import MAX_FAILING_NODES
 
 from ._cli_support import REGION, assert_clean_exit, recording, run
 

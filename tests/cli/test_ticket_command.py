@@ -14,8 +14,8 @@ import pytest
 from agent.ticket import build_ticket, parse_since
 from tools.recorded.model import RecordedCluster, dump_recorded, load_recorded
 from tools.target import TriageTarget
+from tools.triage.open_cluster import open_cluster, recording_time
 from tools.triage.runner import run_triage
-from tools.triage.session import open_cluster, recording_time
 
 from ._cli_support import assert_clean_exit, run
 

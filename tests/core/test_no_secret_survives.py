@@ -23,9 +23,9 @@ from evals.clusters.scenario import Scenario
 from evals.clusters.world import World
 from tools.recorded.model import RecordedCluster, dump_recorded
 from tools.target import TriageTarget
+from tools.triage.open_cluster import open_cluster
 from tools.triage.report import TriageReport
 from tools.triage.runner import run_triage
-from tools.triage.session import open_cluster
 
 from .planted_secrets import PLANTED, Planted
 

@@ -15,8 +15,8 @@ from tools.aws.session import AwsAccess
 from tools.recorded.model import load_recorded
 from tools.registry import ClusterScope, NodeScope, all_checks, get_check
 from tools.target import TriageTarget
+from tools.triage.open_cluster import open_cluster
 from tools.triage.runner import run_checks, run_triage
-from tools.triage.session import open_cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTERS = ROOT / "evals" / "clusters"

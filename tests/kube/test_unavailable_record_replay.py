@@ -26,9 +26,9 @@ from tools.sources import KubernetesUnavailable
 from tools.target import TriageTarget
 from tools.triage.data import NodeSources
 from tools.triage.node_sources import replay_sources
+from tools.triage.open_cluster import open_cluster, triage_cluster
 from tools.triage.report import TriageReport
 from tools.triage.runner import run_triage
-from tools.triage.session import open_cluster, triage_cluster
 
 K8S_CHECKS = ("k8s-node-health", "k8s-node-mapping", "k8s-cni", "k8s-pod-failures")
 FORBIDDEN = json.dumps(

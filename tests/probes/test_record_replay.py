@@ -24,9 +24,9 @@ from tools.recorded.recorder import Recorder
 from tools.recorded.replay import ReplayStore
 from tools.target import TriageTarget
 from tools.triage.node_sources import NodeOptions, live_sources
+from tools.triage.open_cluster import open_cluster, triage_cluster
 from tools.triage.report import TriageReport
 from tools.triage.runner import run_triage
-from tools.triage.session import open_cluster, triage_cluster
 
 REGION = "us-west-2"
 ACCOUNT = "111122223333"

@@ -8,7 +8,7 @@ import importlib
 
 CHECK_MODULES: tuple[str, ...] = (
     "cluster_status",
-    "nodes",
+    "node_status",
     "events",
     "security_groups",
     "vpc_membership",

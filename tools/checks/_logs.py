@@ -76,7 +76,7 @@ def scan_streams(data: ClusterData, prefix: str, pattern: str, cap: int) -> Stre
     """Read `<prefix><group>/<node>` streams (all of them without --node), newest first."""
     # Imported here so that importing a log check never registers the node checks early
     # (registration order is the report order, set by tools.checks.CHECK_MODULES).
-    from tools.checks.nodes import current_node_statuses, instance_group_of
+    from tools.checks.node_status import current_node_statuses, instance_group_of
 
     node = data.target.node
     group = instance_group_of(data, node) if node else None

@@ -9,7 +9,7 @@ from typing import Any
 
 from tools.findings import Finding, info
 from tools.text import clip
-from tools.triage.data.slurm import SlurmNodeRow, SlurmRead
+from tools.triage.data.slurm_reads import SlurmNodeRow, SlurmRead
 from tools.triage.data.slurm_source import SlurmSource
 
 # Groups whose nodes are not Slurm compute nodes (the controller, login nodes): they are

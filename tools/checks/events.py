@@ -28,7 +28,7 @@ from typing import Any
 from tools.aws.errors import AwsAccessError
 from tools.checks._event_families import FAMILIES, UNMAPPED, Family
 from tools.checks._event_history import GONE, RECOVERED, STATES, event_state
-from tools.checks.nodes import current_node_statuses
+from tools.checks.node_status import current_node_statuses
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.text import clip, quoted

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.checks._kube import SAMPLES, describe_node, examples, hyperpod_groups
-from tools.checks.nodes import GROUP_ABOVE
+from tools.checks.node_status import GROUP_ABOVE
 from tools.findings import Finding, Priority, Status, fail, info, passed, warn
 from tools.kube import objects as k8s
 from tools.registry import check

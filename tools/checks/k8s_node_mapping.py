@@ -13,7 +13,7 @@ from typing import Any
 
 from tools.aws.errors import AwsAccessError
 from tools.checks._kube import SAMPLES, examples
-from tools.checks.nodes import GROUP_ABOVE
+from tools.checks.node_status import GROUP_ABOVE
 from tools.findings import Finding, Priority, bounded, info, passed, warn
 from tools.kube import objects as k8s
 from tools.registry import check

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.checks._kube import SAMPLES, examples
-from tools.checks.nodes import GROUP_ABOVE
+from tools.checks.node_status import GROUP_ABOVE
 from tools.findings import Finding, Priority, fail, passed, warn
 from tools.kube import objects as k8s
 from tools.registry import check

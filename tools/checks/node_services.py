@@ -26,7 +26,7 @@ from tools.parsers.systemd import Units, UnitState, parse_units
 from tools.registry import check
 from tools.text import clip
 from tools.triage.data import ClusterData
-from tools.triage.data.nodes import CONTROLLER_GROUP
+from tools.triage.data.node_probes import CONTROLLER_GROUP
 
 CHECK_ID = "node-services"
 SSM_UNITS = ("amazon-ssm-agent", "snap.amazon-ssm-agent.amazon-ssm-agent")

@@ -28,7 +28,7 @@ from tools.parsers.slurm_squeue import SlurmJob, SqueueJobs
 from tools.registry import check
 from tools.text import clip, duration
 from tools.triage.data import ClusterData
-from tools.triage.data.slurm import SlurmNodeRow
+from tools.triage.data.slurm_reads import SlurmNodeRow
 
 CHECK_ID = "slurm-jobs"
 # CONFIGURING covers node boot and the prolog: minutes at most when nodes are already up.

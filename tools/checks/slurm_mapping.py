@@ -16,7 +16,7 @@ from tools.findings import Finding, Priority, bounded, info, warn
 from tools.registry import check
 from tools.text import clip
 from tools.triage.data import ClusterData
-from tools.triage.data.slurm import SlurmNodeMap, SlurmNodeRow
+from tools.triage.data.slurm_reads import SlurmNodeMap, SlurmNodeRow
 
 CHECK_ID = "slurm-node-mapping"
 TABLE_ROWS = 50  # rows kept as evidence (the whole table in the message up to this)

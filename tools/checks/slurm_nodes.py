@@ -37,7 +37,7 @@ from tools.parsers.slurm_sinfo import (
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
-from tools.triage.data.slurm import SlurmNodeRow, SlurmRead
+from tools.triage.data.slurm_reads import SlurmNodeRow, SlurmRead
 
 CHECK_ID = "slurm-nodes"
 TOP_REASONS = 3

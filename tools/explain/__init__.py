@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tools.explain.identifiers import Identifiers, TimeWindow, extract_identifiers
     from tools.explain.models import ExplainResult, Match
     from tools.explain.sanitize import MAX_INPUT_CHARS
-    from tools.explain.xid import classify_xid, find_xids
+    from tools.explain.xid_catalog import classify_xid, find_xids
 
 _WHERE = {
     "DEFAULT_TOP": "tools.explain.engine",
@@ -26,8 +26,8 @@ _WHERE = {
     "ExplainResult": "tools.explain.models",
     "Match": "tools.explain.models",
     "MAX_INPUT_CHARS": "tools.explain.sanitize",
-    "classify_xid": "tools.explain.xid",
-    "find_xids": "tools.explain.xid",
+    "classify_xid": "tools.explain.xid_catalog",
+    "find_xids": "tools.explain.xid_catalog",
 }
 
 __all__ = [

@@ -12,7 +12,7 @@ from tools.explain.sanitize import MAX_INPUT_CHARS, clean_text, quote, set_aside
 from tools.explain.scoring import Hit, SectionScore, rank
 from tools.explain.signature import TRIAGE, TRIAGE_NODE, Signature
 from tools.explain.signatures import ALL_SIGNATURES
-from tools.explain.xid import WEIGHTS, classify_xid, describe_xid, find_xids
+from tools.explain.xid_catalog import WEIGHTS, classify_xid, describe_xid, find_xids
 from tools.sections import section
 
 DEFAULT_TOP = 5

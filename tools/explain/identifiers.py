@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tools.explain.anchors import Regex, fold
-from tools.explain.xid import find_xids
+from tools.explain.xid_catalog import find_xids
 
 MAX_PER_KIND = 50
 _MAX_TIMESTAMPS = 10_000

@@ -5,7 +5,7 @@ A driver line looks like
 with a `[Tue Oct  8 03:22:07 2024]` prefix from `dmesg -T`, a `[12345.678901]` prefix from
 plain dmesg, or `2024-10-08T03:22:07+0000 host kernel:` from journalctl's short-iso format.
 Classification (application / hardware / follow-on / remap / recovery-action / unknown)
-comes from `tools.explain.xid`, the project's single Xid table. Xid 154 is read further: its
+comes from `tools.explain.xid_catalog`, the project's single Xid table. Xid 154 is read further: its
 text names the recovery the driver asks for,
 ``154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)``.
 """
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from tools.explain.xid import XidKind, classify_xid
+from tools.explain.xid_catalog import XidKind, classify_xid
 
 # What a recovery action asks of the operator, worst first.
 Recovery = Literal["reboot", "reset", "drain", "none", "unknown"]

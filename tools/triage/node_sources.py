@@ -22,7 +22,7 @@ from tools.probes.transport import RecordedProbes
 from tools.recorded.model import KubernetesObjects
 from tools.recorded.recorder import KUBE_READS
 from tools.sources import KubernetesUnavailable, ProbesUnavailable, SourceUnavailable
-from tools.triage.data.nodes import LOCAL, MAX_FAILING_NODES, NodeSources
+from tools.triage.data.node_probes import LOCAL, MAX_FAILING_NODES, NodeSources
 
 if TYPE_CHECKING:
     from tools.aws.session import AwsAccess

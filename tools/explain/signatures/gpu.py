@@ -1,13 +1,13 @@
 """GPU and accelerator wording: ECC, row remapping, DCGM, thermal, visibility, Neuron.
 
-Xid numbers are parsed separately (tools.explain.xid); these signatures catch the words
+Xid numbers are parsed separately (tools.explain.xid_catalog); these signatures catch the words
 around them and the reports that carry no Xid at all.
 """
 
 from __future__ import annotations
 
 from tools.explain.signature import TRIAGE_NODE, rx, sig, word
-from tools.explain.xid import XID_PATTERN
+from tools.explain.xid_catalog import XID_PATTERN
 
 ROW_REMAP = "nvidia-smi -q -d ROW_REMAPPER"
 ECC = "nvidia-smi -q -d ECC"

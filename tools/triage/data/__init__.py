@@ -19,7 +19,7 @@ from tools.triage.data.iam import IamReads
 from tools.triage.data.kube import KubeReads
 from tools.triage.data.logs import LOG_PAGE_BUDGET, LOG_WINDOW, LOG_WINDOWS, LogReads
 from tools.triage.data.network import NetworkReads
-from tools.triage.data.nodes import NodeReads, NodeSources
+from tools.triage.data.node_probes import NodeReads, NodeSources
 from tools.triage.data.sagemaker import (
     EKS_CLUSTER_ARN,
     EVENT_CAP,
@@ -30,7 +30,7 @@ from tools.triage.data.sagemaker import (
     SageMakerReads,
     cluster_id_from_arn,
 )
-from tools.triage.data.slurm import SlurmReads
+from tools.triage.data.slurm_reads import SlurmReads
 
 __all__ = [
     "EKS_CLUSTER_ARN",

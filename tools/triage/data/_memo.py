@@ -19,7 +19,7 @@ from tools.sources import SourceUnavailable
 from tools.target import TriageTarget
 
 if TYPE_CHECKING:
-    from tools.triage.data.nodes import NodeSources
+    from tools.triage.data.node_probes import NodeSources
 
 T = TypeVar("T")
 _REMEMBERED = (AwsAccessError, SourceUnavailable)
@@ -35,7 +35,7 @@ class Memo:
         now: datetime | None = None,
         sources: NodeSources | None = None,
     ) -> None:
-        from tools.triage.data.nodes import NodeSources
+        from tools.triage.data.node_probes import NodeSources
 
         self.access = access
         self.sources = sources or NodeSources()

@@ -16,7 +16,7 @@ from tools.aws.errors import AwsAccessError
 from tools.kube import objects as k8s
 from tools.sources import KubernetesUnavailable
 from tools.triage.data.eks import EksReads
-from tools.triage.data.nodes import NodeReads
+from tools.triage.data.node_probes import NodeReads
 
 KUBE_SYSTEM = "kube-system"
 # The namespace HyperPod's Helm chart installs its agents into; the name cannot be changed.

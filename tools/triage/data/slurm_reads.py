@@ -35,7 +35,7 @@ from tools.parsers.slurm_squeue import SqueueJobs, parse_squeue_jobs
 from tools.parsers.slurm_text import tool_missing
 from tools.probes.model import NodeProbes, ProbeOutput
 from tools.sources import ProbesUnavailable
-from tools.triage.data.nodes import NodeReads
+from tools.triage.data.node_probes import NodeReads
 
 T = TypeVar("T")
 

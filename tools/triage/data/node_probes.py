@@ -127,7 +127,7 @@ class NodeReads(NetworkReads):
         return []
 
     def slurm_unhealthy_instance_ids(self) -> list[str]:
-        """Overridden by the Slurm reads (tools/triage/data/slurm.py)."""
+        """Overridden by the Slurm reads (tools/triage/data/slurm_reads.py)."""
         return []
 
     def _unhealthy_from_orchestrator(self) -> list[str]:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tools.recorded.model import RecordedCluster
     from tools.recorded.recorder import Recorder
     from tools.target import TriageTarget
-    from tools.triage.data.nodes import NodeSources
+    from tools.triage.data.node_probes import NodeSources
     from tools.triage.node_sources import NodeOptions
 
 

@@ -1,4 +1,5 @@
-"""§ F rules of tools/checks/nodes.py over literal ListClusterNodes / DescribeClusterNode dicts."""
+"""§ F rules of tools/checks/node_status.py over literal ListClusterNodes / DescribeClusterNode
+dicts."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from evals.clusters import base
 from evals.clusters.world import World
 from tools.aws.session import AwsAccess
-from tools.checks.nodes import (
+from tools.checks.node_status import (
     CHECK_DETAIL,
     CHECK_NODES,
     GROUP_ABOVE,
