@@ -2,12 +2,15 @@
 
 `tools/checks/events.py` matches an event's `Description` (or, for an unexplained Error
 event, its DescribeClusterEvent FailureMessage) against this table, first match wins.
+Wording that `explain` shares comes from the signal registry (tools.signals) by id.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from tools.signals import compile_alternation, wording
 
 
 @dataclass(frozen=True)
@@ -19,10 +22,6 @@ class Family:
     also: str = ""  # a second section worth reading, named in the message
 
 
-def _rx(text: str) -> re.Pattern[str]:
-    return re.compile(text, re.IGNORECASE)
-
-
 # Order matters: the first family that matches wins (EFA before generic health checks,
 # lifecycle before network words that lifecycle failures often contain).
 FAMILIES: tuple[Family, ...] = (
@@ -30,39 +29,58 @@ FAMILIES: tuple[Family, ...] = (
         "efa-health-check",
         "A",
         "EFA health checks",
-        _rx(
-            r"\bEFA\b.{0,60}\b(health|check|test|fail)"
-            r"|\b(health|connectivity) ?checks?\b.{0,60}\bEFA\b"
+        compile_alternation(
+            r"\bEFA\b.{0,60}\b(health|check|test|fail)",
+            r"\b(health|connectivity) ?checks?\b.{0,60}\bEFA\b",
         ),
     ),
     Family(
         "lifecycle",
         "D",
         "lifecycle scripts",
-        _rx(
-            r"life ?cycle|\bLCS\b|on_?create|OnInitComplete|provisioning[ _]parameters"
-            r"|(provisioning|bootstrap|setup) script"
+        compile_alternation(
+            r"life ?cycle",
+            r"\bLCS\b",
+            r"on_?create",
+            *wording("lifecycle.on_init_complete"),
+            r"provisioning[ _]parameters",
+            r"(provisioning|bootstrap|setup) script",
         ),
     ),
     Family(
         "capacity",
         "C",
         "capacity or Availability Zone",
-        _rx(
-            r"insufficient\w*\s*(instance\s*)?capacity|InsufficientInstanceCapacity"
-            r"|(not|no|enough|sufficient) (have )?(sufficient |enough )?capacity"
-            r"|capacity (is )?(not available|unavailable)|availability zones?\b|\bAZ\b"
-            r"|reservation (is )?(expired|not active|exhausted)|training plan"
+        # "capacity (is) not available / unavailable" moved ahead of "(not|no…) capacity":
+        # the two cannot start a match at the same character, so no description changes.
+        compile_alternation(
+            r"insufficient\w*\s*(instance\s*)?capacity",
+            *wording("capacity.insufficient"),
+            r"capacity (is )?unavailable",
+            r"(not|no|enough|sufficient) (have )?(sufficient |enough )?capacity",
+            r"availability zones?\b",
+            r"\bAZ\b",
+            r"reservation (is )?(expired|not active|exhausted)",
+            *wording("capacity.training_plan"),
         ),
     ),
     Family(
         "network",
         "B",
         "bootstrap or network configuration",
-        _rx(
-            r"bootstrap|network (mis)?configur\w*|misconfigured network|\bVPC\b|subnet"
-            r"|security ?groups?|\bENIs?\b|network interface|\bDNS\b|\bNAT\b|route table"
-            r"|VPC endpoint"
+        compile_alternation(
+            r"bootstrap",
+            r"network (mis)?configur\w*",
+            r"misconfigured network",
+            r"\bVPC\b",
+            r"subnet",
+            r"security ?groups?",
+            r"\bENIs?\b",
+            r"network interface",
+            r"\bDNS\b",
+            r"\bNAT\b",
+            r"route table",
+            r"VPC endpoint",
         ),
         also="A",
     ),
@@ -70,10 +88,21 @@ FAMILIES: tuple[Family, ...] = (
         "hardware",
         "F",
         "hardware faults or node recovery",
-        _rx(
-            r"hardware|health ?checks?|UnschedulablePending\w*|replac\w*|reboot\w*|\bXid\b"
-            r"|\bGPU|\bECC\b|NVLink|faulty|unhealthy|impaired|degraded"
+        compile_alternation(
+            r"hardware",
+            r"health ?checks?",
+            r"UnschedulablePending\w*",
+            r"replac\w*",
+            r"reboot\w*",
+            r"\bXid\b",
+            r"\bGPU",
+            r"\bECC\b",
+            r"NVLink",
+            r"faulty",
+            r"unhealthy",
+            r"impaired",
+            r"degraded",
         ),
     ),
 )
-UNMAPPED = Family("unmapped", "F", "unclassified provisioning errors", _rx(r"(?!)"))
+UNMAPPED = Family("unmapped", "F", "unclassified provisioning errors", compile_alternation(r"(?!)"))

@@ -2,7 +2,8 @@
 that fetches every line any family could match.
 
 Kept apart from the check so the table can be read (and grown) on its own: each family is
-a narrow pattern that only matches in an error context, tried most specific first.
+a narrow pattern that only matches in an error context, tried most specific first. Wording
+that `explain` shares comes from the signal registry (tools.signals) by id.
 """
 
 from __future__ import annotations
@@ -10,9 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-
-def _rx(text: str) -> re.Pattern[str]:
-    return re.compile(text, re.IGNORECASE)
+from tools.signals import compile_alternation, wording
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,13 @@ LOG_FAMILIES: tuple[LogFamily, ...] = (
     LogFamily(
         "crlf",
         "CRLF (Windows) line endings in a lifecycle script",
-        _rx(r"\$'\\r'|\\r'?: command not found|\r: command not found|/bin/(ba)?sh\^M"),
+        # Broader than the shared wording: bash may print the name without its quote, or
+        # the carriage return itself.
+        compile_alternation(
+            *wording("lifecycle.crlf"),
+            r"\\r: command not found",
+            r"\r: command not found",
+        ),
         on_trace=True,  # `+ $'\r'` in a trace is the CRLF itself
     ),
     LogFamily(
@@ -41,18 +46,23 @@ LOG_FAMILIES: tuple[LogFamily, ...] = (
         "timeout reaching S3 (check the S3 endpoint and routing, § B.4)",
         # botocore's own wording, or "timed out" next to an S3 / AWS host; never a bare
         # "timeout" (`--cli-read-timeout`, `(timeout=60)` are options, not errors).
-        _rx(
-            r"(connect|read) timeout on endpoint url|could not connect to the endpoint url"
-            rf"|\b(connect|read)timeouterror\b.{{0,200}}{_AWS_HOST}"
-            rf"|\btimed out\b.{{0,160}}{_AWS_HOST}|{_AWS_HOST}.{{0,160}}\btimed out\b"
+        compile_alternation(
+            *wording("aws.endpoint_unreachable"),
+            r"read timeout on endpoint url",  # broader than `explain`, which weighs connects
+            rf"\b(connect|read)timeouterror\b.{{0,200}}{_AWS_HOST}",
+            rf"\btimed out\b.{{0,160}}{_AWS_HOST}",
+            rf"{_AWS_HOST}.{{0,160}}\btimed out\b",
         ),
     ),
     LogFamily(
         "access-denied",
         "access denied (check the instance role and bucket policy, § D.1)",
-        _rx(
-            r"AccessDenied|An error occurred \(403\)|\b403\b.{0,40}Forbidden"
-            r"|Forbidden.{0,40}\b403\b|is not authorized to perform"
+        compile_alternation(
+            *wording("aws.access_denied"),
+            r"An error occurred \(403\)",
+            r"\b403\b.{0,40}Forbidden",
+            r"Forbidden.{0,40}\b403\b",
+            r"is not authorized to perform",
         ),
     ),
     LogFamily(
@@ -60,29 +70,31 @@ LOG_FAMILIES: tuple[LogFamily, ...] = (
         "parameter or instance-group name mismatch with provisioning_parameters.json",
         # An unhandled KeyError (Python prints "KeyError: 'x'"), or provisioning_parameters
         # named together with an error word; "missing" alone is not an error.
-        _rx(
-            r"\bKeyError:"
-            r"|provisioning_parameters\S*.{0,120}\b(error|exception|not found|no such file"
-            r"|invalid|mismatch|failed to (read|load|parse|open))"
-            r"|\b(error|exception|fatal|not found|no such file|invalid|mismatch|cannot|can't"
-            r"|could not|unable to)\b.{0,120}provisioning_parameters"
-            r"|instance[ _-]?group\b.{0,120}\bnot (found|defined|present)\b"
+        compile_alternation(
+            r"\bKeyError:",
+            r"provisioning_parameters\S*.{0,120}\b(error|exception|not found|no such file"
+            r"|invalid|mismatch|failed to (read|load|parse|open))",
+            r"\b(error|exception|fatal|not found|no such file|invalid|mismatch|cannot|can't"
+            r"|could not|unable to)\b.{0,120}provisioning_parameters",
+            r"instance[ _-]?group\b.{0,120}\bnot (found|defined|present)\b",
         ),
-        veto=_rx(
-            r"\b(handled|caught|ignor(ed|ing)|fall(ing)? ?back|using (the )?defaults?)\b"
-            r"|\bexcept\s+KeyError"
+        veto=compile_alternation(
+            r"\b(handled|caught|ignor(ed|ing)|fall(ing)? ?back|using (the )?defaults?)\b",
+            r"\bexcept\s+KeyError",
         ),
     ),
     LogFamily(
         "script-failure",
         "lifecycle script failure",
-        _rx(
-            r"exit (code|status)[ :=]*[1-9]|exited with (exit )?(code|status)?[ :=]*[1-9]"
-            r"|returned (a )?non-zero|non-zero exit"
-            r"|(script|on_create\S*|lifecycle|provision\w*)\b.{0,80}\bfail(ed|ure|s)?\b"
-            r"|\bfail(ed|ure)\b.{0,80}\b(script|on_create|lifecycle)"
+        compile_alternation(
+            r"exit (code|status)[ :=]*[1-9]",
+            r"exited with (exit )?(code|status)?[ :=]*[1-9]",
+            r"returned (a )?non-zero",
+            r"non-zero exit",
+            r"(script|on_create\S*|lifecycle|provision\w*)\b.{0,80}\bfail(ed|ure|s)?\b",
+            r"\bfail(ed|ure)\b.{0,80}\b(script|on_create|lifecycle)",
         ),
-        veto=_rx(r"\bretry(ing)?\b|\bwill retry\b"),
+        veto=compile_alternation(r"\bretry(ing)?\b", r"\bwill retry\b"),
     ),
 )
 GENERIC = "script-failure"
@@ -91,9 +103,9 @@ GENERIC = "script-failure"
 # not its outcome.
 _TRACE = re.compile(r"^\s*(\[[^\]]*\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+)?\++\s")
 # Zero counts ("0 failed", "no errors", "failures: 0") say that nothing failed.
-_ZERO_COUNT = _rx(
-    r"\b(0|no|zero)\s+(\w+\s+){0,2}?(errors?|failed|failures?|failing)\b"
-    r"|\b(errors?|failed|failures?)\s*[:=]\s*0\b(?![.\d])"
+_ZERO_COUNT = compile_alternation(
+    r"\b(0|no|zero)\s+(\w+\s+){0,2}?(errors?|failed|failures?|failing)\b",
+    r"\b(errors?|failed|failures?)\s*[:=]\s*0\b(?![.\d])",
 )
 
 

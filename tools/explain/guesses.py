@@ -20,12 +20,11 @@ addressed to an assistant were set aside, so injected wording cannot steer them.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from tools.explain.anchors import Regex, fold
 from tools.explain.sanitize import quote
-from tools.explain.signature import TRIAGE, TRIAGE_NODE, word
+from tools.explain.signature import TRIAGE, TRIAGE_NODE, rx, word
 
 GUESS_CEILING = 0.2
 GUESS_PREFIX = "No signature matched; closest by wording"
@@ -79,7 +78,7 @@ class Guess(NamedTuple):
 
 def _rx(*alternatives: str) -> Regex:
     # Compiled only for a text that holds one of its anchors: most texts need few families.
-    return Regex("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE)
+    return rx(*alternatives)
 
 
 _HANG = _rx(

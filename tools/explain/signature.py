@@ -6,6 +6,21 @@ import re
 from typing import NamedTuple
 
 from tools.explain.anchors import Anchors, Regex, anchors_of, compiled
+from tools.signals.alternation import alternation, regex_flags, word
+
+# `word` is the shared helper (tools.signals), re-exported for the tables that import it here.
+__all__ = [
+    "DESCRIBE_CLUSTER",
+    "DESCRIBE_NODE",
+    "LIST_EVENTS",
+    "LIST_NODES",
+    "TRIAGE",
+    "TRIAGE_NODE",
+    "Signature",
+    "rx",
+    "sig",
+    "word",
+]
 
 # Next checks are read-only commands; placeholders in angle brackets are filled from the
 # identifiers found in the text when there is exactly one candidate.
@@ -56,18 +71,10 @@ class Signature(NamedTuple):
         return keys is None or any(a in folded for a in keys)
 
 
-def _join(alternatives: tuple[str, ...]) -> str:
-    return "|".join(f"(?:{a})" for a in alternatives)
-
-
-def _flags(case: bool) -> int:
-    return 0 if case else re.IGNORECASE
-
-
 def rx(*alternatives: str, case: bool = False) -> Regex:
     """Regex alternatives as one pattern (case-insensitive unless ``case``), compiled only
     when a signature that matched needs it as its context or exception."""
-    return Regex(_join(alternatives), _flags(case))
+    return Regex(alternation(alternatives), regex_flags(case))
 
 
 def sig(
@@ -85,19 +92,10 @@ def sig(
         id=id,
         section=section,
         weight=weight,
-        regex=_join(alternatives),
-        flags=_flags(case),
+        regex=alternation(alternatives),
+        flags=regex_flags(case),
         why=why,
         checks=checks,
         context=context,
         unless=unless,
     )
-
-
-def word(text: str) -> str:
-    """A regex for ``text`` bounded by non-ASCII-word characters.
-
-    Unlike ``\\b`` this also matches inside Chinese text, where customers write English
-    terms with no spaces around them (e.g. "被OOM了").
-    """
-    return rf"(?<![A-Za-z0-9_])(?:{text})(?![A-Za-z0-9_])"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tools.explain.signature import TRIAGE, TRIAGE_NODE, rx, sig, word
+from tools.signals import wording
 
 SSM = (
     "aws sagemaker describe-cluster --cluster-name <CLUSTER> --region <REGION>",
@@ -20,7 +21,7 @@ S3 = (
 )
 
 _DENIED = (
-    r"AccessDenied(?:Exception)?",
+    *wording("aws.access_denied"),
     r"Access Denied",
     r"UnauthorizedOperation",
     r"not authorized to perform",

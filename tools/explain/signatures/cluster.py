@@ -14,6 +14,7 @@ from tools.explain.signature import (
     sig,
     word,
 )
+from tools.signals import wording
 
 LABELS = (
     "kubectl get nodes -L sagemaker.amazonaws.com/node-health-status"
@@ -80,7 +81,7 @@ SIGNATURES = (
     sig(
         "hyperpod.deep_health_failed", "F.2", 6.0,
         "the deep health check failed on the node: read the fault details, then § G",
-        r"deep-health-check-status[\"'=:\s]{0,6}Failed",
+        *wording("hyperpod.deep_health_failed_label"),
         r"deep health checks?\s+(?:has\s+|have\s+)?(?:failed|failure)",
         r"(?:深度健康检查|deep health check)\s*(?:失败|没过|未通过)",
         r"DeepHealthCheck\w*\s*(?:Failed|failure)",
@@ -89,7 +90,7 @@ SIGNATURES = (
     sig(
         "hyperpod.deep_health_gpu", "G", 1.5,
         "deep health checks test GPUs with DCGM and NCCL",
-        r"deep-health-check-status[\"'=:\s]{0,6}Failed",
+        *wording("hyperpod.deep_health_failed_label"),
         r"deep health checks?\s+(?:failed|failure)",
         r"深度健康检查\s*(?:失败|没过|未通过)",
     ),
@@ -143,20 +144,14 @@ SIGNATURES = (
         "hyperpod.bootstrap_network", "A", 4.5,
         "the instance could not bootstrap for a network reason: the EFA security-group self"
         " rules first, then the VPC (§ B)",
-        r"bootstrap\w*[^\n]{0,80}?network\s+(?:mis-?configur\w*|configuration\s+(?:error|issue|problem))",
-        r"network\s+mis-?configur\w*[^\n]{0,80}?bootstrap\w*",
-        r"(?:引导|bootstrap|启动)[^\n。]{0,30}?网络\s*(?:配置)?\s*(?:错误|有误|问题|不对)",
-        r"网络\s*配置\s*(?:错误|有误|问题)[^\n。]{0,30}?(?:引导|bootstrap)",
+        *wording("hyperpod.bootstrap_network"),
         checks=SG_RULES_CHECKS,
     ),
     sig(
         "hyperpod.bootstrap_network_vpc", "B", 4.0,
         "the instance could not bootstrap for a network reason: subnets, routes, DNS and"
         " endpoints of the VPC",
-        r"bootstrap\w*[^\n]{0,80}?network\s+(?:mis-?configur\w*|configuration\s+(?:error|issue|problem))",
-        r"network\s+mis-?configur\w*[^\n]{0,80}?bootstrap\w*",
-        r"(?:引导|bootstrap|启动)[^\n。]{0,30}?网络\s*(?:配置)?\s*(?:错误|有误|问题|不对)",
-        r"网络\s*配置\s*(?:错误|有误|问题)[^\n。]{0,30}?(?:引导|bootstrap)",
+        *wording("hyperpod.bootstrap_network"),
         checks=VPC_CHECKS,
     ),
     sig(
@@ -260,9 +255,11 @@ SIGNATURES = (
     sig(
         "capacity.insufficient", "C", 6.0,
         "no capacity for the instance type in that Availability Zone",
-        r"InsufficientInstanceCapacity", r"Insufficient capacity", r"insufficient\s+\w+\s+capacity",
-        r"not have sufficient \S+ capacity", r"capacity (?:is )?not available",
-        r"InsufficientCapacity\w*",
+        # Shared wording first: no two of these can start a match at the same character,
+        # so their order never changes what is quoted.
+        *wording("capacity.insufficient"),
+        r"Insufficient capacity", r"insufficient\s+\w+\s+capacity",
+        r"not have sufficient \S+ capacity", r"InsufficientCapacity\w*",
         r"容量不足", r"没有\s*(?:足够的?)?\s*容量", r"(?:实例|机器)\s*(?:不够|不足|拿不到)",
         checks=CAPACITY,
     ),
@@ -289,7 +286,7 @@ SIGNATURES = (
         "an account quota or reservation limits the instance count",
         r"ResourceLimitExceeded", r"service (?:quota|limit)", r"for cluster usage",
         r"capacity reservation", word("ODCR"),
-        r"training plan", r"配额\s*(?:不足|不够|超了|限制)",
+        *wording("capacity.training_plan"), r"配额\s*(?:不足|不够|超了|限制)",
         checks=(QUOTAS, *CAPACITY),
     ),
     sig(
@@ -302,8 +299,8 @@ SIGNATURES = (
     sig(
         "lifecycle.crlf", "D.2", 6.0,
         "Windows line endings (CRLF) in a lifecycle script",
-        r"\$'\\r'", r"\\r': command not found", r"bad interpreter:[^\n]{0,40}\^M",
-        r"/bin/(?:ba)?sh\^M",
+        # Shared wording first (as for capacity.insufficient, order changes no match).
+        *wording("lifecycle.crlf"), r"bad interpreter:[^\n]{0,40}\^M",
         word("CRLF"), r"line endings?", r"换行符", r"\^M",
         checks=("file <SCRIPT>", *LIFECYCLE),
     ),
@@ -330,7 +327,7 @@ SIGNATURES = (
         "lifecycle.mention", "D", 2.0,
         "lifecycle scripts are involved",
         r"lifecycle scripts?", r"LifeCycleConfig", r"on_create(?:\.sh)?", r"OnCreate",
-        r"OnInitComplete",
+        *wording("lifecycle.on_init_complete"),
         r"/var/log/provision", r"生命周期(?:脚本|配置)", r"lifecycle_script",
         checks=LIFECYCLE,
     ),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tools.explain.signature import TRIAGE_NODE, rx, sig, word
 from tools.explain.xid_catalog import XID_PATTERN
+from tools.signals import wording
 
 ROW_REMAP = "nvidia-smi -q -d ROW_REMAPPER"
 ECC = "nvidia-smi -q -d ECC"
@@ -54,7 +55,7 @@ SIGNATURES = (
         r"(?:only|just)\s+(?:lists?|shows?|sees?|detects?|finds?|reports?)\s+\d\s+GPUs?",
         r"\b\d\s+(?:of|out of)\s+8\s+GPUs?", r"GPUs?\s+(?:is\s+|are\s+)?missing",
         r"missing\s+GPUs?",
-        r"expected\s+\d+\s+GPUs?", r"GPU count (?:mismatch|validation)",
+        *wording("gpu.count_mismatch"),
         r"(?:只有|只剩|只能看到|只识别到?|只显示|仅有|仅剩|仅识别到?|仅显示)\s*\d\s*个\s*GPU",
         r"GPU\s*(?:数量|个数)\s*不对",
         r"CUDA_ERROR_NO_DEVICE", r"no CUDA-capable device is detected",
@@ -74,7 +75,7 @@ SIGNATURES = (
     sig(
         "gpu.count_hma", "F.3", 1.5,
         "a GPU-count mismatch makes the Health Monitoring Agent reboot the node",
-        r"expected\s+\d+\s+GPUs?", r"GPU count (?:mismatch|validation)",
+        *wording("gpu.count_mismatch"),
         r"only\s+\d\s+GPUs?\s+(?:are\s+)?(?:visible|detected|found)",
     ),
     sig(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tools.explain.signature import DESCRIBE_CLUSTER, TRIAGE, TRIAGE_NODE, rx, sig, word
+from tools.signals import wording
 
 SG_RULES = (
     "aws ec2 describe-security-groups --group-ids <SG_ID> --region <REGION>",
@@ -91,7 +92,7 @@ SIGNATURES = (
     sig(
         "nccl.timeout", "A", 3.5,
         "a collective timed out: check EFA and the security groups first, then versions (§ E)",
-        r"Watchdog caught collective operation timeout", r"NCCL[^\n]{0,40}\btime(?:d)?[ -]?out",
+        *wording("nccl.collective_timeout"),
         r"collective operation timeout",
         r"(?:AllReduce|all_reduce|allgather|reduce_scatter)[^\n]{0,40}"
         r"(?:timed out|timeout|hang|stuck)",
@@ -106,22 +107,23 @@ SIGNATURES = (
     sig(
         "nccl.timeout_versions", "E", 2.0,
         "after EFA, mismatched NCCL / OFI / driver versions across nodes are the next suspect",
-        r"Watchdog caught collective operation timeout", r"NCCL[^\n]{0,40}\btime(?:d)?[ -]?out",
+        *wording("nccl.collective_timeout"),
         r"NCCL\s*(?:超时|卡住)", r"(?:AllReduce|通信)\s*(?:超时|卡住|hang住)",
         checks=VERSIONS,
     ),
     sig(
         "nccl.error", "A", 2.5,
         "NCCL reported a system or remote error (often the network path)",
-        r"ncclSystemError", r"ncclRemoteError", r"ncclInternalError", r"unhandled system error",
-        r"NCCL WARN", r"NCCL error", r"remote process exited or there was a network error",
+        # Shared wording first: ncclRemoteError cannot start a match where another one does,
+        # so moving it after them changes no quote.
+        *wording("nccl.error"), r"ncclRemoteError",
+        r"NCCL error", r"remote process exited or there was a network error",
         checks=NCCL_ENV,
     ),
     sig(
         "nccl.error_versions", "E", 1.5,
         "NCCL errors can also come from version or environment mismatches",
-        r"ncclSystemError", r"ncclInternalError", r"unhandled system error", r"NCCL WARN",
-        r"ncclInvalidUsage",
+        *wording("nccl.error"), r"ncclInvalidUsage",
         checks=VERSIONS,
     ),
     # § E — versions and job environment
@@ -223,8 +225,7 @@ SIGNATURES = (
         "vpc.endpoints", "B.4", 4.0,
         "AWS endpoints are unreachable: private subnets need NAT or VPC endpoints",
         r"VPC endpoints?", word(r"vpce-[0-9a-f]{8,17}"), r"(?:interface|gateway) endpoint",
-        r"Could not connect to the endpoint URL", r"Connect timeout on endpoint URL",
-        r"PrivateLink",
+        *wording("aws.endpoint_unreachable"), r"PrivateLink",
         r"(?:终端节点|VPC\s*端点|endpoint)\s*(?:缺失|没有|没配|未配置)",
         r"(?:没有|没|缺少|缺|未)\s*(?:配置?|创建|建)?\s*(?:VPC\s*)?(?:终端节点|端点|endpoints?)",
         checks=ENDPOINTS,

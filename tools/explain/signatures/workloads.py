@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tools.explain.signature import LIST_NODES, TRIAGE, TRIAGE_NODE, rx, sig, word
+from tools.signals import wording
 
 SLURM_NODE = (
     "sinfo -R",
@@ -114,13 +115,13 @@ SIGNATURES = (
     sig(
         "k8s.oomkilled", "M", 5.0,
         "the container hit its memory limit and was OOMKilled",
-        r"OOMKilled", r"Exit Code:\s*137", r"exit code 137", r"Reason:\s*OOMKilled",
+        *wording("k8s.oomkilled"), r"exit code 137", r"Reason:\s*OOMKilled",
         checks=(*POD, "kubectl top pod <POD> -n <NAMESPACE>"),
     ),
     sig(
         "k8s.oomkilled_memory", "I.2", 1.5,
         "memory pressure on the node",
-        r"OOMKilled", r"Exit Code:\s*137",
+        *wording("k8s.oomkilled"),
         checks=("free -g", "dmesg -T | grep -i oom"),
     ),
     sig(
