@@ -35,10 +35,10 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import bench_probes  # noqa: E402
 
-from evals.clusters import base  # noqa: E402
-from evals.clusters.build import world_sources  # noqa: E402
-from evals.clusters.node_world import add_node_level  # noqa: E402
-from evals.clusters.world import World  # noqa: E402
+from cluster_simulator import base  # noqa: E402
+from cluster_simulator.build import world_sources  # noqa: E402
+from cluster_simulator.node_world import add_node_level  # noqa: E402
+from cluster_simulator.world import World  # noqa: E402
 from tools.aws.session import AwsAccess  # noqa: E402
 from tools.recorded.model import dump_recorded, load_recorded  # noqa: E402
 from tools.recorded.recorder import Recorder  # noqa: E402

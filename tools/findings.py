@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -150,6 +151,29 @@ class Skipped(BaseModel):
     hint: str = ""
 
 
+def finding(
+    check: str,
+    status: Status,
+    section_id: str,
+    message: str,
+    *,
+    priority: Priority | None = None,
+    resources: list[str] | None = None,
+    evidence: dict[str, Any] | None = None,
+) -> Finding:
+    """The one constructor every finding goes through (`Findings` and the four shorthands
+    below call it), so what a finding holds is decided in one place."""
+    return Finding(
+        check=check,
+        status=status,
+        priority=priority,
+        section=section_id,
+        message=message,
+        resources=resources or [],
+        evidence=evidence or {},
+    )
+
+
 def fail(
     check: str,
     priority: Priority,
@@ -159,13 +183,13 @@ def fail(
     resources: list[str] | None = None,
     **evidence: Any,
 ) -> Finding:
-    return Finding(
-        check=check,
-        status=Status.FAIL,
+    return finding(
+        check,
+        Status.FAIL,
+        section_id,
+        message,
         priority=priority,
-        section=section_id,
-        message=message,
-        resources=resources or [],
+        resources=resources,
         evidence=evidence,
     )
 
@@ -179,13 +203,13 @@ def warn(
     resources: list[str] | None = None,
     **evidence: Any,
 ) -> Finding:
-    return Finding(
-        check=check,
-        status=Status.WARN,
+    return finding(
+        check,
+        Status.WARN,
+        section_id,
+        message,
         priority=priority,
-        section=section_id,
-        message=message,
-        resources=resources or [],
+        resources=resources,
         evidence=evidence,
     )
 
@@ -198,14 +222,7 @@ def passed(
     resources: list[str] | None = None,
     **evidence: Any,
 ) -> Finding:
-    return Finding(
-        check=check,
-        status=Status.PASS,
-        section=section_id,
-        message=message,
-        resources=resources or [],
-        evidence=evidence,
-    )
+    return finding(check, Status.PASS, section_id, message, resources=resources, evidence=evidence)
 
 
 def info(
@@ -216,11 +233,89 @@ def info(
     resources: list[str] | None = None,
     **evidence: Any,
 ) -> Finding:
-    return Finding(
-        check=check,
-        status=Status.INFO,
-        section=section_id,
-        message=message,
-        resources=resources or [],
-        evidence=evidence,
-    )
+    return finding(check, Status.INFO, section_id, message, resources=resources, evidence=evidence)
+
+
+@dataclass(frozen=True, slots=True)
+class Findings:
+    """The findings of one check, with its id and reference section bound once:
+    `REPORT = Findings(CHECK_ID, "A")`, then `REPORT.fail(Priority.P0, "...")`. A finding
+    that points to another section than the check's own names it with `section_id=`."""
+
+    check: str
+    section: str
+
+    def __post_init__(self) -> None:
+        section(self.section)  # an unknown section fails at import, not at the first finding
+
+    def fail(
+        self,
+        priority: Priority,
+        message: str,
+        *,
+        section_id: str | None = None,
+        resources: list[str] | None = None,
+        **evidence: Any,
+    ) -> Finding:
+        return finding(
+            self.check,
+            Status.FAIL,
+            section_id or self.section,
+            message,
+            priority=priority,
+            resources=resources,
+            evidence=evidence,
+        )
+
+    def warn(
+        self,
+        priority: Priority,
+        message: str,
+        *,
+        section_id: str | None = None,
+        resources: list[str] | None = None,
+        **evidence: Any,
+    ) -> Finding:
+        return finding(
+            self.check,
+            Status.WARN,
+            section_id or self.section,
+            message,
+            priority=priority,
+            resources=resources,
+            evidence=evidence,
+        )
+
+    def passed(
+        self,
+        message: str,
+        *,
+        section_id: str | None = None,
+        resources: list[str] | None = None,
+        **evidence: Any,
+    ) -> Finding:
+        return finding(
+            self.check,
+            Status.PASS,
+            section_id or self.section,
+            message,
+            resources=resources,
+            evidence=evidence,
+        )
+
+    def info(
+        self,
+        message: str,
+        *,
+        section_id: str | None = None,
+        resources: list[str] | None = None,
+        **evidence: Any,
+    ) -> Finding:
+        return finding(
+            self.check,
+            Status.INFO,
+            section_id or self.section,
+            message,
+            resources=resources,
+            evidence=evidence,
+        )

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.findings import Finding, Skipped
+from tools.findings import Finding, Findings, Skipped
 from tools.sections import section as lookup_section
 from tools.target import INSTANCE_ID
 
@@ -80,22 +80,32 @@ _REGISTRY: dict[str, CheckSpec] = {}
 
 
 def check(
-    check_id: str,
+    check_id: str | Findings,
     *,
-    section: str,
     title: str,
+    section: str | None = None,
     orchestrators: Iterable[Orchestrator] = ("eks", "slurm"),
     scope: Scope = "cluster",
 ) -> Callable[[CheckFunction], CheckFunction]:
-    """Register a check function under a unique id."""
-    lookup_section(section)
+    """Register a check function under a unique id. Given the check's `Findings`, its id
+    and section come from there (bound once, see tools/findings.py); given a bare id, the
+    section is named here."""
+    if isinstance(check_id, Findings):
+        if section not in (None, check_id.section):
+            raise ValueError(f"check {check_id.check!r}: section {section!r} is not its own")
+        registered_id, registered_section = check_id.check, check_id.section
+    elif section is None:
+        raise ValueError(f"check {check_id!r} needs a section")
+    else:
+        registered_id, registered_section = check_id, section
+    lookup_section(registered_section)
 
     def decorate(func: CheckFunction) -> CheckFunction:
-        if check_id in _REGISTRY:
-            raise ValueError(f"check {check_id!r} registered twice")
-        _REGISTRY[check_id] = CheckSpec(
-            id=check_id,
-            section=section,
+        if registered_id in _REGISTRY:
+            raise ValueError(f"check {registered_id!r} registered twice")
+        _REGISTRY[registered_id] = CheckSpec(
+            id=registered_id,
+            section=registered_section,
             title=title,
             description=(func.__doc__ or title).strip(),
             run=func,

@@ -226,14 +226,10 @@ class Toolset:
         return self.triage(arguments.instance_id)
 
     def _note_controllers(self) -> None:
-        from tools.aws.errors import AwsAccessError
-
-        try:
-            controller = self.session.data().slurm_controller_node()
-        except AwsAccessError:
-            return
+        data = self.session.data()
+        controller = data.optional(data.slurm_controller_node)
         if controller:
-            self.state.slurm_controllers.add(str(controller.get("InstanceId", "")))
+            self.state.slurm_controllers.add(controller.instance_id)
 
     def _run_check(self, check: CheckSpec, node: str | None) -> dict[str, Any]:
         from tools.triage.runner import run_checks

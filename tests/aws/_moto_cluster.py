@@ -174,7 +174,7 @@ def build_cluster(
 
 def _probe_nodes(data: ClusterData) -> Iterable[Finding]:
     nodes = data.nodes()
-    groups = sorted({str(n.get("InstanceGroupName")) for n in nodes.items})
+    groups = sorted({n.instance_group for n in nodes.items})
     yield info(
         "probe-nodes", "F", f"{len(nodes.items)} nodes in {groups}", truncated=nodes.truncated
     )
@@ -182,39 +182,40 @@ def _probe_nodes(data: ClusterData) -> Iterable[Finding]:
 
 def _probe_network(data: ClusterData) -> Iterable[Finding]:
     subnets = data.subnets(data.cluster_subnet_ids())
-    vpcs = sorted({str(s["VpcId"]) for s in subnets})
+    vpcs = sorted({str(s.vpc_id) for s in subnets})
     for vpc in vpcs:
         dns = (
             data.vpc_attribute(vpc, "enableDnsSupport"),
             data.vpc_attribute(vpc, "enableDnsHostnames"),
         )
         routes = sorted(
-            str(route.get("NatGatewayId") or route.get("GatewayId"))[:4]
+            (route.nat_gateway_id or route.gateway_id)[:4]
             for table in data.route_tables(vpc)
-            for route in table.get("Routes", [])
-            if route.get("DestinationCidrBlock") == "0.0.0.0/0"
+            for route in table.routes
+            if route.destination_cidr_block == "0.0.0.0/0"
         )
         yield info("probe-network", "B", f"{vpc}: dns={dns} default routes={routes}")
 
 
 def _probe_endpoints(data: ClusterData) -> Iterable[Finding]:
-    vpc = data.subnets(data.cluster_subnet_ids())[0]["VpcId"]
-    names = sorted(str(e.get("ServiceName")) for e in data.vpc_endpoints(vpc))
+    vpc = str(data.subnets(data.cluster_subnet_ids())[0].vpc_id)
+    names = sorted(e.service_name for e in data.vpc_endpoints(vpc))
     yield info("probe-endpoints", "B.4", f"endpoints: {names}")
 
 
 def _probe_eks_iam(data: ClusterData) -> Iterable[Finding]:
-    eks = data.eks_cluster() or {}
-    yield info("probe-eks", "B.5", f"eks {eks.get('name')} in {eks.get('resourcesVpcConfig')}")
-    role = str(data.instance_groups()[0].get("ExecutionRole", ""))
+    eks = data.eks_cluster()
+    yield info("probe-eks", "B.5", f"eks {eks.name if eks else None} in {eks and eks.vpc_config}")
+    role = data.instance_groups()[0].execution_role
     documents = data.role_policy_documents(role)
-    yield info("probe-iam", "D.1", f"{len(documents)} policy documents", documents=documents)
+    statements = [len(d.statements) for d in documents]
+    yield info("probe-iam", "D.1", f"{len(documents)} policy documents", statements=statements)
 
 
 def _probe_logs(data: ClusterData) -> Iterable[Finding]:
-    streams = data.log_stream_count("LifecycleConfig/").items
+    streams = data.log_stream_count("LifecycleConfig/").names
     events = data.recent_log_events(HMA_PREFIX, "HealthMonitoringAgentDetectionEvent").items
-    messages = [str(e.get("message")) for e in events]
+    messages = [e.message for e in events]
     yield info(
         "probe-logs",
         "F.3",

@@ -17,6 +17,7 @@ from tools.recorded.model import RecordedCall, RecordedCluster, dump_recorded, l
 from tools.recorded.recorder import Recorder
 from tools.recorded.replay import ReplayStore, page_call
 from tools.target import TriageTarget
+from tools.triage.data.sagemaker_model import ClusterNode
 from tools.triage.node_sources import NodeOptions
 from tools.triage.open_cluster import open_cluster, recording_time
 from tools.triage.runner import run_triage
@@ -237,7 +238,7 @@ def test_moto_node_listing_never_yields_duplicates(
     target = TriageTarget(cluster="big", region=REGION)
     data = open_cluster(target, endpoint_url=moto_server, options=aws_only, preflight=False)
     traffic = watch(data.access)
-    outcome: list[dict[str, Any]] | AwsAccessError
+    outcome: tuple[ClusterNode, ...] | AwsAccessError
     try:
         outcome = data.nodes().items
     except AwsAccessError as exc:
@@ -246,7 +247,7 @@ def test_moto_node_listing_never_yields_duplicates(
         assert "pagination did not advance" in outcome.reason
         assert traffic.attempted.count(("sagemaker", "ListClusterNodes")) == 2
     else:  # a moto that pages properly
-        ids = [n["InstanceId"] for n in outcome]
+        ids = [n.instance_id for n in outcome]
         assert len(ids) == len(set(ids)) == 130
 
 

@@ -165,7 +165,7 @@ def test_a_replay_has_no_time_budget(cluster: MotoCluster) -> None:
 
     replayed = open_cluster(cluster.target, recorded=recording, time_budget=0)
     assert replayed.access._deadline is None
-    assert replayed.cluster()
+    assert replayed.cluster().name  # DescribeCluster replayed, not an empty answer
 
 
 @pytest.mark.usefixtures("cluster")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import cast
 
-from evals.clusters.node_samples import accelerators as samples
+from cluster_simulator.node_samples import accelerators as samples
 from tools.findings import Finding
 from tools.probes.instance_facts import InstanceFacts, fallback
 from tools.probes.model import NodeProbes, ProbeOutput

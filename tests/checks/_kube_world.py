@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from evals.clusters import base
-from evals.clusters.node_samples import k8s_node, k8s_objects
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.node_samples import k8s_node, k8s_objects
+from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
 from tools.kube.access import KubeAccess
 from tools.recorded.model import KubernetesObjects
 from tools.target import TriageTarget
 from tools.triage.data import ClusterData, NodeSources
+from tools.triage.data.kube_model import KubeEvent, Pod
 
 
 def specs(world: World) -> list[k8s_node.NodeSpec]:
@@ -40,3 +42,13 @@ def kube_data(
         now=base.RECORDED_AT,
         sources=NodeSources(kube=source),
     )
+
+
+def parsed_pods(raw: Iterable[dict[str, Any]]) -> list[Pod]:
+    """Literal (API-shaped) pods as the Kubernetes reads return them."""
+    return [Pod.from_api(pod) for pod in raw]
+
+
+def parsed_events(raw: Iterable[dict[str, Any]]) -> list[KubeEvent]:
+    """Literal (API-shaped) events as the Kubernetes reads return them."""
+    return [KubeEvent.from_api(event) for event in raw]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from tools.triage.data.logs_model import LogEvent
 
 STREAM = "LifecycleConfig/gpu-workers/i-0aaa"
 
 
-def line(message: str, stream: str = STREAM, ts: int = 1) -> dict[str, Any]:
-    return {"logStreamName": stream, "message": message, "timestamp": ts}
+def line(message: str, stream: str = STREAM, ts: int = 1) -> LogEvent:
+    """A FilterLogEvents event, parsed as the read parses it."""
+    return LogEvent.from_api({"logStreamName": stream, "message": message, "timestamp": ts})

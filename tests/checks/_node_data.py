@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from evals.clusters import base
-from evals.clusters.node_samples import system
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.node_samples import system
+from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
 from tools.findings import Finding, Status
 from tools.probes.model import NodeProbes, ProbeOutput

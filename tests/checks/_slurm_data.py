@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from evals.clusters.node_samples import slurm as samples
+from cluster_simulator.node_samples import slurm as samples
 from tools.aws.errors import AccessDenied
-from tools.aws.session import AwsAccess, PagedResult
+from tools.aws.session import AwsAccess
 from tools.findings import Finding, Status
 from tools.probes.model import NodeProbes, ProbeOutput
 from tools.registry import get_check
 from tools.sources import ProbesUnavailable
 from tools.target import TriageTarget
 from tools.triage.data import ClusterData
+from tools.triage.data.sagemaker_model import Cluster, ClusterNode, NodeListing
 from tools.triage.data.slurm_source import SlurmSource
 
 REGION = "us-west-2"
@@ -93,24 +94,27 @@ class SlurmData(ClusterData):
         self._describe_denied = describe_denied
         self.described: list[str] = []
 
-    def cluster(self) -> dict[str, Any]:
-        return {
-            "ClusterName": "ml-cluster",
-            "ClusterArn": f"arn:aws:sagemaker:{REGION}:111122223333:cluster/abcd1234efgh",
-            "ClusterStatus": "InService",
-            "InstanceGroups": [],
-        }
+    def cluster(self) -> Cluster:
+        return Cluster.from_api(
+            {
+                "ClusterName": "ml-cluster",
+                "ClusterArn": f"arn:aws:sagemaker:{REGION}:111122223333:cluster/abcd1234efgh",
+                "ClusterStatus": "InService",
+                "InstanceGroups": [],
+            }
+        )
 
-    def nodes(self) -> PagedResult:
+    def nodes(self) -> NodeListing:
         if self._list_denied:
             raise AccessDenied("sagemaker", "ListClusterNodes", "denied")
-        return PagedResult(items=list(self._nodes), truncated=self._list_truncated)
+        items = tuple(ClusterNode.from_api(n) for n in self._nodes)
+        return NodeListing(items=items, truncated=self._list_truncated)
 
-    def node_detail(self, node_id: str) -> dict[str, Any]:
+    def node_detail(self, node_id: str) -> ClusterNode:
         self.described.append(node_id)
         if self._describe_denied:
             raise AccessDenied("sagemaker", "DescribeClusterNode", "denied")
-        return self._details.get(node_id, {})
+        return ClusterNode.from_api(self._details.get(node_id, {}))
 
     def slurm_source(self) -> SlurmSource:
         self.slurm_probes()  # the same error when the probes cannot run

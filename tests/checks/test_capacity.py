@@ -1,16 +1,30 @@
-"""§ C rule of tools/checks/capacity.py over literal groups, subnets and offerings."""
+"""§ C rule of tools/checks/capacity.py over literal groups, subnets and offerings (each in
+botocore's shape, parsed into the models the rule takes)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tools.checks.capacity import (
-    CHECK_ID,
-    group_instance_types,
-    group_subnet_ids,
-    judge_offerings,
-)
-from tools.findings import Priority, Status
+from tools.checks import capacity
+from tools.checks.capacity import CHECK_ID
+from tools.findings import Finding, Priority, Status
+from tools.triage.data.network_model import InstanceTypeOffering, Subnet
+from tools.triage.data.sagemaker_model import InstanceGroup, parse_instance_groups
+
+
+# The rule takes parsed instance groups; the groups stay literal DescribeCluster entries.
+def judge_offerings(
+    groups: list[dict[str, Any]],
+    cluster_subnets: list[str],
+    subnets: list[Subnet],
+    offerings: list[InstanceTypeOffering],
+) -> list[Finding]:
+    parsed = parse_instance_groups(groups)
+    return capacity.judge_offerings(parsed, cluster_subnets, subnets, offerings)
+
+
+def group_subnet_ids(group: dict[str, Any], cluster_subnets: list[str]) -> list[str]:
+    return capacity.group_subnet_ids(InstanceGroup.from_api(group), cluster_subnets)
 
 
 def group(name: str, instance_type: str, override: list[str] | None = None) -> dict[str, Any]:
@@ -20,13 +34,15 @@ def group(name: str, instance_type: str, override: list[str] | None = None) -> d
     return g
 
 
-def subnet(subnet_id: str, az: str) -> dict[str, Any]:
-    return {"SubnetId": subnet_id, "AvailabilityZone": az}
+def subnet(subnet_id: str, az: str) -> Subnet:
+    return Subnet.from_api({"SubnetId": subnet_id, "AvailabilityZone": az})
 
 
-def offered(instance_type: str, *azs: str) -> list[dict[str, Any]]:
+def offered(instance_type: str, *azs: str) -> list[InstanceTypeOffering]:
     return [
-        {"InstanceType": instance_type, "LocationType": "availability-zone", "Location": az}
+        InstanceTypeOffering.from_api(
+            {"InstanceType": instance_type, "LocationType": "availability-zone", "Location": az}
+        )
         for az in azs
     ]
 
@@ -93,7 +109,11 @@ def test_type_offered_nowhere_fails() -> None:
 
 
 def test_region_offerings_are_ignored() -> None:
-    offers = [{"InstanceType": "p5.48xlarge", "LocationType": "region", "Location": "us-west-2"}]
+    offers = [
+        InstanceTypeOffering.from_api(
+            {"InstanceType": "p5.48xlarge", "LocationType": "region", "Location": "us-west-2"}
+        )
+    ]
     findings = judge_offerings([group("gpu", "ml.p5.48xlarge")], ["subnet-c"], SUBNETS, offers)
     assert findings[0].status == Status.FAIL
 
@@ -106,7 +126,9 @@ def test_unreadable_subnets_are_not_judged() -> None:
 
 
 def test_missing_keys() -> None:
-    findings = judge_offerings([{}], [], [{"SubnetId": "subnet-c"}], [{}])
+    findings = judge_offerings(
+        [{}], [], [Subnet.from_api({"SubnetId": "subnet-c"})], [InstanceTypeOffering.from_api({})]
+    )
     assert [f.status for f in findings] == [Status.INFO]
     assert "instance types not judged" in findings[0].message
 
@@ -131,9 +153,13 @@ def test_flexible_group_types_come_from_requirements_and_details() -> None:
         },
         "InstanceTypeDetails": [{"InstanceType": "ml.p4d.24xlarge", "CurrentCount": 1}],
     }
-    assert group_instance_types(group_) == ["ml.p5en.48xlarge", "ml.p5.48xlarge", "ml.p4d.24xlarge"]
-    assert group_instance_types(group("cpu", "ml.m5.large")) == ["ml.m5.large"]
-    assert group_instance_types({}) == []
+    assert InstanceGroup.from_api(group_).instance_types == (
+        "ml.p5en.48xlarge",
+        "ml.p5.48xlarge",
+        "ml.p4d.24xlarge",
+    )
+    assert InstanceGroup.from_api(group("cpu", "ml.m5.large")).instance_types == ("ml.m5.large",)
+    assert InstanceGroup.from_api({}).instance_types == ()
 
 
 def test_flexible_group_with_one_type_offered_is_info_naming_the_other() -> None:
@@ -173,7 +199,7 @@ def test_group_without_any_type_is_never_a_fail() -> None:
 
 
 def test_registered_check_asks_for_the_offerings_of_flexible_types() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.aws.session import AwsAccess
     from tools.checks.capacity import instance_type_offerings
     from tools.target import TriageTarget
@@ -195,7 +221,7 @@ def test_registered_check_asks_for_the_offerings_of_flexible_types() -> None:
 
 def _paged_world() -> Any:
     """A world whose EC2 lists are longer than one page of the API's largest page size."""
-    from evals.clusters import base
+    from cluster_simulator import base
 
     world = base.healthy_eks()
     # The group's own AZ offering comes last, beyond the first page of 1000.
@@ -214,7 +240,7 @@ def _paged_world() -> Any:
 
 
 def _data(world: Any) -> Any:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.aws.session import AwsAccess
     from tools.target import TriageTarget
     from tools.triage.data import ClusterData
@@ -224,7 +250,7 @@ def _data(world: Any) -> Any:
 
 
 def test_offerings_are_read_across_pages_and_judged_whole() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.checks.capacity import instance_type_offerings
 
     world = _paged_world()
@@ -252,7 +278,7 @@ def test_a_single_call_refuses_the_paged_answer() -> None:
 
 
 def test_route_tables_endpoints_and_instance_types_are_read_across_pages() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
 
     world = _paged_world()
     world.instance_types = [
@@ -270,7 +296,7 @@ def test_a_list_longer_than_its_cap_is_refused_not_judged_partial(
 ) -> None:
     import pytest
 
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.aws.errors import AwsAccessError
     from tools.triage.data import network
 

@@ -6,15 +6,23 @@ from typing import Any
 
 import pytest
 
-from tools.checks.cluster_status import (
-    CHECK_GROUPS,
-    CHECK_RECOVERY,
-    CHECK_STATUS,
-    judge_cluster_status,
-    judge_instance_groups,
-    judge_node_recovery,
-)
-from tools.findings import Priority, Status
+from tools.checks import cluster_status
+from tools.checks.cluster_status import CHECK_GROUPS, CHECK_RECOVERY, CHECK_STATUS
+from tools.findings import Finding, Priority, Status
+from tools.triage.data.sagemaker_model import Cluster, InstanceGroup
+
+
+# The rules take the parsed models; the cases stay literal DescribeCluster answers.
+def judge_cluster_status(cluster: dict[str, Any]) -> list[Finding]:
+    return cluster_status.judge_cluster_status(Cluster.from_api(cluster))
+
+
+def judge_node_recovery(cluster: dict[str, Any]) -> list[Finding]:
+    return cluster_status.judge_node_recovery(Cluster.from_api(cluster))
+
+
+def judge_instance_groups(groups: list[dict[str, Any]]) -> list[Finding]:
+    return cluster_status.judge_instance_groups([InstanceGroup.from_api(g) for g in groups])
 
 
 def group(name: str = "gpu", status: str = "InService", current: Any = 4, target: Any = 4) -> Any:

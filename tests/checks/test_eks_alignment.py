@@ -1,4 +1,5 @@
-"""§ B.5 rules of tools/checks/eks_alignment.py over literal EKS DescribeCluster dicts."""
+"""§ B.5 rules of tools/checks/eks_alignment.py over literal EKS DescribeCluster dicts,
+parsed into the models the rules take."""
 
 from __future__ import annotations
 
@@ -15,13 +16,17 @@ from tools.checks.eks_alignment import (
     judge_eks_vpc,
 )
 from tools.findings import Finding, Priority, Status
+from tools.triage.data.eks_model import EksCluster
+from tools.triage.data.network_model import SecurityGroup
+from tools.triage.data.sagemaker_model import EksElsewhere
 
 VPC = "vpc-aaa"
 HP_SG, EKS_SG, EKS_EXTRA_SG = "sg-hyperpod", "sg-eks-cluster", "sg-eks-extra"
 GPU = GroupNetwork("gpu-workers", (HP_SG,), ("10.1.0.0/17",))
 
 
-def eks(**overrides: Any) -> dict[str, Any]:
+def eks_api(**overrides: Any) -> dict[str, Any]:
+    """A DescribeCluster `cluster`, to edit before parsing."""
     cluster: dict[str, Any] = {
         "name": "ml-eks",
         "status": "ACTIVE",
@@ -38,8 +43,14 @@ def eks(**overrides: Any) -> dict[str, Any]:
     return cluster
 
 
-def sg(group_id: str, *inbound: dict[str, Any]) -> dict[str, Any]:
-    return {"GroupId": group_id, "VpcId": VPC, "IpPermissions": list(inbound)}
+def eks(**overrides: Any) -> EksCluster:
+    return EksCluster.from_api(eks_api(**overrides))
+
+
+def sg(group_id: str, *inbound: dict[str, Any]) -> SecurityGroup:
+    return SecurityGroup.from_api(
+        {"GroupId": group_id, "VpcId": VPC, "IpPermissions": list(inbound)}
+    )
 
 
 def from_group(source: str, protocol: str = "-1", **ports: int) -> dict[str, Any]:
@@ -77,9 +88,12 @@ def test_config_map_auth_fails_p0() -> None:
 
 
 def test_missing_access_config_is_info() -> None:
-    cluster = eks()
+    cluster = eks_api()
     del cluster["accessConfig"]
-    assert [f.status for f in judge_eks_cluster(cluster)] == [Status.PASS, Status.INFO]
+    assert [f.status for f in judge_eks_cluster(EksCluster.from_api(cluster))] == [
+        Status.PASS,
+        Status.INFO,
+    ]
 
 
 @pytest.mark.parametrize("status", ["FAILED", "DELETING", "CREATING", "PENDING"])
@@ -95,9 +109,9 @@ def test_updating_is_a_p2_warning() -> None:
 
 
 def test_missing_status_fails() -> None:
-    cluster = eks()
+    cluster = eks_api()
     del cluster["status"]
-    assert judge_eks_cluster(cluster)[0].status == Status.FAIL
+    assert judge_eks_cluster(EksCluster.from_api(cluster))[0].status == Status.FAIL
 
 
 # -- VPC --------------------------------------------------------------------------------
@@ -125,10 +139,10 @@ def test_unknown_vpc_is_info() -> None:
 
 
 def test_hyperpod_sg_among_eks_sgs_with_self_rule_passes() -> None:
-    cluster = eks()
+    cluster = eks_api()
     cluster["resourcesVpcConfig"]["securityGroupIds"] = [HP_SG]
     groups = [sg(HP_SG, from_group(HP_SG)), sg(EKS_SG, from_group(EKS_SG))]
-    findings = judge_control_plane_access(cluster, [GPU], groups, [])
+    findings = judge_control_plane_access(EksCluster.from_api(cluster), [GPU], groups, [])
     assert statuses(findings) == [(Status.PASS, None)]
 
 
@@ -220,10 +234,10 @@ def test_no_eks_sgs_listed_is_info() -> None:
 
 
 def test_public_only_endpoint_is_info() -> None:
-    cluster = eks()
+    cluster = eks_api()
     cluster["resourcesVpcConfig"]["endpointPrivateAccess"] = False
     cluster["resourcesVpcConfig"]["publicAccessCidrs"] = ["0.0.0.0/0"]
-    findings = judge_control_plane_access(cluster, [GPU], [], [])
+    findings = judge_control_plane_access(EksCluster.from_api(cluster), [GPU], [], [])
     assert [f.status for f in findings] == [Status.INFO]
     assert findings[0].evidence["public_access_cidrs"] == ["0.0.0.0/0"]
 
@@ -232,7 +246,7 @@ def test_public_only_endpoint_is_info() -> None:
 
 
 def _data(world: Any) -> Any:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.aws.session import AwsAccess
     from tools.target import TriageTarget
     from tools.triage.data import ClusterData
@@ -242,7 +256,7 @@ def _data(world: Any) -> Any:
 
 
 def test_registered_checks_pass_on_the_healthy_world() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.checks.eks_alignment import eks_cluster, eks_network
 
     data = _data(base.healthy_eks())
@@ -251,7 +265,7 @@ def test_registered_checks_pass_on_the_healthy_world() -> None:
 
 
 def test_deleted_eks_cluster_fails_instead_of_skipping() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.checks.eks_alignment import eks_cluster, eks_network
 
     world = base.healthy_eks()
@@ -278,13 +292,13 @@ ELSEWHERE = {
 def test_eks_cluster_elsewhere_is_info_naming_account_and_region() -> None:
     from tools.checks.eks_alignment import judge_eks_elsewhere
 
-    finding = judge_eks_elsewhere(CHECK_CLUSTER, ELSEWHERE)
+    finding = judge_eks_elsewhere(CHECK_CLUSTER, EksElsewhere(**ELSEWHERE))
     assert (finding.status, finding.section) == (Status.INFO, "B.5")
     assert "account 444455556666 / region us-east-1" in finding.message
     assert "not described (B.5 checks need access there)" in finding.message
     assert finding.resources == [ELSEWHERE["arn"]]
     only_region = {**ELSEWHERE, "eks_account": "111122223333"}
-    message = judge_eks_elsewhere(CHECK_NETWORK, only_region).message
+    message = judge_eks_elsewhere(CHECK_NETWORK, EksElsewhere(**only_region)).message
     assert "is in region us-east-1 (" in message
 
 
@@ -296,7 +310,7 @@ def test_eks_cluster_elsewhere_is_info_naming_account_and_region() -> None:
     ],
 )
 def test_registered_checks_do_not_describe_an_eks_cluster_elsewhere(arn: str) -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.checks.eks_alignment import eks_cluster, eks_network
 
     world = base.healthy_eks()
@@ -313,10 +327,10 @@ def test_registered_checks_do_not_describe_an_eks_cluster_elsewhere(arn: str) ->
 
 
 def test_same_account_and_region_is_described_as_before() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
 
     data = _data(base.healthy_eks())
     assert data.eks_cluster_elsewhere() is None
     eks = data.eks_cluster()
     assert eks is not None
-    assert eks["name"] == "ml-eks"
+    assert eks.name == "ml-eks"

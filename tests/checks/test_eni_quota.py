@@ -46,13 +46,13 @@ def test_message_and_evidence_name_the_region_count_and_the_cluster_vpc() -> Non
 
 
 def _world() -> Any:
-    from evals.clusters import base
+    from cluster_simulator import base
 
     return base.healthy_eks()
 
 
 def _run(world: Any) -> Any:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.aws.session import AwsAccess
     from tools.target import TriageTarget
     from tools.triage.data import ClusterData
@@ -98,7 +98,7 @@ def test_access_denied_on_either_read_skips_the_check() -> None:
 
 
 def test_interfaces_are_recorded_reduced_and_replay_the_same() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.aws.session import AwsAccess
     from tools.recorded.recorder import Recorder
     from tools.target import TriageTarget

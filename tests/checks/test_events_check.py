@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from evals.clusters import base
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
 from tools.checks.events import CHECK_ID, cluster_events
 from tools.findings import Priority, Status

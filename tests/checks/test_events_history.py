@@ -3,11 +3,9 @@ those about replaced instances (INFO) and recovered instance groups (WARN P2).""
 
 from __future__ import annotations
 
-from tools.checks._event_history import event_state, group_recovered
-from tools.checks.events import judge_events
 from tools.findings import Priority, Status
 
-from ._events import NOW, event, problems
+from ._events import NOW, event, event_state, group_recovered, judge_events, problems
 
 GROUPS = {
     "gpu-workers": {
@@ -115,7 +113,7 @@ def test_states_split_one_family_into_separate_findings() -> None:
 
 def test_event_state_is_lenient() -> None:
     assert event_state({}, None, None) == "current"
-    assert event_state({"InstanceGroupName": "x"}, {}, {"x": "garbage"}) == "current"  # type: ignore[dict-item]
+    assert event_state({"InstanceGroupName": "x"}, {}, {"x": "garbage"}) == "current"
     assert not group_recovered({"Status": "InService", "CurrentCount": "4", "TargetCount": 4})
 
 

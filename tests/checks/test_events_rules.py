@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from tools.checks.events import MAX_DESCRIBED, classify, failure_text, judge_events, needs_detail
+from tools.checks._cluster_events import classify
+from tools.checks.events import MAX_DESCRIBED
 from tools.findings import Priority, Status
+from tools.triage.data.sagemaker_model import ClusterEvent
 
-from ._events import NOW, event, problems
+from ._events import NOW, event, failure_text, judge_events, needs_detail, problems
 
 
 @pytest.mark.parametrize(
@@ -41,7 +43,7 @@ def test_classify_ignores_the_events_own_names() -> None:
     # "gpu-workers" must not look like a GPU fault, "vpc-test" not like a VPC problem
     generic = event("Instance creation in Cluster vpc-test and InstanceGroup gpu-workers failed")
     generic["ClusterName"] = "vpc-test"
-    assert classify(str(generic["Description"]), generic) is None
+    assert classify(str(generic["Description"]), ClusterEvent.from_api(generic)) is None
 
 
 def test_unavailable_is_one_info_and_nothing_else() -> None:

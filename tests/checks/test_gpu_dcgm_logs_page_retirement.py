@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from evals.clusters.node_samples import accelerators as samples
+from cluster_simulator.node_samples import accelerators as samples
 from tools.checks.gpu_dcgm_logs import CHECK_ID as LOGS_ID
 from tools.checks.gpu_dcgm_logs import judge_dcgm_logs
 from tools.checks.gpu_page_retirement import CHECK_ID as PAGES_ID

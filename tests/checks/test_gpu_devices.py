@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import accelerators as samples
+from cluster_simulator.node_samples import accelerators as samples
 from tools.checks.gpu_devices import CHECK_ID, judge_gpu_count
 from tools.findings import Priority, Status
 from tools.parsers.nvidia_smi import parse_gpu_list

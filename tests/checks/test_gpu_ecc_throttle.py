@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import accelerators as samples
+from cluster_simulator.node_samples import accelerators as samples
 from tools.checks.gpu_ecc import CHECK_ID as ECC_ID
 from tools.checks.gpu_ecc import judge_ecc
 from tools.checks.gpu_throttle import CHECK_ID as THROTTLE_ID

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.clusters.node_samples import accelerators as samples
+from cluster_simulator.node_samples import accelerators as samples
 from tools.checks.gpu_dcgm import CHECK_ID as DCGM_ID
 from tools.checks.gpu_dcgm import judge_dcgm
 from tools.checks.gpu_row_remap import CHECK_ID as REMAP_ID

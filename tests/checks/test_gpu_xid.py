@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import accelerators as samples
+from cluster_simulator.node_samples import accelerators as samples
 from tools.checks.gpu_xid import CHECK_ID, judge_xids
 from tools.findings import Priority, Status
 from tools.parsers.xid import parse_xids

@@ -6,8 +6,8 @@ import json
 from datetime import timedelta
 from typing import Any
 
-from evals.clusters import base
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
 from tools.checks.cloudwatch_logs import CHECK_CLOUDWATCH_LOGS, judge_log_group
 from tools.checks.health_monitoring import (
@@ -20,6 +20,7 @@ from tools.checks.health_monitoring import (
 from tools.findings import Priority, Status
 from tools.target import TriageTarget
 from tools.triage.data import ClusterData
+from tools.triage.data.logs_model import LogEvent
 
 GROUP = "/aws/sagemaker/Clusters/ml/abc123def456"
 STREAM = "SagemakerHealthMonitoringAgent/gpu-workers/i-0aaa"
@@ -42,8 +43,18 @@ def detection(
     )
 
 
-def event(message: str, stream: str = STREAM, ts: int = 1) -> dict[str, Any]:
+def raw_event(message: str, stream: str = STREAM, ts: int = 1) -> dict[str, Any]:
     return {"logStreamName": stream, "message": message, "timestamp": ts}
+
+
+def event(message: str, stream: str = STREAM, ts: int = 1) -> LogEvent:
+    """A FilterLogEvents event, parsed as the read parses it."""
+    return LogEvent.from_api(raw_event(message, stream, ts))
+
+
+def parsed(events: list[Any]) -> list[LogEvent]:
+    """Events as the read keeps them: the objects among the answer's items, parsed."""
+    return [LogEvent.from_api(e) for e in events if isinstance(e, dict)]
 
 
 def test_log_group_present_passes() -> None:
@@ -137,9 +148,7 @@ def test_hostile_detection_text_is_clipped() -> None:
 
 
 def test_garbage_events_do_not_crash() -> None:
-    findings = judge_hma(
-        [{}, {"message": "HealthMonitoringAgentDetectionEvent"}, "x"],  # type: ignore[list-item]
-    )
+    findings = judge_hma(parsed([{}, {"message": "HealthMonitoringAgentDetectionEvent"}, "x"]))
     assert [f.status for f in findings] == [Status.PASS]  # no stream, no instance to name
 
 
@@ -181,7 +190,8 @@ def test_stream_count_is_a_lower_bound_when_the_listing_stopped() -> None:
 
 
 def test_garbage_timestamps_do_not_crash() -> None:
-    findings = judge_hma([{**event(detection()), "timestamp": "soon"}, event(detection(), ts=2)])
+    soon = {**raw_event(detection()), "timestamp": "soon"}
+    findings = judge_hma(parsed([soon, raw_event(detection(), ts=2)]))
     [flagged] = [f for f in findings if f.status is Status.WARN]
     assert flagged.evidence["latest_time"] == 2
 

@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import json
 
-from evals.clusters.node_samples.k8s_objects import hyperpod_namespace
+from cluster_simulator.node_samples.k8s_objects import hyperpod_namespace
 from tools.checks.hyperpod_namespace import CHECK_ID, judge_hyperpod_namespace
 from tools.findings import Priority, Status
 from tools.kube.access import KubeAccess
 from tools.registry import get_check
+from tools.triage.data.kube_model import Namespace
 from tools.triage.runner import run_checks
 
 from ._kube_world import kube_data, world_and_objects
 
 
 def test_present_namespace_passes() -> None:
-    [finding] = judge_hyperpod_namespace([hyperpod_namespace()])
+    [finding] = judge_hyperpod_namespace([Namespace.from_api(hyperpod_namespace())])
     assert (finding.check, finding.status, finding.section) == (CHECK_ID, Status.PASS, "B.5")
 
 
@@ -28,7 +29,7 @@ def test_missing_namespace_fails_p1() -> None:
 
 
 def test_terminating_namespace_fails_p1() -> None:
-    [finding] = judge_hyperpod_namespace([hyperpod_namespace("Terminating")])
+    [finding] = judge_hyperpod_namespace([Namespace.from_api(hyperpod_namespace("Terminating"))])
     assert (finding.status, finding.priority) == (Status.FAIL, Priority.P1)
     assert "Terminating" in finding.message
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from evals.clusters.node_samples import k8s_faults, k8s_objects
+from cluster_simulator.node_samples import k8s_faults, k8s_objects
 from tools.checks.k8s_node_health import CHECK, JudgedNode, judge_node_health, k8s_node_health
 from tools.findings import Finding, Priority, Status
-from tools.kube import objects as k8s
+from tools.triage.data.kube_model import KubeNode
 
 from ._kube_world import kube_data, world_and_objects
 
@@ -23,7 +23,8 @@ def cluster(count: int = 3) -> Any:
 
 
 def judged(objects: Any) -> list[JudgedNode]:
-    return [JudgedNode(k8s.name(n), k8s.instance_id_of(n), "gpu-workers", n) for n in objects.nodes]
+    nodes = [KubeNode.from_api(n) for n in objects.nodes]
+    return [JudgedNode(n.name, n.instance_id, "gpu-workers", n) for n in nodes]
 
 
 def problems(findings: list[Finding]) -> list[tuple[Status, Priority | None, str]]:
@@ -74,7 +75,7 @@ def test_unschedulable_while_deep_health_checks_run_is_info_not_a_fault() -> Non
     assert "deep health check is running" in note.message
     assert IDS[1] in note.message
     assert note.evidence["deep_health_check_status"] == "InProgress"
-    assert not k8s.node_unhealthy(k8s_node(objects, IDS[1]))
+    assert not k8s_node(objects, IDS[1]).unhealthy
 
 
 @pytest.mark.parametrize("deep", ["Passed", None])
@@ -82,7 +83,7 @@ def test_unschedulable_without_running_deep_checks_still_fails(deep: str | None)
     objects = k8s_faults.set_node_health(cluster(), IDS[1], "Unschedulable", deep=deep)
     [finding] = problems_of(judge_node_health(judged(objects)))
     assert (finding.priority, finding.resources) == (Priority.P1, [IDS[1]])
-    assert k8s.node_unhealthy(k8s_node(objects, IDS[1]))
+    assert k8s_node(objects, IDS[1]).unhealthy
 
 
 def test_deep_checks_running_do_not_hide_a_not_ready_node() -> None:
@@ -93,11 +94,12 @@ def test_deep_checks_running_do_not_hide_a_not_ready_node() -> None:
         (Status.INFO, None),
         (Status.FAIL, Priority.P0),
     ]
-    assert k8s.node_unhealthy(k8s_node(objects, IDS[1]))
+    assert k8s_node(objects, IDS[1]).unhealthy
 
 
-def k8s_node(objects: Any, instance_id: str) -> dict[str, Any]:
-    return next(n for n in objects.nodes if k8s.instance_id_of(n) == instance_id)
+def k8s_node(objects: Any, instance_id: str) -> KubeNode:
+    nodes = (KubeNode.from_api(n) for n in objects.nodes)
+    return next(n for n in nodes if n.instance_id == instance_id)
 
 
 def test_node_recovery_none_says_act_yourself() -> None:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import k8s_objects
+from typing import Any
+
+from cluster_simulator.node_samples import k8s_objects
 from tools.checks.k8s_node_mapping import judge_mapping, k8s_node_mapping
 from tools.findings import Priority, Status
-from tools.kube.objects import instance_id_of
+from tools.triage.data.kube_model import KubeNode
+from tools.triage.data.sagemaker_model import ClusterNode
 
 from ._kube_world import kube_data, world_and_objects
+
+
+def instance_id_of(raw: dict[str, Any]) -> str | None:
+    return KubeNode.from_api(raw).instance_id
 
 
 def test_instance_id_from_provider_name_or_label() -> None:
@@ -40,10 +47,16 @@ def test_large_clusters_get_one_summary_and_grouped_missing() -> None:
     specs = [(f"i-0{n:016x}", "gpu", "ml.p5.48xlarge", "us-west-2c") for n in range(1, 61)]
     objects = k8s_objects.healthy_objects(specs[:30])
     hyperpod = [
-        {"InstanceId": s[0], "InstanceGroupName": "gpu", "InstanceStatus": {"Status": "Running"}}
+        ClusterNode.from_api(
+            {
+                "InstanceId": s[0],
+                "InstanceGroupName": "gpu",
+                "InstanceStatus": {"Status": "Running"},
+            }
+        )
         for s in specs
     ]
-    findings = judge_mapping(objects.nodes, hyperpod)
+    findings = judge_mapping([KubeNode.from_api(n) for n in objects.nodes], hyperpod)
     [summary] = [f for f in findings if f.status is Status.INFO]
     assert summary.evidence["count"] == 30
     [missing] = [f for f in findings if f.status is Status.WARN]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
+from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.checks.k8s_pod_failures import judge_pods, judge_sandbox_events, k8s_pod_failures
 from tools.findings import Priority, Status
 
-from ._kube_world import kube_data, world_and_objects
+from ._kube_world import kube_data, parsed_events, parsed_pods, world_and_objects
 
 
 def test_image_pull_and_oom_fail_p1_in_m() -> None:
@@ -14,7 +14,7 @@ def test_image_pull_and_oom_fail_p1_in_m() -> None:
     k8s_faults.image_pull_backoff(objects, ids[0])
     k8s_faults.oom_killed(objects, ids[1])
     nodes = {k8s_node.node_name(i): i for i in ids}
-    findings = judge_pods(objects.pods, dict(nodes))
+    findings = judge_pods(parsed_pods(objects.pods), dict(nodes))
     assert [(f.status, f.priority, f.section) for f in findings] == [
         (Status.FAIL, Priority.P1, "M")
     ] * 2
@@ -39,14 +39,14 @@ def test_each_waiting_failure_reason_is_judged() -> None:
     ]
     for pod, reason in zip(workload, reasons, strict=False):
         pod["status"]["containerStatuses"][0]["state"] = {"waiting": {"reason": reason}}
-    found = sorted(f.evidence["reason"] for f in judge_pods(objects.pods, {}))
+    found = sorted(f.evidence["reason"] for f in judge_pods(parsed_pods(objects.pods), {}))
     assert found == sorted(reasons)
 
 
 def test_network_system_pods_are_left_to_k8s_cni() -> None:
     _, objects, ids = world_and_objects()
     k8s_faults.aws_node_crashloop(objects, ids[0])
-    assert judge_pods(objects.pods, {}) == []
+    assert judge_pods(parsed_pods(objects.pods), {}) == []
 
 
 def test_many_failures_of_one_reason_are_grouped() -> None:
@@ -68,10 +68,10 @@ def test_many_failures_of_one_reason_are_grouped() -> None:
             ],
         }
         pods.append(pod)
-    [grouped] = judge_pods(pods, {k8s_node.node_name(ids[0]): ids[0]})
+    [grouped] = judge_pods(parsed_pods(pods), {k8s_node.node_name(ids[0]): ids[0]})
     assert grouped.evidence["count"] == 25
     assert "25 pod containers are CrashLoopBackOff" in grouped.message
-    assert len(judge_pods(pods, {}, group_above=None)) == 25
+    assert len(judge_pods(parsed_pods(pods), {}, group_above=None)) == 25
 
 
 def test_sandbox_events_group_per_node_with_ipamd_hint() -> None:
@@ -79,11 +79,12 @@ def test_sandbox_events_group_per_node_with_ipamd_hint() -> None:
     k8s_faults.sandbox_failure(objects, ids[2])
     k8s_faults.sandbox_failure(objects, ids[2], message="failed to assign an IP address", count=4)
     nodes = {k8s_node.node_name(i): i for i in ids}
-    [finding] = judge_sandbox_events(objects.events, dict(nodes), {})
+    [finding] = judge_sandbox_events(parsed_events(objects.events), dict(nodes), {})
     assert (finding.status, finding.priority, finding.section) == (Status.FAIL, Priority.P1, "O")
     assert finding.evidence["events"] == 27
     assert finding.resources == [ids[2]]
-    assert judge_sandbox_events(objects.events, dict(nodes), {}, scope=["elsewhere"]) == []
+    events = parsed_events(objects.events)
+    assert judge_sandbox_events(events, dict(nodes), {}, scope=["elsewhere"]) == []
 
 
 def test_registered_check_scopes_to_the_focused_node() -> None:
@@ -104,7 +105,7 @@ def test_oom_kill_at_the_containers_own_limit_is_a_workload_warning() -> None:
     _, objects, ids = world_and_objects()
     k8s_faults.oom_killed(objects, ids[1], memory_limit="64Gi")
     nodes = {k8s_node.node_name(i): i for i in ids}
-    [finding] = judge_pods(objects.pods, dict(nodes))
+    [finding] = judge_pods(parsed_pods(objects.pods), dict(nodes))
     assert (finding.status, finding.priority, finding.section) == (Status.WARN, Priority.P2, "M")
     assert finding.message.startswith("Workload signal, not a node fault: pod training/")
     assert "at its own memory limit (limits.memory 64Gi; exit code 137, 3 restarts)" in (
@@ -123,12 +124,12 @@ def test_crash_loop_of_oom_kills_at_the_limit_is_still_the_workload() -> None:
     pod["status"]["containerStatuses"][0]["state"] = {
         "waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting"}
     }
-    [finding] = judge_pods(objects.pods, {})
+    [finding] = judge_pods(parsed_pods(objects.pods), {})
     assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
     assert "now in CrashLoopBackOff" in finding.message
     # Without a limit of its own, the same crash loop stays a failure.
     del pod["spec"]["containers"][0]["resources"]["limits"]
-    [failure] = judge_pods(objects.pods, {})
+    [failure] = judge_pods(parsed_pods(objects.pods), {})
     assert (failure.status, failure.evidence["reason"]) == (Status.FAIL, "CrashLoopBackOff")
 
 
@@ -138,7 +139,7 @@ def test_the_memory_limit_survives_slimming() -> None:
     _, objects, ids = world_and_objects()
     k8s_faults.oom_killed(objects, ids[0], memory_limit="16Gi")
     slimmed = [slim("pods", p) for p in objects.pods]
-    [finding] = judge_pods(slimmed, {})
+    [finding] = judge_pods(parsed_pods(slimmed), {})
     assert finding.evidence["memory_limit"] == "16Gi"
 
 
@@ -147,7 +148,7 @@ def test_many_oom_kills_at_their_limits_group_as_one_warning() -> None:
     k8s_faults.oom_killed(objects, ids[0], memory_limit="8Gi")
     template = k8s_objects.find_workload(objects, ids[0])
     pods = [{**template, "metadata": {**template["metadata"], "name": f"w-{n}"}} for n in range(25)]
-    [grouped] = judge_pods(pods, {k8s_node.node_name(ids[0]): ids[0]})
+    [grouped] = judge_pods(parsed_pods(pods), {k8s_node.node_name(ids[0]): ids[0]})
     assert (grouped.status, grouped.priority) == (Status.WARN, Priority.P2)
     assert "25 pod containers were OOMKilled at their own memory limits" in grouped.message
     assert grouped.evidence["workload"] is True

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
+from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.kube.access import KubeAccess, Query, guard
 from tools.kube.responder import respond
 from tools.recorded.model import KubernetesObjects
@@ -119,7 +119,7 @@ def test_pods_in_scope_use_a_node_field_selector_with_focus() -> None:
     transport = Recording(objects)
     data = kube_data(world, node=ids[0], kube=lambda: KubeAccess(transport))
     pods = data.kube_pods_in_scope()
-    assert [p["spec"]["nodeName"] for p in pods] == [k8s_node.node_name(ids[0])]
+    assert [p.node for p in pods] == [k8s_node.node_name(ids[0])]
     [pod_query] = [q for path, q in transport.seen if path == "/api/v1/pods"]
     assert pod_query["fieldSelector"] == f"spec.nodeName={k8s_node.node_name(ids[0])}"
 
@@ -128,7 +128,7 @@ def test_without_focus_only_troubled_pods_are_kept() -> None:
     world, objects, ids = world_and_objects()
     k8s_faults.oom_killed(objects, ids[2])
     data = kube_data(world, objects)
-    assert [p["metadata"]["name"] for p in data.kube_pods_in_scope()] == ["llm-train-worker-2"]
+    assert [p.name for p in data.kube_pods_in_scope()] == ["llm-train-worker-2"]
 
 
 def test_only_crashing_aws_node_pods_have_their_logs_read() -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
+from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.checks.k8s_system_pods import judge_coredns, judge_daemonset, k8s_cni, log_hints
 from tools.findings import Priority, Status
 from tools.kube.slim import slim
+from tools.triage.data.kube_model import DaemonSet, Deployment
 
-from ._kube_world import kube_data, world_and_objects
+from ._kube_world import kube_data, parsed_pods, world_and_objects
 
 
 def test_50051_refusal_becomes_an_ipamd_hint_with_a_short_quote() -> None:
@@ -37,12 +38,12 @@ def test_log_text_is_data_clipped_and_redacted() -> None:
 def test_aws_node_unavailable_fails_p0_with_pod_state_and_hint() -> None:
     _, objects, ids = world_and_objects()
     k8s_faults.aws_node_crashloop(objects, ids[2])
-    pods = [slim("pods", p) for p in objects.pods]
+    pods = parsed_pods(slim("pods", p) for p in objects.pods)
     nodes = {k8s_node.node_name(i): i for i in ids}
     crashed = k8s_objects.find_pod(objects, "aws-node", ids[2])["metadata"]["name"]
     [finding] = judge_daemonset(
         "aws-node",
-        objects.daemonsets[0],
+        DaemonSet.from_api(objects.daemonsets[0]),
         pods,
         dict(nodes),
         {crashed: k8s_faults.IPAMD_REFUSED_LOG},
@@ -66,7 +67,7 @@ def test_kube_proxy_unavailable_fails_p0() -> None:
     _, objects, _ = world_and_objects()
     proxy = objects.daemonsets[1]
     proxy["status"]["numberUnavailable"] = 2
-    [finding] = judge_daemonset("kube-proxy", proxy, [], {})
+    [finding] = judge_daemonset("kube-proxy", DaemonSet.from_api(proxy), [], {})
     assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
     assert "2 of 6" in finding.message
 
@@ -74,7 +75,8 @@ def test_kube_proxy_unavailable_fails_p0() -> None:
 def test_coredns_pending_says_why() -> None:
     _, objects, _ = world_and_objects()
     k8s_faults.coredns_pending(objects)
-    [finding] = judge_coredns(objects.pods, objects.deployments, {})
+    deployments = [Deployment.from_api(d) for d in objects.deployments]
+    [finding] = judge_coredns(parsed_pods(objects.pods), deployments, {})
     assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
     assert "Pending, Unschedulable" in finding.message
     assert "0/6 nodes are available" in finding.message
@@ -85,9 +87,10 @@ def test_one_coredns_pod_down_is_p1_and_none_at_all_is_p0() -> None:
     _, objects, _ = world_and_objects()
     dns = [p for p in objects.pods if p["metadata"]["labels"].get("k8s-app") == "kube-dns"]
     dns[0]["status"]["phase"] = "Failed"
-    [finding] = judge_coredns(dns, objects.deployments, {})
+    deployments = [Deployment.from_api(d) for d in objects.deployments]
+    [finding] = judge_coredns(parsed_pods(dns), deployments, {})
     assert finding.priority is Priority.P1
-    [none] = judge_coredns([], objects.deployments, {})
+    [none] = judge_coredns([], deployments, {})
     assert (none.status, none.priority) == (Status.FAIL, Priority.P0)
 
 

@@ -10,21 +10,24 @@ from typing import Any
 
 import pytest
 
-from evals.clusters import base
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
+from tools.checks import lifecycle_bucket
 from tools.checks._iam_policy import evaluate, policy_decision
 from tools.checks.lifecycle_bucket import (
     CHECK_BUCKET,
+    LifecycleSource,
     judge_bucket_access,
     lifecycle_bucket_access,
-    lifecycle_sources,
     parse_s3_uri,
     roles_to_check,
 )
-from tools.findings import Priority, Status
+from tools.findings import Finding, Priority, Status
 from tools.target import TriageTarget
 from tools.triage.data import ClusterData
+from tools.triage.data.iam_model import PolicyDocument
+from tools.triage.data.sagemaker_model import InstanceGroup
 
 ROLE = "arn:aws:iam::111122223333:role/hp-exec"
 
@@ -49,9 +52,21 @@ MANAGED = allow(
 )
 
 
+def lifecycle_sources(
+    groups: list[dict[str, Any]],
+) -> tuple[list[LifecycleSource], list[Finding]]:
+    # The rule takes parsed instance groups; the cases stay literal DescribeCluster entries.
+    return lifecycle_bucket.lifecycle_sources(InstanceGroup.from_api(g) for g in groups)
+
+
+def parsed(documents: list[Any]) -> list[PolicyDocument]:
+    """Policy documents as IAM returns them (free-form JSON), parsed as the read does."""
+    return [PolicyDocument.from_api(d) for d in documents]
+
+
 def judge(groups: list[Any], documents: list[dict[str, Any]]) -> list[Any]:
     sources, notes = lifecycle_sources(groups)
-    return notes + judge_bucket_access(sources, {ROLE: documents})
+    return notes + judge_bucket_access(sources, {ROLE: parsed(documents)})
 
 
 @pytest.mark.parametrize(
@@ -72,7 +87,7 @@ def test_parse_s3_uri(uri: str, expected: Any) -> None:
 def test_sagemaker_bucket_with_the_managed_policy_passes() -> None:
     sources, _ = lifecycle_sources([group("gpu", "s3://sagemaker-lcs/x/")])
     assert roles_to_check(sources) == [ROLE]
-    [finding] = judge_bucket_access(sources, {ROLE: [MANAGED]})
+    [finding] = judge_bucket_access(sources, {ROLE: parsed([MANAGED])})
     assert finding.status is Status.PASS
     assert "AmazonSageMakerClusterInstanceRolePolicy" in finding.message
 
@@ -182,7 +197,7 @@ def test_conditional_deny_is_not_an_explicit_deny() -> None:
     [finding] = judge([group("gpu", "s3://sagemaker-lcs/x/")], docs)
     assert finding.status is Status.PASS
     assert finding.evidence["conditional_denies"] == ["aws:SecureTransport"]
-    decision = evaluate(docs, "s3:GetObject", "arn:aws:s3:::sagemaker-lcs/x/on_create.sh")
+    decision = evaluate(parsed(docs), "s3:GetObject", "arn:aws:s3:::sagemaker-lcs/x/on_create.sh")
     assert decision.verdict == "allow"
     assert decision.conditional_denies == ["aws:SecureTransport"]
 
@@ -197,13 +212,16 @@ def test_conditional_deny_without_a_grant_warns_not_fails() -> None:
 def test_empty_condition_is_an_unconditional_deny(condition: Any) -> None:
     doc = allow("s3:*", "*", "Deny")
     doc["Statement"][0]["Condition"] = condition
-    assert policy_decision([MANAGED, doc], "s3:GetObject", "arn:aws:s3:::sagemaker-x/k") == "deny"
+    assert (
+        policy_decision(parsed([MANAGED, doc]), "s3:GetObject", "arn:aws:s3:::sagemaker-x/k")
+        == "deny"
+    )
 
 
 def test_unreadable_condition_is_still_a_condition() -> None:
     doc = allow("s3:*", "*", "Deny")
     doc["Statement"][0]["Condition"] = "garbage"
-    decision = evaluate([MANAGED, doc], "s3:GetObject", "arn:aws:s3:::sagemaker-x/k")
+    decision = evaluate(parsed([MANAGED, doc]), "s3:GetObject", "arn:aws:s3:::sagemaker-x/k")
     assert decision.verdict == "allow"
     assert decision.conditional_denies == ["(unreadable condition)"]
 
@@ -212,14 +230,14 @@ def test_not_action_and_not_resource() -> None:
     doc = {
         "Statement": [{"Effect": "Allow", "NotAction": "iam:*", "NotResource": "arn:aws:s3:::x"}]
     }
-    assert policy_decision([doc], "s3:GetObject", "arn:aws:s3:::my/obj") == "allow"
-    assert policy_decision([doc], "iam:GetRole", "arn:aws:s3:::my/obj") == "implicit-deny"
-    assert policy_decision([doc], "s3:GetObject", "arn:aws:s3:::x") == "implicit-deny"
+    assert policy_decision(parsed([doc]), "s3:GetObject", "arn:aws:s3:::my/obj") == "allow"
+    assert policy_decision(parsed([doc]), "iam:GetRole", "arn:aws:s3:::my/obj") == "implicit-deny"
+    assert policy_decision(parsed([doc]), "s3:GetObject", "arn:aws:s3:::x") == "implicit-deny"
 
 
 def test_garbage_policies_do_not_crash() -> None:
     docs: list[Any] = [{}, {"Statement": "nope"}, {"Statement": [{"Effect": "Allow"}]}, "x"]
-    assert policy_decision(docs, "s3:GetObject", "arn:aws:s3:::b/k") == "implicit-deny"
+    assert policy_decision(parsed(docs), "s3:GetObject", "arn:aws:s3:::b/k") == "implicit-deny"
 
 
 def test_groups_sharing_role_and_bucket_make_one_finding() -> None:
@@ -242,7 +260,7 @@ def test_partition_follows_the_role() -> None:
     role = "arn:aws-cn:iam::111122223333:role/hp-exec"
     sources, _ = lifecycle_sources([group("gpu", "s3://lcs/", role=role)])
     doc = allow("s3:*", ["arn:aws-cn:s3:::lcs", "arn:aws-cn:s3:::lcs/*"])
-    [finding] = judge_bucket_access(sources, {role: [doc]})
+    [finding] = judge_bucket_access(sources, {role: parsed([doc])})
     assert finding.status is Status.PASS
 
 

@@ -7,13 +7,16 @@ streams, history, the scan cap, and which windows and streams are read.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from evals.clusters.world import _pattern_matches
+from cluster_simulator.world import _pattern_matches
 from tools.checks._lifecycle_families import LOG_FILTER, classify_line
 from tools.checks._logs import stream_parts
 from tools.checks.lifecycle_logs import CHECK_LIFECYCLE_LOGS, judge_lifecycle_logs
 from tools.findings import Priority, Status
+from tools.triage.data.logs_model import LogEvent
 
 from ._lifecycle_logs import STREAM, line
 
@@ -272,7 +275,9 @@ def test_stream_count_says_at_least_when_the_listing_stopped_early() -> None:
 
 
 def test_garbage_events_do_not_crash() -> None:
-    findings = judge_lifecycle_logs([{}, {"message": None}, "x"])  # type: ignore[list-item]
+    garbage: list[Any] = [{}, {"message": None}, "x"]
+    events = [LogEvent.from_api(e) for e in garbage if isinstance(e, dict)]  # as the read does
+    findings = judge_lifecycle_logs(events)
     assert [f.status for f in findings] == [Status.PASS]
 
 
@@ -289,7 +294,7 @@ FAILED_FSX = [
 ]
 
 
-def _gone_failure(stream: str = "LifecycleConfig/gpu-workers/i-0gone") -> list[dict[str, object]]:
+def _gone_failure(stream: str = "LifecycleConfig/gpu-workers/i-0gone") -> list[LogEvent]:
     return [line(text, stream=stream, ts=n) for n, text in enumerate(FAILED_FSX)]
 
 

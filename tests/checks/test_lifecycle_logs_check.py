@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from evals.clusters import base
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
 from tools.checks.lifecycle_logs import (
     LOG_CAP,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters import base
+from cluster_simulator import base
 from tools.aws.session import AwsAccess
 from tools.checks.subnet_free_ips import subnet_free_ips
 from tools.checks.vpc_dns import vpc_dns

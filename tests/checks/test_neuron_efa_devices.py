@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import accelerators as samples
+from cluster_simulator.node_samples import accelerators as samples
 from tools.checks.efa_devices import CHECK_ID as EFA_ID
 from tools.checks.efa_devices import judge_efa
 from tools.checks.neuron_devices import CHECK_ID as NEURON_ID

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.clusters.node_samples import accelerators as samples
-from evals.clusters.node_samples import k8s_node, system
+from cluster_simulator.node_samples import accelerators as samples
+from cluster_simulator.node_samples import k8s_node, system
 from tools.checks.k8s_node_health import JudgedNode, judge_node_health
 from tools.checks.neuron_errors import CHECK_ID, judge_neuron_errors
 from tools.checks.node_kernel import judge_kernel
 from tools.findings import Priority, Status
 from tools.parsers.kernel_log import KernelEventKind, parse_kernel_log
+from tools.triage.data.kube_model import KubeNode
 
 from ._accel_data import TRN1, node, run_check
 
@@ -81,7 +82,7 @@ def test_the_neuron_npd_condition_is_a_p0_replacement_finding() -> None:
     objects_node["status"]["conditions"].append(
         k8s_node.neuron_health_condition("HBM_UNCORRECTABLE_ERROR")
     )
-    judged = [JudgedNode("hyperpod-i-0abc", "i-0abc", "trn", objects_node)]
+    judged = [JudgedNode("hyperpod-i-0abc", "i-0abc", "trn", KubeNode.from_api(objects_node))]
     [finding] = judge_node_health(judged, "Automatic")
     assert (finding.status, finding.priority, finding.section) == (
         Status.FAIL,
@@ -92,7 +93,9 @@ def test_the_neuron_npd_condition_is_a_p0_replacement_finding() -> None:
     assert "replace the node (§ F.4)" in finding.message
     healthy = k8s_node.node(("i-0def", "trn", "ml.trn1.32xlarge", "us-west-2a"))
     healthy["status"]["conditions"].append(k8s_node.neuron_health_condition())
-    [ok] = judge_node_health([JudgedNode("hyperpod-i-0def", "i-0def", "trn", healthy)])
+    [ok] = judge_node_health(
+        [JudgedNode("hyperpod-i-0def", "i-0def", "trn", KubeNode.from_api(healthy))]
+    )
     assert ok.status is Status.PASS
 
 

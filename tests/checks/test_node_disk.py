@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import system
 from tools.checks.node_disk import CHECK_ID, judge_disk, node_disk
 from tools.findings import Finding, Priority, Status
 from tools.parsers.df import parse_df

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import system
 from tools.checks.node_kernel import CHECK_ID, judge_kernel, node_kernel
 from tools.findings import Priority, Status
 from tools.parsers.kernel_log import parse_kernel_log

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from evals.clusters.node_samples import accelerators as samples
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import accelerators as samples
+from cluster_simulator.node_samples import system
 from tools.checks.node_network import IMDS_CHECK, NIC_CHECK, judge_imds
 from tools.checks.node_versions import SOFTWARE_CHECK
 from tools.findings import Finding, Priority, Status

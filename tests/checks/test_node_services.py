@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evals.clusters import base
-from evals.clusters.node_samples import system
+from cluster_simulator import base
+from cluster_simulator.node_samples import system
 from tools.checks.node_services import CHECK_ID, judge_services, node_services, slurm_role
 from tools.findings import Priority, Status
 from tools.parsers.systemd import parse_units

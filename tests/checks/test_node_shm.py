@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import system
 from tools.checks.node_shm import CHECK_ID, judge_shm, node_shm, shm_use_pct
 from tools.findings import Priority, Status
 from tools.parsers.df import parse_df

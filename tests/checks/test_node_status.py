@@ -7,23 +7,31 @@ from typing import Any
 
 import pytest
 
-from evals.clusters import base
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
-from tools.checks.node_status import (
-    CHECK_DETAIL,
-    CHECK_NODES,
-    GROUP_ABOVE,
-    SAMPLES,
-    cluster_nodes,
-    judge_node_counts,
-    judge_node_detail,
-    judge_node_status,
-    node_detail,
-)
-from tools.findings import Priority, Status
+from tools.checks import node_status
+from tools.checks._grouping import GROUP_ABOVE
+from tools.checks.node_status import CHECK_DETAIL, CHECK_NODES, SAMPLES, cluster_nodes, node_detail
+from tools.findings import Finding, Priority, Status
 from tools.target import TriageTarget
 from tools.triage.data import ClusterData
+from tools.triage.data.sagemaker_model import ClusterNode
+
+
+# The rules take parsed nodes; the cases stay literal ListClusterNodes / DescribeClusterNode
+# answers.
+def judge_node_counts(nodes: list[dict[str, Any]], **options: Any) -> list[Finding]:
+    return node_status.judge_node_counts([ClusterNode.from_api(n) for n in nodes], **options)
+
+
+def judge_node_status(nodes: list[dict[str, Any]], **options: Any) -> list[Finding]:
+    return node_status.judge_node_status([ClusterNode.from_api(n) for n in nodes], **options)
+
+
+def judge_node_detail(node_id: str, detail: dict[str, Any] | None) -> list[Finding]:
+    parsed = ClusterNode.from_api(detail) if detail is not None else None
+    return node_status.judge_node_detail(node_id, parsed)
 
 
 def node(instance: str, status: Any = "Running", message: str = "", group: str = "gpu") -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import system
 from tools.checks.node_time_sync import CHECK_ID, judge_time_sync, node_time_sync
 from tools.findings import Priority, Status
 from tools.parsers.time_sync import TimeSync, parse_time_sync

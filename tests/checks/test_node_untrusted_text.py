@@ -16,9 +16,9 @@ from typing import cast
 
 import pytest
 
-from evals.clusters.node_samples import accelerators as accel
-from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects, system
-from evals.clusters.node_samples import slurm as slurm_samples
+from cluster_simulator.node_samples import accelerators as accel
+from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects, system
+from cluster_simulator.node_samples import slurm as slurm_samples
 from tools.findings import Finding, Status
 from tools.recorded.model import KubernetesObjects
 from tools.registry import get_check

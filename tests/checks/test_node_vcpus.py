@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import system
 from tools.checks.node_vcpus import CHECK_ID, group_threads, judge_vcpus, node_vcpus
 from tools.findings import Priority, Status
 from tools.parsers.lscpu import parse_lscpu
+from tools.triage.data.sagemaker_model import parse_instance_groups
 
 from ._node_data import GPU_NODE, assert_well_formed, cpu_node, node, node_data, statuses
 
@@ -62,14 +63,16 @@ def test_full_count_or_unknown_type() -> None:
 
 
 def test_group_threads_reads_flexible_groups_per_type() -> None:
-    groups = [
-        {"InstanceGroupName": "a", "InstanceType": "ml.p5.48xlarge", "ThreadsPerCore": 1},
-        {
-            "InstanceGroupName": "b",
-            "ThreadsPerCore": 2,
-            "InstanceTypeDetails": [{"InstanceType": "ml.p5.48xlarge", "ThreadsPerCore": 1}],
-        },
-    ]
+    groups = parse_instance_groups(
+        [
+            {"InstanceGroupName": "a", "InstanceType": "ml.p5.48xlarge", "ThreadsPerCore": 1},
+            {
+                "InstanceGroupName": "b",
+                "ThreadsPerCore": 2,
+                "InstanceTypeDetails": [{"InstanceType": "ml.p5.48xlarge", "ThreadsPerCore": 1}],
+            },
+        ]
+    )
     assert group_threads(groups, "a", "ml.p5.48xlarge") == 1
     assert group_threads(groups, "b", "ml.p5.48xlarge") == 1
     assert group_threads(groups, "b", "ml.p4d.24xlarge") == 2

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import accelerators as samples
+from cluster_simulator.node_samples import accelerators as samples
 from tools.checks.node_versions import CHECK_ID, judge_versions, node_versions
 from tools.findings import Priority, Status
 from tools.parsers.versions import NodeVersions

@@ -1,4 +1,5 @@
-"""§ A rule of tools/checks/security_groups.py over literal DescribeSecurityGroups dicts."""
+"""§ A rule of tools/checks/security_groups.py over literal DescribeSecurityGroups dicts,
+parsed into the models the rule takes."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from tools.checks.security_groups import (
     judge_security_groups,
 )
 from tools.findings import Finding, Priority, Status
+from tools.triage.data.network_model import IpPermission, SecurityGroup
+from tools.triage.data.sagemaker_model import Cluster, ClusterEvent
 
 SG, OVERRIDE_SG = "sg-cluster", "sg-override"
 ONE = {"workers": [SG]}
@@ -49,6 +52,11 @@ def group(
     }
 
 
+def judge(groups: list[dict[str, Any]], *args: Any, **kwargs: Any) -> list[Finding]:
+    """`judge_security_groups` over DescribeSecurityGroups dicts."""
+    return judge_security_groups([SecurityGroup.from_api(g) for g in groups], *args, **kwargs)
+
+
 def problems(findings: list[Finding]) -> list[tuple[Status, Priority | None, list[str]]]:
     return [
         (f.status, f.priority, f.resources)
@@ -58,7 +66,7 @@ def problems(findings: list[Finding]) -> list[tuple[Status, Priority | None, lis
 
 
 def test_healthy_group_passes() -> None:
-    findings = judge_security_groups([group()], ONE)
+    findings = judge([group()], ONE)
     assert [(f.check, f.status, f.section) for f in findings] == [(CHECK_ID, Status.PASS, "A")]
     assert findings[0].evidence == {
         "inbound_self_all": True,
@@ -70,7 +78,7 @@ def test_healthy_group_passes() -> None:
 
 
 def test_missing_outbound_self_rule_fails() -> None:
-    findings = judge_security_groups([group(outbound=[HTTPS])], ONE)
+    findings = judge([group(outbound=[HTTPS])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
     assert "outbound" in findings[0].message
     assert "inbound" not in findings[0].message
@@ -79,51 +87,49 @@ def test_missing_outbound_self_rule_fails() -> None:
 
 
 def test_missing_inbound_self_rule_fails() -> None:
-    findings = judge_security_groups([group(inbound=[])], ONE)
+    findings = judge([group(inbound=[])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
     assert "inbound" in findings[0].message
     assert findings[0].evidence["inbound_self_all"] is False
 
 
 def test_both_directions_missing_is_one_finding() -> None:
-    findings = judge_security_groups([group(inbound=[], outbound=[HTTPS])], ONE)
+    findings = judge([group(inbound=[], outbound=[HTTPS])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
     assert "inbound and outbound" in findings[0].message
 
 
 def test_self_rule_with_a_port_range_does_not_count() -> None:
     ranged = self_rule(SG, "tcp", FromPort=0, ToPort=65535)
-    findings = judge_security_groups([group(inbound=[ranged])], ONE)
+    findings = judge([group(inbound=[ranged])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
 
 
 def test_all_traffic_rule_from_another_group_does_not_count() -> None:
-    findings = judge_security_groups([group(inbound=[self_rule("sg-elsewhere")])], ONE)
+    findings = judge([group(inbound=[self_rule("sg-elsewhere")])], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
 
 
 def test_override_group_is_judged_too() -> None:
     broken = group(OVERRIDE_SG, outbound=[HTTPS])
-    findings = judge_security_groups(
-        [group(), broken], {"workers": [SG], "override": [OVERRIDE_SG]}
-    )
+    findings = judge([group(), broken], {"workers": [SG], "override": [OVERRIDE_SG]})
     assert problems(findings) == [(Status.FAIL, Priority.P0, [OVERRIDE_SG])]
     assert [f.status for f in findings if f.resources == [SG]] == [Status.PASS]
 
 
 def test_missing_group_fails() -> None:
-    findings = judge_security_groups([group()], {"workers": [SG, "sg-gone"]})
+    findings = judge([group()], {"workers": [SG, "sg-gone"]})
     assert problems(findings) == [(Status.FAIL, Priority.P0, ["sg-gone"])]
     assert "does not exist" in findings[0].message
 
 
 def test_no_outbound_rule_to_anywhere_is_not_a_finding() -> None:
-    findings = judge_security_groups([group(outbound=[self_rule(SG)])], ONE)
+    findings = judge([group(outbound=[self_rule(SG)])], ONE)
     assert problems(findings) == []
 
 
 def test_missing_keys_fail_both_directions() -> None:
-    findings = judge_security_groups([{"GroupId": SG}], ONE)
+    findings = judge([{"GroupId": SG}], ONE)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG])]
 
 
@@ -138,7 +144,7 @@ def plain(group_id: str) -> dict[str, Any]:
 
 
 def test_sg_without_self_rules_beside_one_with_them_is_info() -> None:
-    findings = judge_security_groups([group(), plain(EXTRA)], {"workers": [SG, EXTRA]})
+    findings = judge([group(), plain(EXTRA)], {"workers": [SG, EXTRA]})
     assert problems(findings) == []
     by_sg = {f.resources[0]: f for f in findings}
     assert by_sg[SG].status == Status.PASS
@@ -150,7 +156,7 @@ def test_sg_without_self_rules_beside_one_with_them_is_info() -> None:
 
 def test_set_without_any_self_rules_fails_naming_every_sg_and_direction() -> None:
     half = group(SG, outbound=[HTTPS])
-    findings = judge_security_groups([half, plain(EXTRA)], {"workers": [SG, EXTRA]})
+    findings = judge([half, plain(EXTRA)], {"workers": [SG, EXTRA]})
     assert problems(findings) == [(Status.FAIL, Priority.P0, [SG, EXTRA])]
     message = findings[0].message
     assert f"{SG} lacks outbound" in message
@@ -164,7 +170,7 @@ def test_set_without_any_self_rules_fails_naming_every_sg_and_direction() -> Non
 def test_rules_split_across_the_set_still_admit_efa() -> None:
     inbound_only = group(SG, outbound=[HTTPS])
     outbound_only = group(EXTRA, inbound=[], outbound=[self_rule(EXTRA)])
-    findings = judge_security_groups([inbound_only, outbound_only], {"workers": [SG, EXTRA]})
+    findings = judge([inbound_only, outbound_only], {"workers": [SG, EXTRA]})
     assert problems(findings) == []
     assert [f.status for f in findings] == [Status.PASS]
     assert findings[0].evidence["inbound_within_set"] is True
@@ -172,7 +178,7 @@ def test_rules_split_across_the_set_still_admit_efa() -> None:
 
 def test_each_instance_group_is_judged_on_its_own_set() -> None:
     sets = {"gpu": [SG, EXTRA], "cpu": [EXTRA]}
-    findings = judge_security_groups([group(), plain(EXTRA)], sets)
+    findings = judge([group(), plain(EXTRA)], sets)
     assert problems(findings) == [(Status.FAIL, Priority.P0, [EXTRA])]
     fail = next(f for f in findings if f.status == Status.FAIL)
     assert fail.evidence["instance_groups"] == ["cpu"]
@@ -192,9 +198,13 @@ def test_effective_sets_use_the_override_else_the_cluster_sgs() -> None:
             },
         ],
     }
-    assert effective_security_groups(cluster) == {"cpu": [SG], "gpu": [SG, EXTRA]}
-    assert effective_security_groups({"VpcConfig": {"SecurityGroupIds": [SG]}}) == {"cluster": [SG]}
-    assert effective_security_groups({}) == {}
+    assert effective_security_groups(Cluster.from_api(cluster)) == {
+        "cpu": [SG],
+        "gpu": [SG, EXTRA],
+    }
+    cluster_only = Cluster.from_api({"VpcConfig": {"SecurityGroupIds": [SG]}})
+    assert effective_security_groups(cluster_only) == {"cluster": [SG]}
+    assert effective_security_groups(Cluster.from_api({})) == {}
 
 
 # -- instance types without EFA need no self rules ------------------------------------------
@@ -202,7 +212,7 @@ def test_effective_sets_use_the_override_else_the_cluster_sgs() -> None:
 
 def test_missing_self_rules_on_a_group_without_efa_is_info() -> None:
     sets = {"controller": [OVERRIDE_SG], "workers": [SG]}
-    findings = judge_security_groups(
+    findings = judge(
         [group(SG), group(OVERRIDE_SG, inbound=[], outbound=[HTTPS])],
         sets,
         no_efa={"controller": "m5.4xlarge"},
@@ -214,7 +224,7 @@ def test_missing_self_rules_on_a_group_without_efa_is_info() -> None:
 
 
 def test_missing_self_rules_stay_fail_on_an_efa_capable_group() -> None:
-    findings = judge_security_groups(
+    findings = judge(
         [group(SG, inbound=[], outbound=[HTTPS])],
         {"controller": [SG], "workers": [SG]},
         no_efa={"controller": "m5.4xlarge"},  # workers (p5) share the set and need EFA
@@ -224,7 +234,7 @@ def test_missing_self_rules_stay_fail_on_an_efa_capable_group() -> None:
 
 
 def _world_with_controller_sg() -> Any:
-    from evals.clusters import base
+    from cluster_simulator import base
 
     world = base.healthy_slurm()
     controller_sg = "sg-0a1b2c3d4e5f6c001"
@@ -240,7 +250,7 @@ def _world_with_controller_sg() -> Any:
 
 
 def _run(world: Any) -> list[Finding]:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.aws.session import AwsAccess
     from tools.checks.security_groups import efa_security_groups
     from tools.target import TriageTarget
@@ -252,7 +262,7 @@ def _run(world: Any) -> list[Finding]:
 
 
 def test_registered_check_reads_efa_support_only_when_rules_are_missing() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
 
     healthy = base.healthy_slurm()
     asked: list[str] = []
@@ -291,7 +301,9 @@ EFA_EVENT = {
 def test_anywhere_egress_rules_are_described() -> None:
     v6 = {"IpProtocol": "-1", "Ipv6Ranges": [{"CidrIpv6": "::/0"}]}
     all_tcp = {"IpProtocol": "tcp", "FromPort": 0, "ToPort": 65535, "IpRanges": [INTERNET_V4]}
-    assert anywhere_egress([INTERNET, v6, all_tcp, HTTPS, self_rule(SG)]) == [
+    literal: list[dict[str, Any]] = [INTERNET, v6, all_tcp, HTTPS, self_rule(SG)]
+    rules = tuple(IpPermission.from_api(p) for p in literal)
+    assert anywhere_egress(rules) == [
         "all traffic to 0.0.0.0/0",
         "all traffic to ::/0",
         "tcp 0-65535 to 0.0.0.0/0",
@@ -302,7 +314,7 @@ INTERNET_V4 = {"CidrIp": "0.0.0.0/0"}
 
 
 def test_egress_to_anywhere_on_an_efa_group_warns_p2() -> None:
-    findings = judge_security_groups([group(outbound=[self_rule(SG), INTERNET])], ONE)
+    findings = judge([group(outbound=[self_rule(SG), INTERNET])], ONE)
     assert problems(findings) == [(Status.WARN, Priority.P2, [SG])]
     risk = findings[-1]
     assert "0.0.0.0/0" in risk.message
@@ -311,13 +323,15 @@ def test_egress_to_anywhere_on_an_efa_group_warns_p2() -> None:
 
 
 def test_https_only_egress_is_fine() -> None:
-    findings = judge_security_groups([group(outbound=[self_rule(SG), HTTPS])], ONE)
+    findings = judge([group(outbound=[self_rule(SG), HTTPS])], ONE)
     assert problems(findings) == []
 
 
 def test_egress_to_anywhere_beside_an_efa_health_check_failure_fails_p1() -> None:
-    findings = judge_security_groups(
-        [group(outbound=[self_rule(SG), INTERNET])], ONE, efa_failures=[EFA_EVENT]
+    findings = judge(
+        [group(outbound=[self_rule(SG), INTERNET])],
+        ONE,
+        efa_failures=[ClusterEvent.from_api(EFA_EVENT)],
     )
     assert problems(findings) == [(Status.FAIL, Priority.P1, [SG])]
     assert findings[-1].evidence["efa_health_events"] == ["evt-efa"]
@@ -326,20 +340,24 @@ def test_egress_to_anywhere_beside_an_efa_health_check_failure_fails_p1() -> Non
 
 def test_an_efa_failure_of_another_group_does_not_raise_it() -> None:
     other = {**EFA_EVENT, "InstanceGroupName": "elsewhere"}
-    findings = judge_security_groups(
-        [group(outbound=[self_rule(SG), INTERNET])], ONE, efa_failures=[other]
+    findings = judge(
+        [group(outbound=[self_rule(SG), INTERNET])],
+        ONE,
+        efa_failures=[ClusterEvent.from_api(other)],
     )
     assert problems(findings) == [(Status.WARN, Priority.P2, [SG])]
     cluster_wide = {k: v for k, v in EFA_EVENT.items() if k != "InstanceGroupName"}
-    raised = judge_security_groups(
-        [group(outbound=[self_rule(SG), INTERNET])], ONE, efa_failures=[cluster_wide]
+    raised = judge(
+        [group(outbound=[self_rule(SG), INTERNET])],
+        ONE,
+        efa_failures=[ClusterEvent.from_api(cluster_wide)],
     )
     assert problems(raised) == [(Status.FAIL, Priority.P1, [SG])]
 
 
 def test_egress_to_anywhere_on_a_group_without_efa_is_not_judged() -> None:
     controller = group(OVERRIDE_SG, outbound=[self_rule(OVERRIDE_SG), INTERNET])
-    findings = judge_security_groups(
+    findings = judge(
         [group(), controller],
         {"controller": [OVERRIDE_SG], "workers": [SG]},
         no_efa={"controller": "m5.4xlarge"},
@@ -354,12 +372,13 @@ def test_efa_health_failures_keep_recent_efa_events_only() -> None:
     old = {**EFA_EVENT, "EventId": "old", "EventTime": "2026-11-01T00:00:00Z"}
     info_level = {**EFA_EVENT, "EventId": "info", "EventLevel": "Info"}
     capacity = {**EFA_EVENT, "EventId": "cap", "Description": "Insufficient capacity"}
-    kept = efa_health_failures([EFA_EVENT, old, info_level, capacity], now)
-    assert [e["EventId"] for e in kept] == ["evt-efa"]
+    raw = [EFA_EVENT, old, info_level, capacity]
+    kept = efa_health_failures([ClusterEvent.from_api(e) for e in raw], now)
+    assert [e.event_id for e in kept] == ["evt-efa"]
 
 
 def test_registered_check_ties_egress_to_the_cluster_events() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
 
     world = base.healthy_slurm()
     sg = next(g for g in world.security_groups if g["GroupId"] == base.SG)

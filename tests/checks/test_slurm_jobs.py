@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import slurm as samples
+from cluster_simulator.node_samples import slurm as samples
 from tools.checks.slurm_jobs import CHECK_ID, STUCK_AFTER_S, judge_stuck_jobs
 from tools.findings import Priority, Status
 from tools.parsers.slurm_sinfo import SlurmNode, parse_sinfo_nodes

@@ -3,19 +3,43 @@ table and one-sided nodes, and the unhealthy instance ids the probe planner uses
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import slurm as samples
+from collections.abc import Callable
+from typing import Any
+
+from cluster_simulator.node_samples import slurm as samples
 from tools.checks.slurm_mapping import CHECK_ID, TABLE_ROWS, TEXT_ROWS, judge_node_map
 from tools.findings import Priority, Status
+from tools.parsers.slurm_config import ResourceConfig
+from tools.triage.data import slurm_reads
+from tools.triage.data.sagemaker_model import ClusterNode
 from tools.triage.data.slurm_reads import (
     FROM_DESCRIBE,
     FROM_LIST,
     FROM_RESOURCE_CONFIG,
-    build_node_map,
+    SlurmNodeMap,
 )
 
 from ._slurm_data import CONTROLLER, SlurmData, hp_node, probe_outputs, problems, run
 
 A, B, C, D = (f"i-0aaaaaaaaaaaaaaa{i}" for i in range(1, 5))
+
+
+def build_node_map(
+    slurm_names: list[str] | None,
+    hyperpod_nodes: list[dict[str, Any]],
+    describe: Callable[[str], dict[str, Any]],
+    resource_config: ResourceConfig | None,
+    **options: Any,
+) -> SlurmNodeMap:
+    # The map takes parsed nodes; the cases stay literal ListClusterNodes /
+    # DescribeClusterNode answers.
+    return slurm_reads.build_node_map(
+        slurm_names,
+        [ClusterNode.from_api(n) for n in hyperpod_nodes],
+        lambda node_id: ClusterNode.from_api(describe(node_id)),
+        resource_config,
+        **options,
+    )
 
 
 def sinfo_of(*names: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evals.clusters.node_samples import slurm as samples
+from cluster_simulator.node_samples import slurm as samples
 from tools.checks.slurm_nodes import CHECK_ID, judge_controller, judge_slurm_nodes
 from tools.findings import Priority, Status
 from tools.parsers.slurm_config import PingResult, parse_scontrol_ping

@@ -14,23 +14,29 @@ from tools.checks.subnet_free_ips import (
 )
 from tools.findings import Priority, Status
 from tools.references import section_text
+from tools.triage.data.network_model import InstanceTypeInfo, Subnet
+from tools.triage.data.sagemaker_model import InstanceGroup
 
 # DescribeInstanceTypes entries (the NetworkInfo fields the rule reads).
-P5 = {
-    "InstanceType": "p5.48xlarge",
-    "NetworkInfo": {"MaximumNetworkCards": 32, "Ipv4AddressesPerInterface": 50},
-}
-M5 = {
-    "InstanceType": "m5.2xlarge",
-    "NetworkInfo": {"MaximumNetworkCards": 1, "Ipv4AddressesPerInterface": 15},
-}
+P5 = InstanceTypeInfo.from_api(
+    {
+        "InstanceType": "p5.48xlarge",
+        "NetworkInfo": {"MaximumNetworkCards": 32, "Ipv4AddressesPerInterface": 50},
+    }
+)
+M5 = InstanceTypeInfo.from_api(
+    {
+        "InstanceType": "m5.2xlarge",
+        "NetworkInfo": {"MaximumNetworkCards": 1, "Ipv4AddressesPerInterface": 15},
+    }
+)
 
 
-def subnet(free: int | None, subnet_id: str = "subnet-1") -> dict[str, Any]:
+def subnet(free: int | None, subnet_id: str = "subnet-1") -> Subnet:
     found: dict[str, Any] = {"SubnetId": subnet_id, "CidrBlock": "10.1.0.0/24"}
     if free is not None:
         found["AvailableIpAddressCount"] = free
-    return found
+    return Subnet.from_api(found)
 
 
 def demand(per_node: int, target: int = 4, short: bool = False, group: str = "gpu") -> Demand:
@@ -50,7 +56,9 @@ def test_addresses_per_node_match_the_prerequisites_p5_figures() -> None:
 
 
 def test_network_cards_list_is_used_when_the_maximum_is_absent() -> None:
-    entry = {"NetworkInfo": {"NetworkCards": [{}, {}, {}, {}], "Ipv4AddressesPerInterface": 30}}
+    entry = InstanceTypeInfo.from_api(
+        {"NetworkInfo": {"NetworkCards": [{}, {}, {}, {}], "Ipv4AddressesPerInterface": 30}}
+    )
     assert addresses_per_node(entry, "slurm")[0] == 4
     assert addresses_per_node(entry, "eks")[0] == 33
 
@@ -58,7 +66,7 @@ def test_network_cards_list_is_used_when_the_maximum_is_absent() -> None:
 def test_an_undescribed_type_counts_as_a_p5() -> None:
     assert addresses_per_node(None, "slurm") == (32, "prerequisites fallback")
     assert addresses_per_node(None, "eks") == (81, "prerequisites fallback")
-    assert addresses_per_node({"NetworkInfo": {}}, "eks")[0] == 81
+    assert addresses_per_node(InstanceTypeInfo.from_api({"NetworkInfo": {}}), "eks")[0] == 81
 
 
 def test_one_node_that_does_not_fit_fails_p1() -> None:
@@ -121,15 +129,14 @@ def test_group_demands_follow_override_subnets_and_the_hungriest_type() -> None:
         },
     ]
     described = {"m5.2xlarge": M5, "p5.48xlarge": P5}
-    demands = group_demands(
-        groups, ["subnet-1"], described, "eks", lambda g: [str(g["InstanceType"])]
-    )
+    parsed = [InstanceGroup.from_api(g) for g in groups]
+    demands = group_demands(parsed, ["subnet-1"], described, "eks")
     assert [(d.group, d.per_node, d.short) for d in demands["subnet-1"]] == [("cpu", 15, False)]
     assert [(d.group, d.per_node, d.short) for d in demands["subnet-2"]] == [("gpu", 81, True)]
 
 
 def test_registered_check_judges_the_base_worlds_as_healthy() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.aws.session import AwsAccess
     from tools.checks.subnet_free_ips import subnet_free_ips
     from tools.target import TriageTarget

@@ -4,17 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.clusters import base
+from cluster_simulator import base
 from tools.aws.session import AwsAccess
-from tools.checks.threads_per_core import (
-    CHECK_ID,
-    judge_threads_per_core,
-    single_thread_types,
-    threads_per_core,
-)
-from tools.findings import Priority, Status
+from tools.checks import threads_per_core as rules
+from tools.checks.threads_per_core import CHECK_ID, threads_per_core
+from tools.findings import Finding, Priority, Status
 from tools.target import TriageTarget
 from tools.triage.data import ClusterData
+from tools.triage.data.network_model import InstanceTypeInfo
+from tools.triage.data.sagemaker_model import parse_instance_groups
+
+
+# The rules take parsed instance groups; the cases stay literal DescribeCluster entries.
+def judge_threads_per_core(
+    groups: list[dict[str, Any]], instance_types: list[InstanceTypeInfo]
+) -> list[Finding]:
+    return rules.judge_threads_per_core(parse_instance_groups(groups), instance_types)
+
+
+def single_thread_types(groups: list[dict[str, Any]]) -> list[str]:
+    return rules.single_thread_types(parse_instance_groups(groups))
 
 
 def group(name: str, instance_type: str, threads: Any = None) -> dict[str, Any]:
@@ -24,16 +33,18 @@ def group(name: str, instance_type: str, threads: Any = None) -> dict[str, Any]:
     return data
 
 
-def ec2(name: str, vcpus: int, cores: int, valid: list[int]) -> dict[str, Any]:
-    return {
-        "InstanceType": name,
-        "VCpuInfo": {
-            "DefaultVCpus": vcpus,
-            "DefaultCores": cores,
-            "DefaultThreadsPerCore": max(valid),
-            "ValidThreadsPerCore": valid,
-        },
-    }
+def ec2(name: str, vcpus: int, cores: int, valid: list[int]) -> InstanceTypeInfo:
+    return InstanceTypeInfo.from_api(
+        {
+            "InstanceType": name,
+            "VCpuInfo": {
+                "DefaultVCpus": vcpus,
+                "DefaultCores": cores,
+                "DefaultThreadsPerCore": max(valid),
+                "ValidThreadsPerCore": valid,
+            },
+        }
+    )
 
 
 P5 = ec2("p5.48xlarge", 192, 96, [1, 2])
@@ -70,7 +81,9 @@ def test_missing_type_data_is_info() -> None:
 
 
 def test_missing_counts_still_warn() -> None:
-    partial = {"InstanceType": "p5.48xlarge", "VCpuInfo": {"ValidThreadsPerCore": [1, 2]}}
+    partial = InstanceTypeInfo.from_api(
+        {"InstanceType": "p5.48xlarge", "VCpuInfo": {"ValidThreadsPerCore": [1, 2]}}
+    )
     [finding] = judge_threads_per_core([group("gpu", "ml.p5.48xlarge", 1)], [partial])
     assert finding.status is Status.WARN
     assert "half" in finding.message
@@ -79,7 +92,7 @@ def test_missing_counts_still_warn() -> None:
 def test_garbage_does_not_crash() -> None:
     findings = judge_threads_per_core(
         [{}, group("x", "ml.p5.48xlarge", "1"), group("y", "ml.p5.48xlarge", True)],
-        [{"InstanceType": "p5.48xlarge", "VCpuInfo": "nope"}],
+        [InstanceTypeInfo.from_api({"InstanceType": "p5.48xlarge", "VCpuInfo": "nope"})],
     )
     assert [f.status for f in findings] == [Status.INFO, Status.PASS, Status.PASS]
     assert "not judged" in findings[0].message

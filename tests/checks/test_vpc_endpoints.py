@@ -1,19 +1,17 @@
-"""§ B.4 over literal DescribeVpcEndpoints / DescribeRouteTables dicts.
+"""§ B.4 over literal DescribeVpcEndpoints / DescribeRouteTables dicts, parsed into models.
 
-Covers endpoint service names in tools/checks/_network.py (all partitions) and
+Covers endpoint service names (`VpcEndpoint.service`, all partitions) and
 vpc_endpoints (B.4): which endpoints a subnet without egress needs.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from tools.checks._network import endpoint_service
 from tools.checks.vpc_endpoints import CHECK_ENDPOINTS, REQUIRED_ENDPOINTS, judge_endpoints
 from tools.checks.vpc_membership import judge_s3_gateway
 from tools.findings import Priority, Status
+from tools.triage.data.network_model import VpcEndpoint
 
 from ._vpc import (
     APPLIANCE_DEFAULT,
@@ -30,7 +28,7 @@ from ._vpc import (
     table,
 )
 
-# -- endpoint service names (_network) --------------------------------------------------
+# -- endpoint service names (VpcEndpoint) ------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -49,10 +47,10 @@ from ._vpc import (
     ],
 )
 def test_endpoint_service_names(name: str, service: str) -> None:
-    assert endpoint_service({"ServiceName": name}) == service
+    assert VpcEndpoint.from_api({"ServiceName": name}).service == service
 
 
-def _china(service: str, kind: str = "Interface") -> dict[str, Any]:
+def _china(service: str, kind: str = "Interface") -> VpcEndpoint:
     prefix = "com.amazonaws" if service in ("s3", "sts", "logs") else "cn.com.amazonaws"
     return endpoint(service, kind, ServiceName=f"{prefix}.cn-north-1.{service}")
 
@@ -125,7 +123,8 @@ def test_s3_interface_endpoint_satisfies_s3() -> None:
 
 def test_unavailable_endpoint_does_not_count() -> None:
     endpoints = [
-        e if e["ServiceName"][-3:] != "sts" else {**e, "State": "pending"} for e in ALL_ENDPOINTS
+        e if e.service_name[-3:] != "sts" else endpoint("sts", State="pending")
+        for e in ALL_ENDPOINTS
     ]
     tables = [table("rtb", [LOCAL], subnets=(SUBNET,))]
     findings = judge_endpoints(VPC, [subnet()], tables, endpoints, "slurm")
@@ -176,7 +175,7 @@ def test_only_subnets_without_egress_are_named() -> None:
 
 def test_interface_endpoint_without_private_dns_warns() -> None:
     endpoints = [
-        {**e, "PrivateDnsEnabled": False} if e["ServiceName"].endswith("ecr.dkr") else e
+        endpoint("ecr.dkr", PrivateDnsEnabled=False) if e.service_name.endswith("ecr.dkr") else e
         for e in ALL_ENDPOINTS
     ]
     tables = [table("rtb", [LOCAL], subnets=(SUBNET,))]

@@ -1,4 +1,5 @@
-"""§ B.1, B.2 and B.6 over literal DescribeSubnets / DescribeSecurityGroups / ... dicts.
+"""§ B.1, B.2 and B.6 over literal DescribeSubnets / DescribeSecurityGroups / ... dicts,
+parsed into the models the checks take.
 
 Covers vpc_membership (B.1: one VPC, the S3 gateway endpoint), vpc_dns (B.2), subnet_free_ips
 (B.6), and the A and B checks on clusters in the SageMaker-managed VPC (no VpcConfig).
@@ -21,14 +22,15 @@ from tools.checks.vpc_membership import (
     judge_vpc_membership,
 )
 from tools.findings import Priority, Status
+from tools.triage.data.network_model import SecurityGroup, Subnet, VpcEndpoint
 
 from ._vpc import OTHER_VPC, SUBNET, SUBNET2, VPC, assert_well_formed, endpoint, subnet
 
 # -- B.1 --------------------------------------------------------------------------------
 
 
-def sg(group_id: str, vpc: str = VPC) -> dict[str, Any]:
-    return {"GroupId": group_id, "VpcId": vpc}
+def sg(group_id: str, vpc: str = VPC) -> SecurityGroup:
+    return SecurityGroup.from_api({"GroupId": group_id, "VpcId": vpc})
 
 
 def test_membership_passes_when_everything_shares_one_vpc() -> None:
@@ -103,7 +105,7 @@ def test_s3_gateway_endpoint_present() -> None:
         [endpoint("ecr.api")],
     ],
 )
-def test_s3_gateway_endpoint_missing_warns_p2(endpoints: list[dict[str, Any]]) -> None:
+def test_s3_gateway_endpoint_missing_warns_p2(endpoints: list[VpcEndpoint]) -> None:
     findings = judge_s3_gateway(VPC, endpoints)
     assert [(f.status, f.priority, f.section) for f in findings] == [
         (Status.WARN, Priority.P2, "B.1")
@@ -166,7 +168,8 @@ def test_free_ips_threshold() -> None:
 
 
 def test_free_ips_zero_and_missing_count() -> None:
-    findings = judge_free_ips([subnet(AvailableIpAddressCount=0), {"SubnetId": SUBNET2}])
+    missing_count = Subnet.from_api({"SubnetId": SUBNET2})
+    findings = judge_free_ips([subnet(AvailableIpAddressCount=0), missing_count])
     assert [f.status for f in findings] == [Status.FAIL, Status.INFO]
 
 
@@ -174,7 +177,10 @@ def test_free_ips_zero_and_missing_count() -> None:
 
 
 def test_uses_managed_vpc_only_without_any_vpc_config() -> None:
-    from tools.checks._network import uses_managed_vpc
+    from tools.triage.data.sagemaker_model import Cluster
+
+    def uses_managed_vpc(raw: dict[str, Any]) -> bool:
+        return Cluster.from_api(raw).uses_managed_vpc
 
     assert uses_managed_vpc({"InstanceGroups": [{"InstanceGroupName": "gpu"}]})
     assert uses_managed_vpc({})
@@ -184,7 +190,7 @@ def test_uses_managed_vpc_only_without_any_vpc_config() -> None:
 
 
 def test_a_and_b_checks_say_not_applicable_on_the_managed_vpc() -> None:
-    from evals.clusters import base
+    from cluster_simulator import base
     from tools.aws.session import AwsAccess
     from tools.checks.private_subnets import private_subnets
     from tools.checks.security_groups import efa_security_groups

@@ -1,4 +1,4 @@
-"""§ B.3 over literal DescribeSubnets / DescribeRouteTables dicts.
+"""§ B.3 over literal DescribeSubnets / DescribeRouteTables dicts, parsed into the models.
 
 Covers route-table resolution in tools/checks/_network.py and private_subnets (B.3): which
 table a subnet uses, its default route and what that route's target means for egress.
@@ -14,6 +14,7 @@ from tools.checks._network import default_route, route_table_for
 from tools.checks.private_subnets import CHECK_PRIVATE, judge_private_subnets
 from tools.checks.vpc_endpoints import judge_endpoints
 from tools.findings import Priority, Status
+from tools.triage.data.network_model import RouteTable, Subnet
 
 from ._vpc import (
     APPLIANCE_DEFAULT,
@@ -40,7 +41,7 @@ def test_explicit_association_wins_over_main_table() -> None:
     ]
     found, is_main = route_table_for(subnet(), tables)
     assert found is not None
-    assert (found["RouteTableId"], is_main) == ("rtb-private", False)
+    assert (found.route_table_id, is_main) == ("rtb-private", False)
 
 
 def test_unassociated_subnet_uses_the_main_table_of_its_own_vpc() -> None:
@@ -50,7 +51,7 @@ def test_unassociated_subnet_uses_the_main_table_of_its_own_vpc() -> None:
     ]
     found, is_main = route_table_for(subnet(), tables)
     assert found is not None
-    assert (found["RouteTableId"], is_main) == ("rtb-main", True)
+    assert (found.route_table_id, is_main) == ("rtb-main", True)
 
 
 def test_no_table_at_all() -> None:
@@ -205,10 +206,10 @@ def test_map_public_ip_on_launch_warns() -> None:
 
 
 def test_missing_keys_and_no_tables_are_info() -> None:
-    findings = judge_private_subnets([{"SubnetId": SUBNET}], [])
+    findings = judge_private_subnets([Subnet.from_api({"SubnetId": SUBNET})], [])
     assert [f.status for f in findings] == [Status.INFO]
 
 
 def test_table_without_routes_key() -> None:
-    bare = {"RouteTableId": "rtb", "Associations": [{"SubnetId": SUBNET}]}
+    bare = RouteTable.from_api({"RouteTableId": "rtb", "Associations": [{"SubnetId": SUBNET}]})
     assert [f.status for f in judge_private_subnets([subnet()], [bare])] == [Status.PASS]

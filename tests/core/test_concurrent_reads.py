@@ -215,7 +215,7 @@ def test_a_large_cluster_is_listed_group_by_group_from_an_unsplit_recording() ->
     responder = _Counting(_recording(_describe(groups), _node_list(groups)))
     data = _data(AwsAccess(REGION, replay=responder))
     listing = data.nodes()
-    ids = [n["InstanceId"] for n in listing.items]
+    ids = [n.instance_id for n in listing.items]
     assert len(ids) == len(set(ids)) == sum(groups.values())
     assert listing.truncated is False
     filters = {
@@ -225,7 +225,7 @@ def test_a_large_cluster_is_listed_group_by_group_from_an_unsplit_recording() ->
     }
     assert filters == set(groups)
     # In DescribeCluster's group order.
-    assert [n["InstanceGroupName"] for n in listing.items] == [
+    assert [n.instance_group for n in listing.items] == [
         name for name, count in groups.items() for _ in range(count)
     ]
 
@@ -245,11 +245,11 @@ def test_a_split_listing_records_and_replays_the_same_nodes() -> None:
     live = AwsAccess(
         REGION, replay=_recording(_describe(groups), _node_list(groups)), recorder=recorder
     )
-    first = [n["InstanceId"] for n in _data(live).nodes().items]
+    first = [n.instance_id for n in _data(live).nodes().items]
     again = recorder.build(cluster=CLUSTER, region=REGION)
     filtered = [c for c in again.aws if c.operation == "ListClusterNodes"]
     assert {c.params.get("InstanceGroupNameContains") for c in filtered} == set(groups)
-    replayed = [n["InstanceId"] for n in _data(AwsAccess(REGION, replay=again)).nodes().items]
+    replayed = [n.instance_id for n in _data(AwsAccess(REGION, replay=again)).nodes().items]
     assert replayed == first
 
 

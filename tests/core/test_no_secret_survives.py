@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evals.clusters import base
-from evals.clusters.build import record_scenario
-from evals.clusters.edits import FAILED_NODE, add_event, group_of, set_status, write_log
-from evals.clusters.scenario import Scenario
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.build import record_scenario
+from cluster_simulator.edits import FAILED_NODE, add_event, group_of, set_status, write_log
+from cluster_simulator.scenario import Scenario
+from cluster_simulator.world import World
 from tools.recorded.model import RecordedCluster, dump_recorded
 from tools.target import TriageTarget
 from tools.triage.open_cluster import open_cluster

@@ -168,9 +168,9 @@ def test_internal_error_traceback_only_with_debug(tmp_path: Path) -> None:
     naming the check; the traceback appears on stderr only under --debug."""
     raw = json.loads(BASE_RECORDING.read_text(encoding="utf-8"))
     raw.pop("expect", None)
-    for call in raw["aws"]:
-        if call["operation"] == "ListClusterNodes":
-            call["response"]["ClusterNodeSummaries"][0]["InstanceStatus"] = [1, 2]
+    # The data layer reads most odd values as absent (a status that is not a mapping is
+    # "Unknown"); a count that is not a number is a shape it refuses.
+    raw["kubernetes"]["daemonsets"][0]["status"]["desiredNumberScheduled"] = [1, 2]
     path = tmp_path / "typed.json"
     path.write_text(json.dumps(raw), encoding="utf-8")
     plain = _run(

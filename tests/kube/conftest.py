@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.clusters.node_samples import k8s_faults, k8s_objects
+from cluster_simulator.node_samples import k8s_faults, k8s_objects
 from tools.recorded.model import KubernetesObjects
 
 GPU = [(f"i-0{n:016x}", "gpu-workers", "ml.p5.48xlarge", "us-west-2c") for n in range(1, 5)]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
+from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.kube.access import KubeAccess, KubeRequestRefused, guard
 from tools.kube.live import LiveTransport
 from tools.recorded.model import KubernetesObjects

@@ -74,8 +74,8 @@ def _data(kube: KubeAccess) -> tuple[ClusterData, list[str]]:
 
 def test_system_pods_and_failing_pods_come_from_one_list() -> None:
     data, paths = _data(KubeAccess.from_objects(KubernetesObjects(pods=PODS)))
-    system = {p["metadata"]["name"] for p in data.kube_system_pods()}
-    failing = {p["metadata"]["name"] for p in data.kube_pods_in_scope()}
+    system = {p.name for p in data.kube_system_pods()}
+    failing = {p.name for p in data.kube_pods_in_scope()}
     assert system == {"coredns-1", "aws-node-bad"}
     assert failing == {"aws-node-bad", "trainer"}
     assert paths == ["/api/v1/pods"]
@@ -94,7 +94,7 @@ def test_system_pods_are_read_from_kube_system_when_the_cluster_list_is_refused(
 
     kube._transport = only_kube_system
     data, _ = _data(kube)
-    system = {p["metadata"]["name"] for p in data.kube_system_pods()}
+    system = {p.name for p in data.kube_system_pods()}
     assert system == {"coredns-1", "aws-node-bad"}
     assert asked == ["/api/v1/pods", "/api/v1/namespaces/kube-system/pods"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
+from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.kube.responder import Selections, answer, continue_token, respond
 from tools.recorded.model import KubernetesObjects
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
+from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.kube.slim import DETAILS_LIMIT, TEXT_LIMIT, slim
 from tools.recorded.model import KubernetesObjects
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.clusters import base
-from evals.clusters.node_samples import k8s_faults, k8s_node, k8s_objects
+from cluster_simulator import base
+from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.aws.session import AwsAccess
 from tools.kube.access import KubeAccess, Query, guard
 from tools.kube.responder import respond

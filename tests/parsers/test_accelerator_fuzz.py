@@ -8,7 +8,7 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evals.clusters.node_samples import accelerators as samples
+from cluster_simulator.node_samples import accelerators as samples
 from tools.parsers.dcgm import HEALTH_VALUES, parse_dcgm_health
 from tools.parsers.efa import parse_fi_info, parse_infiniband, parse_lsmod
 from tools.parsers.neuron import parse_neuron_ls

@@ -1,11 +1,11 @@
-"""The scenario sample outputs (evals/clusters/node_samples/accelerators.py) read back
+"""The scenario sample outputs (cluster_simulator/node_samples/accelerators.py) read back
 through the parsers with the faults they were asked for."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from evals.clusters.node_samples import accelerators as samples
+from cluster_simulator.node_samples import accelerators as samples
 from tools.parsers.dcgm import parse_dcgm_health
 from tools.parsers.efa import parse_fi_info, parse_infiniband, parse_lsmod
 from tools.parsers.neuron import parse_neuron_ls

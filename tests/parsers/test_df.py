@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import system
 from tools.parsers.df import DEFAULT_PATHS, DfRow, parse_df, parse_row
 
 USAGE = """\

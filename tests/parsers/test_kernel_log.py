@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import system
 from tools.parsers.kernel_log import (
     KernelEventKind,
     classify,

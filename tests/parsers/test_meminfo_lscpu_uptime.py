@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import system
 from tools.parsers.lscpu import count_cpu_list, parse_lscpu
 from tools.parsers.meminfo import parse_meminfo
 from tools.parsers.uptime import parse_uptime

@@ -3,8 +3,8 @@ on literal outputs: healthy, faulty, a missing tool, a refusal, nothing at all."
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import accelerators as accel
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import accelerators as accel
+from cluster_simulator.node_samples import system
 from tools.parsers.efa import parse_ofi_nccl_plugin
 from tools.parsers.node_network import no_ena_sysfs, parse_imds, parse_net_interfaces
 

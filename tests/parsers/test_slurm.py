@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evals.clusters.node_samples import slurm as samples
+from cluster_simulator.node_samples import slurm as samples
 from tools.parsers.slurm_config import parse_resource_config, parse_scontrol_ping
 from tools.parsers.slurm_names import (
     expand_hostlist,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import system
 from tools.parsers.df import parse_df
 from tools.parsers.kernel_log import KernelEventKind, parse_kernel_log
 from tools.parsers.lscpu import parse_lscpu

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import system
+from cluster_simulator.node_samples import system
 from tools.parsers.systemd import parse_units
 from tools.parsers.time_sync import parse_time_sync
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from evals.clusters import base
-from evals.clusters.node_samples import slurm as samples
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.node_samples import slurm as samples
+from cluster_simulator.world import World
 from tools.aws.errors import AccessDenied
 from tools.aws.session import AwsAccess
 from tools.findings import Finding, Status
@@ -23,8 +23,9 @@ from tools.probes.transport import RecordedProbes
 from tools.registry import get_check
 from tools.sources import ProbesUnavailable
 from tools.target import TriageTarget
-from tools.triage.data import ClusterData, NodeSources
-from tools.triage.data.slurm_source import LOCAL, local_slurm_verdict
+from tools.triage.data import ClusterData, NodeSources, slurm_source
+from tools.triage.data.sagemaker_model import ClusterNode
+from tools.triage.data.slurm_source import LOCAL, LocalVerdict
 
 OTHER_IDS = ("i-0aaaaaaaaaaaaaaa1", "i-0aaaaaaaaaaaaaaa2")
 OTHER_IPS = ("10.9.0.11", "10.9.0.12")
@@ -107,6 +108,14 @@ def _run(check_id: str, data: ClusterData) -> list[Finding]:
 
 
 # -- the verdict, over literal outputs ----------------------------------------------------
+
+
+def local_slurm_verdict(
+    probes: NodeProbes, hyperpod_nodes: list[dict[str, Any]], cluster: str
+) -> LocalVerdict:
+    # The verdict takes parsed nodes; the cases stay literal ListClusterNodes summaries.
+    nodes = [ClusterNode.from_api(n) for n in hyperpod_nodes]
+    return slurm_source.local_slurm_verdict(probes, nodes, cluster)
 
 
 def _here(outputs: dict[str, ProbeOutput]) -> NodeProbes:

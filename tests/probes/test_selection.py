@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evals.clusters import base
-from evals.clusters.edits import set_status
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.edits import set_status
+from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
 from tools.probes.model import NodeProbes, ProbeOutput
 from tools.probes.runner import ProbePlan, ProbeRunner

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.clusters.build import record_scenario, scenario_path
-from evals.clusters.scenarios import SCENARIOS
+from cluster_simulator.build import record_scenario, scenario_path
+from cluster_simulator.scenarios import SCENARIOS
 from evals.grading import grade
 from tools.recorded.model import load_recorded
 
@@ -37,8 +37,8 @@ def test_grading_notices_a_wrong_declaration() -> None:
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_bundled_file_is_up_to_date(scenario: object) -> None:
-    """A check that asks for new data needs a re-record: python -m evals.clusters.build."""
-    from evals.clusters.scenario import Scenario
+    """A check that asks for new data needs a re-record: python -m cluster_simulator.build."""
+    from cluster_simulator.scenario import Scenario
 
     assert isinstance(scenario, Scenario)
     fresh = record_scenario(scenario)

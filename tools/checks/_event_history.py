@@ -7,7 +7,7 @@ from the pattern families and the finding wording in `events.py`.
 
 from __future__ import annotations
 
-from typing import Any
+from tools.triage.data.sagemaker_model import ClusterEvent, InstanceGroup
 
 # What an event says about the cluster now.
 CURRENT, RECOVERED, GONE = "current", "recovered", "gone"
@@ -15,18 +15,15 @@ STATES = (CURRENT, RECOVERED, GONE)  # most to least pressing
 RUNNING = "Running"
 
 
-def group_recovered(group: dict[str, Any] | None) -> bool:
+def group_recovered(group: InstanceGroup | None) -> bool:
     """InService with at least its target count of nodes."""
-    if not isinstance(group, dict) or group.get("Status") != "InService":
-        return False
-    current, target = group.get("CurrentCount"), group.get("TargetCount")
-    return isinstance(current, int) and isinstance(target, int) and current >= target
+    return group is not None and group.recovered
 
 
 def event_state(
-    event: dict[str, Any],
+    event: ClusterEvent,
     nodes: dict[str, str] | None,
-    groups: dict[str, dict[str, Any]] | None,
+    groups: dict[str, InstanceGroup] | None,
     cluster_status: str | None = None,
 ) -> str:
     """CURRENT, RECOVERED or GONE; `nodes` (instance id -> status) is None when the current
@@ -37,11 +34,11 @@ def event_state(
     InService the failure is still going on. A cluster-level event (no instance, no group)
     is RECOVERED when the cluster is InService.
     """
-    instance = event.get("InstanceId")
-    name = str(event.get("InstanceGroupName") or "")
+    instance = event.instance_id
+    name = event.instance_group
     group = (groups or {}).get(name)
     if instance and nodes is not None:
-        status = nodes.get(str(instance))
+        status = nodes.get(instance)
         if status is None:
             ongoing = groups is not None and name in groups and not group_recovered(group)
             return CURRENT if ongoing else GONE

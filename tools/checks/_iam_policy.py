@@ -15,20 +15,14 @@ deny. A conditional Allow counts as an Allow (optimistic: the caller reports a g
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+from tools.triage.data.iam_model import PolicyDocument, PolicyStatement
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return value if isinstance(value, list) else [value]
-
-
-def _matches_any(patterns: list[Any], value: str, *, case: bool) -> bool:
+def _matches_any(patterns: tuple[str, ...], value: str, *, case: bool) -> bool:
     for pattern in patterns:
-        if not isinstance(pattern, str):
-            continue
         if case and fnmatch.fnmatchcase(value, pattern):
             return True
         if not case and fnmatch.fnmatchcase(value.lower(), pattern.lower()):
@@ -36,34 +30,20 @@ def _matches_any(patterns: list[Any], value: str, *, case: bool) -> bool:
     return False
 
 
-def _statement_applies(statement: dict[str, Any], action: str, resource: str) -> bool:
-    if "Action" in statement:
-        action_ok = _matches_any(_as_list(statement["Action"]), action, case=False)
-    elif "NotAction" in statement:
-        action_ok = not _matches_any(_as_list(statement["NotAction"]), action, case=False)
+def _statement_applies(statement: PolicyStatement, action: str, resource: str) -> bool:
+    if statement.actions is not None:
+        action_ok = _matches_any(statement.actions, action, case=False)
+    elif statement.not_actions is not None:
+        action_ok = not _matches_any(statement.not_actions, action, case=False)
     else:
         return False
-    if "Resource" in statement:
-        resource_ok = _matches_any(_as_list(statement["Resource"]), resource, case=True)
-    elif "NotResource" in statement:
-        resource_ok = not _matches_any(_as_list(statement["NotResource"]), resource, case=True)
+    if statement.resources is not None:
+        resource_ok = _matches_any(statement.resources, resource, case=True)
+    elif statement.not_resources is not None:
+        resource_ok = not _matches_any(statement.not_resources, resource, case=True)
     else:
         return False
     return action_ok and resource_ok
-
-
-def _condition_keys(statement: dict[str, Any]) -> list[str]:
-    """The condition keys of a statement (`aws:SecureTransport`, ...); [] without one."""
-    condition = statement.get("Condition")
-    if not isinstance(condition, dict) or not condition:
-        return []
-    keys: list[str] = []
-    for operator, tests in condition.items():
-        if isinstance(tests, dict) and tests:
-            keys.extend(str(key) for key in tests)
-        else:
-            keys.append(str(operator))
-    return sorted(set(keys))
 
 
 @dataclass(frozen=True)
@@ -75,32 +55,28 @@ class Decision:
     """Condition keys of Deny statements that apply but carry a Condition (not evaluated)."""
 
 
-def evaluate(documents: list[dict[str, Any]], action: str, resource: str) -> Decision:
+def evaluate(documents: Sequence[PolicyDocument], action: str, resource: str) -> Decision:
     """An unconditional Deny wins; a conditional Deny is noted, not counted as a deny."""
     allowed = False
     denied = False
     conditional: list[str] = []
     for document in documents:
-        if not isinstance(document, dict):
-            continue
-        for statement in _as_list(document.get("Statement")):
-            if not isinstance(statement, dict) or not _statement_applies(
-                statement, action, resource
-            ):
+        for statement in document.statements:
+            if not _statement_applies(statement, action, resource):
                 continue
-            effect = statement.get("Effect")
+            effect = statement.effect
             if effect == "Deny":
-                if statement.get("Condition") in (None, {}, [], ""):
+                if not statement.conditional:
                     denied = True
                 else:
                     # An unreadable Condition is still a condition: not evaluated either.
-                    conditional.extend(_condition_keys(statement) or ["(unreadable condition)"])
+                    conditional.extend(statement.condition_keys or ["(unreadable condition)"])
             elif effect == "Allow":
                 allowed = True
     verdict = "deny" if denied else ("allow" if allowed else "implicit-deny")
     return Decision(verdict=verdict, conditional_denies=sorted(set(conditional)))
 
 
-def policy_decision(documents: list[dict[str, Any]], action: str, resource: str) -> str:
+def policy_decision(documents: Sequence[PolicyDocument], action: str, resource: str) -> str:
     """'deny' (explicit, unconditional), 'allow', or 'implicit-deny' (see `evaluate`)."""
     return evaluate(documents, action, resource).verdict

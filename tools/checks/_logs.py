@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tools.findings import Finding, info
+from tools.triage.data.logs_model import LogEvent
 
 if TYPE_CHECKING:
     from tools.triage.data import ClusterData
@@ -63,7 +64,7 @@ class StreamScan:
     """What a log check reads: the matching events, the streams, and the node statuses
     that tell current failures from history."""
 
-    events: list[dict[str, Any]]
+    events: tuple[LogEvent, ...]
     streams: list[str]
     streams_truncated: bool
     node: str | None
@@ -74,21 +75,17 @@ class StreamScan:
 
 def scan_streams(data: ClusterData, prefix: str, pattern: str, cap: int) -> StreamScan:
     """Read `<prefix><group>/<node>` streams (all of them without --node), newest first."""
-    # Imported here so that importing a log check never registers the node checks early
-    # (registration order is the report order, set by tools.checks.CHECK_MODULES).
-    from tools.checks.node_status import current_node_statuses, instance_group_of
-
     node = data.target.node
-    group = instance_group_of(data, node) if node else None
+    group = data.instance_group_of(node) if node else None
     stream_prefix = node_stream_prefix(prefix, group, node)
     listed = data.log_stream_count(stream_prefix)
     scan = data.recent_log_events(stream_prefix, pattern, cap=cap)
     return StreamScan(
         events=scan.items,
-        streams=[str(s.get("logStreamName", "")) for s in listed.items],
+        streams=list(listed.names),
         streams_truncated=listed.truncated,
         node=node,
         truncated=scan.truncated,
         stopped_by=scan.stopped_by,
-        statuses=current_node_statuses(data),
+        statuses=data.current_node_statuses(),
     )

@@ -1,70 +1,49 @@
-"""Helpers over raw EC2 network shapes shared by the § B checks.
+"""Helpers over the typed EC2 network models shared by the § B checks.
 
 Route-table resolution (a subnet without an explicit association uses its VPC's main
-table), default routes and their targets, endpoint service names, and the cluster's
-subnets and VPCs as the registered checks fetch them through `ClusterData`.
+table), default routes and what their targets mean for egress, and the cluster's subnets
+and VPCs as the registered checks fetch them through `ClusterData`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from tools.findings import Finding, info
 from tools.triage.data import ClusterData
+from tools.triage.data.network_model import Route, RouteTable, Subnet
 
 DEFAULT_ROUTE = "0.0.0.0/0"
 
-# Route targets (fields of the EC2 `Route` shape) that can carry traffic of nodes without
-# public IPs onward: NAT gateway or instance, transit gateway, an appliance's network
-# interface, an Outposts local gateway, a Cloud WAN core network, or a VPC Route Server
-# next hop (IpAddress). Not egress for them: VpcPeeringConnectionId (peering is not
-# transitive), EgressOnlyInternetGatewayId (IPv6 only), CarrierGatewayId (needs carrier
-# IPs, like an internet gateway needs public ones) and OdbNetworkArn (an Oracle Database@AWS
-# network, not a way out).
-_EGRESS_KEYS = (
-    "NatGatewayId",
-    "TransitGatewayId",
-    "InstanceId",
-    "NetworkInterfaceId",
-    "LocalGatewayId",
-    "CoreNetworkArn",
-    "IpAddress",
-)
 
+def _egress_target(route: Route) -> str:
+    """The target that can carry traffic of nodes without public IPs onward, or "": a NAT
+    gateway or instance, transit gateway, an appliance's network interface, an Outposts
+    local gateway, a Cloud WAN core network, or a VPC Route Server next hop (IpAddress).
 
-def is_active(item: dict[str, Any]) -> bool:
-    """A route or endpoint that is in service (no State means available)."""
-    return str(item.get("State", "available")).lower() in ("active", "available")
-
-
-def route_target(route: dict[str, Any]) -> str:
-    """The id a route sends traffic to (igw-, nat-, tgw-, vpce-, eni-, ...)."""
-    for key in (
-        "GatewayId",
-        "NatGatewayId",
-        "TransitGatewayId",
-        "InstanceId",
-        "NetworkInterfaceId",
-        "VpcPeeringConnectionId",
-        "LocalGatewayId",
-        "CarrierGatewayId",
-        "EgressOnlyInternetGatewayId",
-        "CoreNetworkArn",
-        "OdbNetworkArn",
-        "IpAddress",
+    Not egress for them: a peering connection (peering is not transitive), an egress-only
+    internet gateway (IPv6 only), a carrier gateway (needs carrier IPs, like an internet
+    gateway needs public ones) and an Oracle Database@AWS network (not a way out).
+    """
+    for target in (
+        route.nat_gateway_id,
+        route.transit_gateway_id,
+        route.instance_id,
+        route.network_interface_id,
+        route.local_gateway_id,
+        route.core_network_arn,
+        route.ip_address,
     ):
-        if route.get(key):
-            return str(route[key])
+        if target:
+            return target
     return ""
 
 
-def is_internet_gateway(route: dict[str, Any]) -> bool:
-    return str(route.get("GatewayId", "")).startswith("igw-")
+def is_internet_gateway(route: Route) -> bool:
+    return route.gateway_id.startswith("igw-")
 
 
-def is_appliance(route: dict[str, Any]) -> bool:
+def is_appliance(route: Route) -> bool:
     """A route to a Gateway Load Balancer endpoint (vpce-): an inspection appliance or AWS
     Network Firewall, whose own subnet forwards the traffic on to a NAT or internet gateway.
 
@@ -72,59 +51,40 @@ def is_appliance(route: dict[str, Any]) -> bool:
     that CreateRoute took as VpcEndpointId in GatewayId. Gateway endpoints (S3, DynamoDB)
     are vpce- too but only ever as prefix-list routes, never 0.0.0.0/0.
     """
-    return str(route.get("GatewayId", "")).startswith("vpce-")
+    return route.gateway_id.startswith("vpce-")
 
 
-def is_egress(route: dict[str, Any]) -> bool:
+def is_egress(route: Route) -> bool:
     """A route that can carry node traffic out without public IPs (NAT, TGW, appliance, VGW)."""
-    if any(route.get(key) for key in _EGRESS_KEYS) or is_appliance(route):
+    if _egress_target(route) or is_appliance(route):
         return True
-    return str(route.get("GatewayId", "")).startswith("vgw-")
+    return route.gateway_id.startswith("vgw-")
 
 
 def route_table_for(
-    subnet: dict[str, Any], route_tables: list[dict[str, Any]]
-) -> tuple[dict[str, Any] | None, bool]:
+    subnet: Subnet, route_tables: Sequence[RouteTable]
+) -> tuple[RouteTable | None, bool]:
     """(the table that routes the subnet, whether it is the VPC's main table).
 
     A subnet with no explicit association uses the main route table of its VPC.
     """
-    subnet_id = subnet.get("SubnetId")
     for table in route_tables:
-        if any(a.get("SubnetId") == subnet_id for a in table.get("Associations", [])):
+        if table.associated_with(subnet.subnet_id):
             return table, False
-    vpc_id = subnet.get("VpcId")
     for table in route_tables:
-        if vpc_id and table.get("VpcId") not in (None, vpc_id):
+        if subnet.vpc_id and table.vpc_id not in (None, subnet.vpc_id):
             continue
-        if any(a.get("Main") for a in table.get("Associations", [])):
+        if table.is_main:
             return table, True
     return None, False
 
 
-def default_route(table: dict[str, Any]) -> dict[str, Any] | None:
+def default_route(table: RouteTable) -> Route | None:
     """The IPv4 0.0.0.0/0 route; prefix-list and more specific routes are not defaults."""
-    for route in table.get("Routes", []):
-        if route.get("DestinationCidrBlock") == DEFAULT_ROUTE:
-            found: dict[str, Any] = route
-            return found
+    for route in table.routes:
+        if route.destination_cidr_block == DEFAULT_ROUTE:
+            return route
     return None
-
-
-# AWS service endpoint names: com.amazonaws.<region>.<service> everywhere (GovCloud too:
-# com.amazonaws.us-gov-west-1.ecr.api), and cn.com.amazonaws.<region>.<service> for some
-# services in the China regions (cn.com.amazonaws.cn-north-1.ecr.api).
-_SERVICE_NAME = re.compile(
-    r"^(?:cn\.)?com\.amazonaws\.(?P<region>[a-z]{2}(?:-[a-z]+)+-\d)\.(?P<service>.+)$"
-)
-
-
-def endpoint_service(endpoint: dict[str, Any]) -> str:
-    """com.amazonaws.us-west-2.ecr.api -> ecr.api, cn.com.amazonaws.cn-north-1.ecr.api ->
-    ecr.api (other name forms -> the name itself)."""
-    name = str(endpoint.get("ServiceName", ""))
-    match = _SERVICE_NAME.match(name)
-    return match.group("service") if match else name
 
 
 def listing(ids: Iterable[str]) -> str:
@@ -132,17 +92,6 @@ def listing(ids: Iterable[str]) -> str:
 
 
 # -- what the registered checks fetch -----------------------------------------------------
-
-
-def uses_managed_vpc(cluster: dict[str, Any]) -> bool:
-    """No VpcConfig on the cluster or any instance group: a Slurm cluster in the
-    SageMaker-managed VPC, with no customer subnets or security groups to judge."""
-    if (cluster.get("VpcConfig") or {}).get("Subnets"):
-        return False
-    return not any(
-        (group.get("OverrideVpcConfig") or {}).get("Subnets")
-        for group in cluster.get("InstanceGroups") or []
-    )
 
 
 def managed_vpc_finding(check_id: str, section_id: str, what: str) -> Finding:
@@ -155,11 +104,11 @@ def managed_vpc_finding(check_id: str, section_id: str, what: str) -> Finding:
     )
 
 
-def cluster_subnets(data: ClusterData) -> list[dict[str, Any]]:
+def cluster_subnets(data: ClusterData) -> tuple[Subnet, ...]:
     """The cluster's subnets (cluster-level and OverrideVpcConfig) that exist."""
     found, _missing = data.existing_subnets(data.cluster_subnet_ids())
     return found
 
 
-def vpc_ids(subnets: list[dict[str, Any]]) -> list[str]:
-    return sorted({str(s["VpcId"]) for s in subnets if s.get("VpcId")})
+def vpc_ids(subnets: Sequence[Subnet]) -> list[str]:
+    return sorted({s.vpc_id for s in subnets if s.vpc_id})

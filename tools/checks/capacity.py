@@ -10,62 +10,43 @@ to § C for InsufficientInstanceCapacity.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tools.findings import Finding, Priority, fail, info
 from tools.registry import check
 from tools.triage.data import ClusterData, ec2_type
+from tools.triage.data.network_model import InstanceTypeOffering, Subnet
+from tools.triage.data.sagemaker_model import InstanceGroup
 
 CHECK_ID = "instance-type-offerings"
 
 _CAPACITY_NOTE = "an offering is not free capacity; InsufficientInstanceCapacity is covered in § C"
 
 
-def group_subnet_ids(group: dict[str, Any], cluster_subnets: list[str]) -> list[str]:
+def group_subnet_ids(group: InstanceGroup, cluster_subnets: Sequence[str]) -> list[str]:
     """OverrideVpcConfig subnets when the group has them, else the cluster subnets."""
-    override = (group.get("OverrideVpcConfig") or {}).get("Subnets")
+    override = group.override_vpc.subnets if group.override_vpc else ()
     return sorted(set(override or cluster_subnets))
 
 
-def group_instance_types(group: dict[str, Any]) -> list[str]:
-    """The HyperPod (ml.) types a group runs or may run, in priority order.
-
-    A flexible instance group has no InstanceType; DescribeCluster reports its types in
-    InstanceTypeDetails (per type: count, ThreadsPerCore) and InstanceRequirements
-    (CurrentInstanceTypes, DesiredInstanceTypes).
-    """
-    found: list[str] = []
-    if group.get("InstanceType"):
-        found.append(str(group["InstanceType"]))
-    requirements = group.get("InstanceRequirements") or {}
-    for key in ("DesiredInstanceTypes", "CurrentInstanceTypes"):
-        found.extend(str(t) for t in requirements.get(key) or [] if t)
-    for detail in group.get("InstanceTypeDetails") or []:
-        if isinstance(detail, dict) and detail.get("InstanceType"):
-            found.append(str(detail["InstanceType"]))
-    return list(dict.fromkeys(found))
-
-
 def judge_offerings(
-    groups: list[dict[str, Any]],
+    groups: Sequence[InstanceGroup],
     cluster_subnets: list[str],
-    subnets: list[dict[str, Any]],
-    offerings: list[dict[str, Any]],
+    subnets: Sequence[Subnet],
+    offerings: Sequence[InstanceTypeOffering],
 ) -> list[Finding]:
     """FAIL P0 for a group none of whose types is offered in its subnets' AZs; else INFO."""
-    az_of = {str(s.get("SubnetId")): str(s.get("AvailabilityZone", "")) for s in subnets}
+    az_of = {s.subnet_id: s.availability_zone for s in subnets}
     offered: dict[str, set[str]] = {}
     for offering in offerings:
-        if offering.get("LocationType", "availability-zone") != "availability-zone":
+        if offering.location_type != "availability-zone":
             continue
-        offered.setdefault(str(offering.get("InstanceType")), set()).add(
-            str(offering.get("Location"))
-        )
+        offered.setdefault(offering.instance_type, set()).add(offering.location)
     findings: list[Finding] = []
     for group in groups:
-        name = str(group.get("InstanceGroupName", "?"))
-        types = [ec2_type(t) for t in group_instance_types(group)]
+        name = group.name or "?"
+        types = [ec2_type(t) for t in group.instance_types]
         subnet_ids = group_subnet_ids(group, cluster_subnets)
         subnet_azs = {sid: az_of[sid] for sid in subnet_ids if az_of.get(sid)}
         by_type = {t: sorted(offered.get(t, set())) for t in types}
@@ -155,7 +136,7 @@ def judge_offerings(
 def instance_type_offerings(data: ClusterData) -> Iterable[Finding]:
     """Each group's EC2 type is offered in the AZ of at least one of its subnets."""
     groups = data.instance_groups()
-    cluster_subnets = list(data.cluster().get("VpcConfig", {}).get("Subnets", []))
+    cluster_subnets = list(data.cluster().vpc_config.subnets)
     subnets, _missing = data.existing_subnets(data.cluster_subnet_ids())
-    types = [ec2_type(t) for g in groups for t in group_instance_types(g)]
+    types = [ec2_type(t) for g in groups for t in g.instance_types]
     return judge_offerings(groups, cluster_subnets, subnets, data.instance_type_offerings(types))

@@ -9,6 +9,7 @@ from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
+from tools.triage.data.sagemaker_model import Cluster, InstanceGroup
 
 CHECK_STATUS = "cluster-status"
 CHECK_RECOVERY = "node-recovery"
@@ -17,12 +18,13 @@ CHECK_GROUPS = "instance-groups"
 _TRANSITIONAL = {"Creating", "Updating", "SystemUpdating", "RollingBack"}
 
 
-def judge_cluster_status(cluster: dict[str, Any]) -> list[Finding]:
+def judge_cluster_status(cluster: Cluster) -> list[Finding]:
+    """PASS when InService; FAIL P0 when Failed or Deleting; otherwise a WARN."""
     # Everything read from DescribeCluster is cluster text: one line, redacted, clipped.
-    status = clip(cluster.get("ClusterStatus") or "Unknown", 60)
-    raw_failure = cluster.get("FailureMessage")
+    status = clip(cluster.status or "Unknown", 60)
+    raw_failure = cluster.failure_message
     failure = clip(raw_failure) if raw_failure else ""
-    name = clip(cluster.get("ClusterName") or "", 80)
+    name = clip(cluster.name, 80)
     if status == "InService":
         return [passed(CHECK_STATUS, "F.1", f"Cluster {name} is InService", status=status)]
     if status in ("Failed", "Deleting"):
@@ -48,9 +50,10 @@ def judge_cluster_status(cluster: dict[str, Any]) -> list[Finding]:
     ]
 
 
-def judge_node_recovery(cluster: dict[str, Any]) -> list[Finding]:
+def judge_node_recovery(cluster: Cluster) -> list[Finding]:
+    """WARN P1 when NodeRecovery is None (faulty nodes stay as they are), else PASS."""
     # NodeRecovery is a cluster-level setting; absent means the service default (Automatic).
-    recovery = cluster.get("NodeRecovery")
+    recovery = cluster.node_recovery
     if recovery == "None":
         return [
             warn(
@@ -71,14 +74,20 @@ def judge_node_recovery(cluster: dict[str, Any]) -> list[Finding]:
     ]
 
 
-def judge_instance_groups(groups: list[dict[str, Any]]) -> list[Finding]:
+def judge_instance_groups(groups: Iterable[InstanceGroup]) -> list[Finding]:
+    """Per group: FAIL when Failed or Degraded, WARN when short of its target, else INFO."""
     findings: list[Finding] = []
     for group in groups:
-        name = group.get("InstanceGroupName", "?")
-        status = group.get("Status", "InService")
-        current = group.get("CurrentCount")
-        target = group.get("TargetCount")
-        evidence = {"group": name, "status": status, "current": current, "target": target}
+        name = group.name or "?"
+        status = group.status if group.status is not None else "InService"
+        current = group.current_count
+        target = group.target_count
+        evidence: dict[str, Any] = {
+            "group": name,
+            "status": status,
+            "current": current,
+            "target": target,
+        }
         if status in ("Failed", "Degraded"):
             findings.append(
                 fail(
@@ -89,7 +98,7 @@ def judge_instance_groups(groups: list[dict[str, Any]]) -> list[Finding]:
                     **evidence,
                 )
             )
-        elif isinstance(current, int) and isinstance(target, int) and current < target:
+        elif current is not None and target is not None and current < target:
             findings.append(
                 warn(
                     CHECK_GROUPS,

@@ -8,7 +8,7 @@ adds EC2 data (same VPC, the control plane admits the HyperPod nodes on 443).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,9 @@ from tools.aws.errors import ResourceNotFound
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
+from tools.triage.data.eks_model import EksCluster
+from tools.triage.data.network_model import IpPermission, SecurityGroup, Subnet
+from tools.triage.data.sagemaker_model import EksElsewhere
 
 CHECK_CLUSTER = "eks-cluster"
 CHECK_NETWORK = "eks-network"
@@ -33,10 +36,10 @@ class GroupNetwork:
     subnet_cidrs: tuple[str, ...]
 
 
-def judge_eks_cluster(eks: dict[str, Any]) -> list[Finding]:
+def judge_eks_cluster(eks: EksCluster) -> list[Finding]:
     """Status ACTIVE and an authentication mode that allows access entries."""
-    name = str(eks.get("name", "?"))
-    status = str(eks.get("status", "UNKNOWN"))
+    name = eks.name
+    status = eks.status
     findings: list[Finding] = []
     if status == "ACTIVE":
         findings.append(
@@ -65,7 +68,7 @@ def judge_eks_cluster(eks: dict[str, Any]) -> list[Finding]:
                 status=status,
             )
         )
-    mode = (eks.get("accessConfig") or {}).get("authenticationMode")
+    mode = eks.authentication_mode
     if mode is None:
         findings.append(
             info(
@@ -100,10 +103,10 @@ def judge_eks_cluster(eks: dict[str, Any]) -> list[Finding]:
     return findings
 
 
-def judge_eks_vpc(eks: dict[str, Any], hyperpod_vpcs: list[str]) -> list[Finding]:
-    name = str(eks.get("name", "?"))
-    eks_vpc = (eks.get("resourcesVpcConfig") or {}).get("vpcId")
-    evidence = {"eks_vpc": eks_vpc, "hyperpod_vpcs": sorted(hyperpod_vpcs)}
+def judge_eks_vpc(eks: EksCluster, hyperpod_vpcs: list[str]) -> list[Finding]:
+    name = eks.name
+    eks_vpc = eks.vpc_config.vpc_id
+    evidence: dict[str, Any] = {"eks_vpc": eks_vpc, "hyperpod_vpcs": sorted(hyperpod_vpcs)}
     if not eks_vpc or not hyperpod_vpcs:
         return [
             info(
@@ -136,13 +139,12 @@ def judge_eks_vpc(eks: dict[str, Any], hyperpod_vpcs: list[str]) -> list[Finding
     ]
 
 
-def _admits_api_port(permission: dict[str, Any]) -> bool:
-    protocol = str(permission.get("IpProtocol", ""))
-    if protocol == "-1":
+def _admits_api_port(permission: IpPermission) -> bool:
+    if permission.all_protocols:
         return True
-    if protocol in ("tcp", "6"):
-        low, high = permission.get("FromPort"), permission.get("ToPort")
-        return isinstance(low, int) and isinstance(high, int) and low <= API_PORT <= high
+    if permission.protocol in ("tcp", "6"):
+        low, high = permission.from_port, permission.to_port
+        return low is not None and high is not None and low <= API_PORT <= high
     return False
 
 
@@ -167,9 +169,9 @@ def _covered(cidr: str, rule_cidrs: list[str]) -> bool:
 
 
 def judge_control_plane_access(
-    eks: dict[str, Any],
+    eks: EksCluster,
     groups: list[GroupNetwork],
-    eks_security_groups: list[dict[str, Any]],
+    eks_security_groups: Sequence[SecurityGroup],
     missing_eks_security_groups: list[str],
 ) -> list[Finding]:
     """The EKS control-plane SGs admit 443 from every group's SG or subnet CIDRs.
@@ -178,21 +180,16 @@ def judge_control_plane_access(
     rule could admit the group; anything it cannot judge (public-only endpoint, prefix-list
     sources, unreadable SGs) is INFO.
     """
-    name = str(eks.get("name", "?"))
-    config = eks.get("resourcesVpcConfig") or {}
-    sg_ids = sorted(
-        {
-            *(config.get("securityGroupIds") or []),
-            *([config["clusterSecurityGroupId"]] if config.get("clusterSecurityGroupId") else []),
-        }
-    )
+    name = eks.name
+    config = eks.vpc_config
+    sg_ids = sorted(set(config.control_plane_security_group_ids))
     evidence: dict[str, Any] = {
         "eks_security_groups": sg_ids,
-        "endpoint_private_access": config.get("endpointPrivateAccess"),
-        "endpoint_public_access": config.get("endpointPublicAccess"),
+        "endpoint_private_access": config.endpoint_private_access,
+        "endpoint_public_access": config.endpoint_public_access,
     }
-    if config.get("endpointPrivateAccess") is False:
-        cidrs = config.get("publicAccessCidrs") or []
+    if config.endpoint_private_access is False:
+        cidrs = list(config.public_access_cidrs)
         return [
             info(
                 CHECK_NETWORK,
@@ -217,23 +214,11 @@ def judge_control_plane_access(
             )
         ]
     inbound = [
-        perm
-        for group in eks_security_groups
-        for perm in group.get("IpPermissions", [])
-        if _admits_api_port(perm)
+        perm for group in eks_security_groups for perm in group.inbound if _admits_api_port(perm)
     ]
-    source_groups = {
-        str(pair.get("GroupId")) for perm in inbound for pair in perm.get("UserIdGroupPairs", [])
-    }
-    source_cidrs = [
-        str(r.get("CidrIp"))
-        for perm in inbound
-        for r in perm.get("IpRanges", [])
-        if r.get("CidrIp")
-    ]
-    prefix_lists = sorted(
-        str(p.get("PrefixListId")) for perm in inbound for p in perm.get("PrefixListIds", [])
-    )
+    source_groups = {sg for perm in inbound for sg in perm.source_group_ids}
+    source_cidrs = [cidr for perm in inbound for cidr in perm.ipv4_ranges]
+    prefix_lists = sorted(p for perm in inbound for p in perm.prefix_list_ids)
     evidence.update(
         source_groups=sorted(source_groups),
         source_cidrs=sorted(source_cidrs),
@@ -288,30 +273,30 @@ def judge_control_plane_access(
     ]
 
 
-def judge_eks_elsewhere(check_id: str, location: dict[str, str]) -> Finding:
+def judge_eks_elsewhere(check_id: str, location: EksElsewhere) -> Finding:
     """INFO, never FAIL: an EKS cluster in another account or region is not described."""
     where = []
-    if location["eks_account"] != location["hyperpod_account"]:
-        where.append(f"account {location['eks_account']}")
-    if location["eks_region"] != location["run_region"]:
-        where.append(f"region {location['eks_region']}")
+    if location.eks_account != location.hyperpod_account:
+        where.append(f"account {location.eks_account}")
+    if location.eks_region != location.run_region:
+        where.append(f"region {location.eks_region}")
     if not where:  # same account and run region, but the HyperPod ARN names another region
-        where.append(f"region {location['eks_region']}")
+        where.append(f"region {location.eks_region}")
     return info(
         check_id,
         "B.5",
-        f"EKS cluster {location['arn']} is in {' / '.join(where)} (HyperPod: account "
-        f"{location['hyperpod_account']}, region {location['hyperpod_region']}): not "
+        f"EKS cluster {location.arn} is in {' / '.join(where)} (HyperPod: account "
+        f"{location.hyperpod_account}, region {location.hyperpod_region}): not "
         "described (B.5 checks need access there)",
-        resources=[location["arn"]],
-        **location,
+        resources=[location.arn],
+        **location.as_evidence(),
     )
 
 
 # -- registered checks --------------------------------------------------------------------
 
 
-def _eks_or_finding(data: ClusterData) -> tuple[dict[str, Any] | None, list[Finding]]:
+def _eks_or_finding(data: ClusterData) -> tuple[EksCluster | None, list[Finding]]:
     elsewhere = data.eks_cluster_elsewhere()
     if elsewhere is not None:
         return None, [judge_eks_elsewhere(CHECK_CLUSTER, elsewhere)]
@@ -319,7 +304,7 @@ def _eks_or_finding(data: ClusterData) -> tuple[dict[str, Any] | None, list[Find
         eks = data.eks_cluster()
     except ResourceNotFound as exc:
         # Not an access problem: the EKS cluster named in Orchestrator.Eks is gone.
-        arn = str((data.cluster().get("Orchestrator") or {}).get("Eks", {}).get("ClusterArn"))
+        arn = data.eks_cluster_arn()
         return None, [
             fail(
                 CHECK_CLUSTER,
@@ -336,20 +321,18 @@ def _eks_or_finding(data: ClusterData) -> tuple[dict[str, Any] | None, list[Find
     return eks, []
 
 
-def group_networks(data: ClusterData, subnets: list[dict[str, Any]]) -> list[GroupNetwork]:
+def group_networks(data: ClusterData, subnets: Sequence[Subnet]) -> list[GroupNetwork]:
     """Each instance group's effective SGs and subnet CIDRs (OverrideVpcConfig wins)."""
-    cluster_config = data.cluster().get("VpcConfig", {})
-    cidr_of = {str(s.get("SubnetId")): str(s.get("CidrBlock", "")) for s in subnets}
+    cluster_config = data.cluster().vpc_config
+    cidr_of = {s.subnet_id: s.cidr_block or "" for s in subnets}
     networks: list[GroupNetwork] = []
     for group in data.instance_groups():
-        config = group.get("OverrideVpcConfig") or cluster_config
+        config = group.override_vpc or cluster_config
         networks.append(
             GroupNetwork(
-                name=str(group.get("InstanceGroupName", "?")),
-                security_group_ids=tuple(sorted(config.get("SecurityGroupIds", []))),
-                subnet_cidrs=tuple(
-                    sorted(cidr_of[s] for s in config.get("Subnets", []) if cidr_of.get(s))
-                ),
+                name=group.name or "?",
+                security_group_ids=tuple(sorted(config.security_group_ids)),
+                subnet_cidrs=tuple(sorted(cidr_of[s] for s in config.subnets if cidr_of.get(s))),
             )
         )
     return networks
@@ -372,19 +355,15 @@ def eks_network(data: ClusterData) -> Iterable[Finding]:
     if eks is None:
         return []  # eks-cluster reports a missing EKS cluster
     subnets, _missing = data.existing_subnets(data.cluster_subnet_ids())
-    hyperpod_vpcs = sorted({str(s["VpcId"]) for s in subnets if s.get("VpcId")})
+    hyperpod_vpcs = sorted({s.vpc_id for s in subnets if s.vpc_id})
     findings = judge_eks_vpc(eks, hyperpod_vpcs)
-    eks_vpc = (eks.get("resourcesVpcConfig") or {}).get("vpcId")
-    if eks_vpc not in hyperpod_vpcs:
+    if eks.vpc_config.vpc_id not in hyperpod_vpcs:
         return findings  # reachability across VPCs is moot until they match
-    config = eks.get("resourcesVpcConfig") or {}
-    sg_ids = [*(config.get("securityGroupIds") or [])]
-    if config.get("clusterSecurityGroupId"):
-        sg_ids.append(str(config["clusterSecurityGroupId"]))
+    sg_ids = list(eks.vpc_config.control_plane_security_group_ids)
     eks_groups, missing = (
         data.existing_security_groups(sg_ids)
-        if config.get("endpointPrivateAccess") is not False
-        else ([], [])
+        if eks.vpc_config.endpoint_private_access is not False
+        else ((), [])
     )
     findings.extend(
         judge_control_plane_access(eks, group_networks(data, subnets), eks_groups, missing)

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tools.aws.errors import AccessDenied, AwsAccessError
-from tools.checks._network import cluster_subnets, managed_vpc_finding, uses_managed_vpc, vpc_ids
+from tools.checks._network import cluster_subnets, managed_vpc_finding, vpc_ids
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
@@ -99,31 +99,28 @@ def judge_eni_quota(
 def _quota(data: ClusterData) -> tuple[float | None, str]:
     """(quota value, "applied" or "default"); AccessDenied propagates (the check skips)."""
     try:
-        value = data.eni_quota().get("Value")
+        value = data.eni_quota().value
     except AccessDenied:
         raise
     except AwsAccessError as exc:
         if _NO_APPLIED_VALUE not in exc.reason:
             raise
         return float(DEFAULT_QUOTA), "default"
-    return (float(value) if isinstance(value, int | float) else None), "applied"
+    return value, "applied"
 
 
 @check(CHECK_ID, section="B.7", title="Network interfaces per Region")
 def eni_quota(data: ClusterData) -> Iterable[Finding]:
     """Network interfaces in the Region against the Service Quotas value L-DF5E4CA3."""
-    if uses_managed_vpc(data.cluster()):
+    if data.cluster().uses_managed_vpc:
         return [managed_vpc_finding(CHECK_ID, "B.7", "the network interface quota")]
     quota, source = _quota(data)
     listed = data.network_interfaces()
     per_vpc: dict[str, int] = {}
     for item in listed.items:
-        vpc = str(item.get("VpcId") or "")
-        per_vpc[vpc] = per_vpc.get(vpc, 0) + 1
-    try:
-        cluster_vpcs = vpc_ids(cluster_subnets(data))
-    except AwsAccessError:
-        cluster_vpcs = []  # vpc-membership reports the denied read
+        per_vpc[item.vpc_id] = per_vpc.get(item.vpc_id, 0) + 1
+    # A denied subnet read: vpc-membership reports it.
+    cluster_vpcs = vpc_ids(data.optional(lambda: cluster_subnets(data)) or ())
     return judge_eni_quota(
         len(listed.items),
         quota,

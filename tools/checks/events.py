@@ -20,122 +20,34 @@ instance may be refused), the cluster-wide list is judged alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from tools.aws.errors import AwsAccessError
+from tools.checks._cluster_events import RECENT, classify, problem_events, split_by_age
 from tools.checks._event_families import FAMILIES, UNMAPPED, Family
 from tools.checks._event_history import GONE, RECOVERED, STATES, event_state
-from tools.checks.node_status import current_node_statuses
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import EVENT_CAP, ClusterData
+from tools.triage.data.sagemaker_model import ClusterEvent, InstanceGroup
 
 CHECK_ID = "cluster-events"
-PROBLEM_LEVELS = ("Error", "Warn")
 MAX_DESCRIBED = 5  # DescribeClusterEvent calls per triage, for unexplained Error events
-RECENT = timedelta(days=7)  # older Error/Warn events are reported, not judged
 
 
-def classify(text: str, event: dict[str, Any] | None = None) -> Family | None:
-    """The first pattern family the text matches, or None.
-
-    The event's own names (cluster, instance group, instance id) are blanked out first: a
-    group called `gpu-workers` or `vpc-test` says nothing about what went wrong.
-    """
-    text = scrub(text or "", event or {})
-    for family in FAMILIES:
-        if family.pattern.search(text):
-            return family
-    return None
-
-
-def scrub(text: str, event: dict[str, Any]) -> str:
-    for key in ("ClusterName", "InstanceGroupName", "InstanceId", "ClusterArn"):
-        name = event.get(key)
-        if isinstance(name, str) and name:
-            text = text.replace(name, "<name>")
-    return text
-
-
-def failure_text(detail: dict[str, Any]) -> str:
-    """FailureMessage (and LCS state) from DescribeClusterEvent's EventMetadata, joined."""
-    metadata = (detail.get("EventDetails") or {}).get("EventMetadata") or {}
-    parts: list[str] = []
-    if isinstance(metadata, dict):
-        for scope in sorted(metadata):
-            values = metadata[scope]
-            if not isinstance(values, dict):
-                continue
-            message = values.get("FailureMessage")
-            if message:
-                parts.append(str(message))
-            state = values.get("LcsExecutionState")
-            if state:
-                parts.append(f"lifecycle scripts {state}")
-    return "; ".join(parts)
-
-
-def _event_time(event: dict[str, Any]) -> datetime | None:
-    value = event.get("EventTime")
-    try:
-        if isinstance(value, int | float):
-            return datetime.fromtimestamp(value / 1000 if value > 1e11 else value, tz=UTC)
-        if isinstance(value, str) and value:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            if parsed.tzinfo is None:
-                parsed = parsed.replace(tzinfo=UTC)
-            return parsed
-    except (ValueError, OverflowError, OSError):
-        return None
-    return None
-
-
-def in_scope(event: dict[str, Any], node: str | None) -> bool:
-    """With --node, that node's events plus cluster- and group-level ones."""
-    if node is None:
-        return True
-    instance = event.get("InstanceId")
-    return not instance or instance == node
-
-
-def problem_events(events: list[dict[str, Any]], node: str | None = None) -> list[dict[str, Any]]:
-    return [
-        e
-        for e in events
-        if isinstance(e, dict) and e.get("EventLevel") in PROBLEM_LEVELS and in_scope(e, node)
-    ]
-
-
-def split_by_age(
-    events: list[dict[str, Any]], now: datetime | None
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(recent, older): events older than RECENT before `now` are reported, not judged."""
-    recent: list[dict[str, Any]] = []
-    older: list[dict[str, Any]] = []
-    for event in events:
-        moment = _event_time(event)
-        if now is not None and moment is not None and moment < now - RECENT:
-            older.append(event)
-        else:
-            recent.append(event)
-    return recent, older
-
-
-def needs_detail(events: list[dict[str, Any]], limit: int = MAX_DESCRIBED) -> list[str]:
+def needs_detail(events: list[ClusterEvent], limit: int = MAX_DESCRIBED) -> list[str]:
     """Ids of the latest Error events whose description matches no family."""
     unexplained = [
         e
         for e in events
-        if e.get("EventLevel") == "Error"
-        and e.get("EventId")
-        and classify(str(e.get("Description") or ""), e) is None
+        if e.level == "Error" and e.event_id and classify(e.description, e) is None
     ]
-    unexplained.sort(key=lambda e: str(e.get("EventTime") or ""), reverse=True)
-    return [str(e["EventId"]) for e in unexplained[:limit]]
+    unexplained.sort(key=lambda e: e.sort_time, reverse=True)
+    return [e.event_id for e in unexplained[:limit]]
 
 
 @dataclass
@@ -143,21 +55,21 @@ class _Group:
     family: Family
     level: str
     state: str
-    events: list[dict[str, Any]]
+    events: list[ClusterEvent]
     texts: list[str]
 
 
 def judge_events(
-    events: list[dict[str, Any]],
+    events: Sequence[ClusterEvent],
     *,
     available: bool = True,
     truncated: bool = False,
     node: str | None = None,
-    details: dict[str, dict[str, Any]] | None = None,
+    details: dict[str, ClusterEvent] | None = None,
     now: datetime | None = None,
     cap: int = EVENT_CAP,
     nodes: dict[str, str] | None = None,
-    groups: dict[str, dict[str, Any]] | None = None,
+    groups: dict[str, InstanceGroup] | None = None,
     cluster_status: str | None = None,
     node_read: int | None = None,
     node_error: str | None = None,
@@ -220,21 +132,22 @@ def judge_events(
                 CHECK_ID,
                 "F",
                 f"{len(older)} Error/Warn events older than {RECENT.days} days were not judged",
-                resources=sorted({str(e["InstanceId"]) for e in older if e.get("InstanceId")}),
+                resources=sorted({e.instance_id for e in older if e.instance_id}),
                 older=len(older),
             )
         )
     grouped: dict[tuple[str, str, str], _Group] = {}
     for event in recent:
-        description = str(event.get("Description") or "")
+        description = event.description
         text = description
         family = classify(description, event)
         if family is None:
-            extra = failure_text(details.get(str(event.get("EventId")), {}))
+            detail = details.get(event.event_id)
+            extra = detail.failure_text if detail is not None else ""
             if extra:
                 text = f"{description}: {extra}" if description else extra
                 family = classify(extra, event)
-        level = str(event.get("EventLevel"))
+        level = event.level
         state = event_state(event, nodes, groups, cluster_status)
         key = ((family or UNMAPPED).key, level, state)
         group = grouped.setdefault(key, _Group(family or UNMAPPED, level, state, [], []))
@@ -263,15 +176,12 @@ def _group_order(item: tuple[tuple[str, str, str], _Group]) -> tuple[int, int, i
 
 def _finding(group: _Group) -> Finding:
     family, level, state = group.family, group.level, group.state
-    latest_index = max(
-        range(len(group.events)), key=lambda i: str(group.events[i].get("EventTime") or "")
-    )
+    latest_index = max(range(len(group.events)), key=lambda i: group.events[i].sort_time)
     latest = group.texts[latest_index]
-    when = group.events[latest_index].get("EventTime", "?")
-    instances = sorted({str(e["InstanceId"]) for e in group.events if e.get("InstanceId")})
-    names = sorted(
-        {str(e["InstanceGroupName"]) for e in group.events if e.get("InstanceGroupName")}
-    )
+    latest_time = group.events[latest_index].time
+    when = "?" if latest_time is None else latest_time
+    instances = sorted({e.instance_id for e in group.events if e.instance_id})
+    names = sorted({e.instance_group for e in group.events if e.instance_group})
     count = len(group.events)
     noun = f"{count} {level} event{'s' if count != 1 else ''}"
     where = (
@@ -285,7 +195,7 @@ def _finding(group: _Group) -> Finding:
         "count": count,
         "latest": clip(latest),
         "latest_time": when,
-        "event_ids": [str(e.get("EventId")) for e in group.events][:20],
+        "event_ids": [e.event_id for e in group.events][:20],
     }
     if family is UNMAPPED:
         text = (
@@ -346,30 +256,24 @@ def cluster_events(data: ClusterData) -> Iterable[Finding]:
         except AwsAccessError as exc:
             node_error = exc.reason
         else:
-            seen = {str(e.get("EventId")) for e in events if isinstance(e, dict)}
-            added = [
-                e for e in own.items if isinstance(e, dict) and str(e.get("EventId")) not in seen
-            ]
+            seen = {e.event_id for e in events}
+            added = [e for e in own.items if e.event_id not in seen]
             events.extend(added)
             node_read = len(added)
             truncated = truncated or own.truncated
     recent, _ = split_by_age(problem_events(events, node), data.now)
     wanted = needs_detail(recent)
     details = {event_id: data.event_detail(event_id) for event_id in wanted}
-    groups = {
-        str(g.get("InstanceGroupName")): g
-        for g in data.instance_groups()
-        if isinstance(g, dict) and g.get("InstanceGroupName")
-    }
+    groups = {g.name: g for g in data.instance_groups() if g.name}
     return judge_events(
         events,
         truncated=truncated,
         node=node,
         details=details,
         now=data.now,
-        nodes=current_node_statuses(data),
+        nodes=data.current_node_statuses(),
         groups=groups,
-        cluster_status=str(data.cluster().get("ClusterStatus") or "") or None,
+        cluster_status=data.cluster().status or None,
         node_read=node_read,
         node_error=node_error,
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ from tools.findings import Finding, Priority, info, passed, warn
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import LOG_PAGE_BUDGET, LOG_WINDOW, ClusterData
+from tools.triage.data.logs_model import LogEvent
 
 CHECK_HMA = "health-monitoring-agent"
 HMA_PREFIX = "SagemakerHealthMonitoringAgent/"
@@ -82,7 +83,7 @@ def parse_detection(message: str) -> Detection:
 
 
 def judge_hma(
-    events: list[dict[str, Any]],
+    events: Sequence[LogEvent],
     *,
     log_group_exists: bool = True,
     streams: list[str] | None = None,
@@ -120,21 +121,19 @@ def judge_hma(
                 truncated=streams_truncated,
             )
         )
-    per_instance: dict[str, list[tuple[dict[str, Any], Detection]]] = {}
+    per_instance: dict[str, list[tuple[LogEvent, Detection]]] = {}
     groups: dict[str, str] = {}
     for event in events:
-        if not isinstance(event, dict):
-            continue
-        message = str(event.get("message") or "")
+        message = event.message
         if DETECTION not in message:
             continue
-        group, instance = stream_parts(str(event.get("logStreamName") or ""))
+        group, instance = stream_parts(event.stream)
         if not instance or (node is not None and instance != node):
             continue
         per_instance.setdefault(instance, []).append((event, parse_detection(message)))
         groups[instance] = group
     for instance in sorted(per_instance):
-        hits = sorted(per_instance[instance], key=lambda h: _timestamp(h[0]))
+        hits = sorted(per_instance[instance], key=lambda h: h[0].timestamp)
         latest = hits[-1][1]
         reasons = sorted({d.reason for _, d in hits})
         conditions = sorted({d.condition for _, d in hits if d.condition})
@@ -170,7 +169,7 @@ def judge_hma(
                 conditions=conditions,
                 xids=xids,
                 latest=clip(latest.detail),
-                latest_time=_timestamp(hits[-1][0]),
+                latest_time=hits[-1][0].timestamp,
             )
         )
     hint = "" if node else " (use --node to read one node's stream)"
@@ -213,11 +212,6 @@ def judge_hma(
 
 def _warn_p1(check_id: str, section_id: str, message: str, **kwargs: Any) -> Finding:
     return warn(check_id, Priority.P1, section_id, message, **kwargs)
-
-
-def _timestamp(event: dict[str, Any]) -> int:
-    value = event.get("timestamp")
-    return int(value) if isinstance(value, int | float) else 0
 
 
 @check(CHECK_HMA, section="F.3", title="Health Monitoring Agent", scope="node")

@@ -14,21 +14,20 @@ denied read never looks like a missing namespace.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from tools.findings import Finding, Priority, fail, passed
-from tools.kube import objects as k8s
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.kube import HYPERPOD_NAMESPACE
+from tools.triage.data.kube_model import Namespace
 
 CHECK_ID = "hyperpod-namespace"
 
 
-def judge_hyperpod_namespace(namespaces: list[dict[str, Any]]) -> list[Finding]:
+def judge_hyperpod_namespace(namespaces: Sequence[Namespace]) -> list[Finding]:
     """FAIL P1 when the namespace is absent or terminating, else PASS."""
-    found = next((n for n in namespaces if k8s.name(n) == HYPERPOD_NAMESPACE), None)
+    found = next((n for n in namespaces if n.name == HYPERPOD_NAMESPACE), None)
     if found is None:
         return [
             fail(
@@ -42,7 +41,8 @@ def judge_hyperpod_namespace(namespaces: list[dict[str, Any]]) -> list[Finding]:
                 exists=False,
             )
         ]
-    phase = str((found.get("status") or {}).get("phase") or "Active")
+    # A namespace whose status tells no phase is taken as Active, as the API defaults it.
+    phase = found.phase or "Active"
     if phase == "Terminating":
         return [
             fail(

@@ -15,19 +15,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.checks._kube import SAMPLES, describe_node, examples, hyperpod_groups
-from tools.checks.node_status import GROUP_ABOVE
+from tools.checks._grouping import GROUP_ABOVE
+from tools.checks._kube import SAMPLES, describe_node, examples
 from tools.findings import Finding, Priority, Status, fail, info, passed, warn
-from tools.kube import objects as k8s
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
+from tools.triage.data.kube_model import (
+    DEEP_HEALTH_IN_PROGRESS,
+    SCHEDULABLE,
+    UNSCHEDULABLE,
+    KubeNode,
+)
 
 CHECK = "k8s-node-health"
 
 PENDING_REPLACEMENT = "UnschedulablePendingReplacement"
 PENDING_REBOOT = "UnschedulablePendingReboot"
-UNSCHEDULABLE = k8s.UNSCHEDULABLE
 
 # Node pressure conditions and where each is explained. DiskPressure is the kubelet
 # running out of space on its filesystems (root volume, container images): the disk and
@@ -76,12 +80,12 @@ def _health_problem(
             f"{_recovery_clause('reboot', node_recovery)}"
         )
         return Problem(f"health:{value}", Status.FAIL, Priority.P0, "F.2", text)
-    if value == UNSCHEDULABLE and deep_status == k8s.DEEP_HEALTH_IN_PROGRESS:
+    if value == UNSCHEDULABLE and deep_status == DEEP_HEALTH_IN_PROGRESS:
         # HyperPod holds a node Unschedulable while its deep health checks run: an expected
         # transition with nothing to fix yet, so no FAIL; their verdict decides what's next.
         text = (
             f"is labelled {value} while its deep health check is running "
-            f"(deep-health-check-status {k8s.DEEP_HEALTH_IN_PROGRESS}): an expected "
+            f"(deep-health-check-status {DEEP_HEALTH_IN_PROGRESS}): an expected "
             "transition; HyperPod keeps work off the node until the checks pass (then "
             "Schedulable) or fail (then a reboot or replacement label)"
         )
@@ -93,19 +97,19 @@ def _health_problem(
             "or replacement label)"
         )
         return Problem(f"health:{value}", Status.FAIL, Priority.P1, "F.2", text)
-    if value != k8s.SCHEDULABLE:
+    if value != SCHEDULABLE:
         text = f"has an unrecognised node-health-status {quoted(value, 60)}{deep}"
         return Problem(f"health:{clip(value, 60)}", Status.WARN, Priority.P2, "F.2", text)
     return None
 
 
-def _ready_problem(node: dict[str, Any]) -> Problem | None:
-    entry = k8s.condition(node, "Ready") or {}
-    state = k8s.ready_status(node)
+def _ready_problem(node: KubeNode) -> Problem | None:
+    entry = node.condition("Ready")
+    state = node.ready_status
     if state == "True":
         return None
-    reason = str(entry.get("reason") or "")
-    message = str(entry.get("message") or "")
+    reason = entry.reason if entry else ""
+    message = entry.message if entry else ""
     said = f" ({clip(reason, 60)}: {quoted(message, 160)})" if reason or message else ""
     extra = {"ready": {"status": state, "reason": clip(reason, 60), "message": clip(message)}}
     if state == "False":
@@ -121,24 +125,24 @@ def _ready_problem(node: dict[str, Any]) -> Problem | None:
     return Problem("ready:Unknown", Status.FAIL, Priority.P0, "N", text, extra)
 
 
-def _pressure_problems(node: dict[str, Any]) -> list[Problem]:
+def _pressure_problems(node: KubeNode) -> list[Problem]:
     problems: list[Problem] = []
     for kind, section in PRESSURES.items():
-        entry = k8s.condition(node, kind)
-        if entry and entry.get("status") == "True":
-            message = str(entry.get("message") or "")
+        entry = node.condition(kind)
+        if entry and entry.status == "True":
+            message = entry.message
             text = f"reports {kind}" + (f" ({quoted(message, 120)})" if message else "")
             problems.append(Problem(f"pressure:{kind}", Status.FAIL, Priority.P1, section, text))
     return problems
 
 
-def _neuron_problem(node: dict[str, Any]) -> Problem | None:
-    entry = k8s.condition(node, NEURON_CONDITION)
-    if not entry or entry.get("status") != "True":
+def _neuron_problem(node: KubeNode) -> Problem | None:
+    entry = node.condition(NEURON_CONDITION)
+    if not entry or entry.status != "True":
         return None
-    reason = clip(str(entry.get("reason") or "no reason"), 80)
+    reason = clip(entry.reason or "no reason", 80)
     error = reason.removeprefix("NeuronHasError_")
-    message = str(entry.get("message") or "")
+    message = entry.message
     said = f" ({quoted(message, 120)})" if message else ""
     text = (
         f"has {NEURON_CONDITION}=True from the Neuron node problem detector, reason "
@@ -150,11 +154,11 @@ def _neuron_problem(node: dict[str, Any]) -> Problem | None:
     return Problem(f"neuron:{reason}", Status.FAIL, Priority.P0, "G.5", text, extra)
 
 
-def node_problems(node: dict[str, Any], node_recovery: str | None) -> list[Problem]:
-    deep_status = k8s.label(node, k8s.DEEP_HEALTH_LABEL)
+def node_problems(node: KubeNode, node_recovery: str | None) -> list[Problem]:
+    deep_status = node.deep_health_status
     deep_failed = deep_status == "Failed"
     problems: list[Problem] = []
-    health = k8s.label(node, k8s.HEALTH_LABEL)
+    health = node.health_status
     labelled = _health_problem(health, deep_status, node_recovery) if health else None
     if labelled:
         problems.append(labelled)
@@ -174,13 +178,13 @@ def node_problems(node: dict[str, Any], node_recovery: str | None) -> list[Probl
     return problems
 
 
-def fault_evidence(node: dict[str, Any]) -> dict[str, Any]:
+def fault_evidence(node: KubeNode) -> dict[str, Any]:
     """The fault labels and the fault-details annotation, clipped (the annotation is
     untrusted text: a garbled one is reported as such, never echoed whole)."""
-    details, problem = k8s.fault_details(node)
+    details, problem = node.fault_details, node.fault_details_problem
     evidence: dict[str, Any] = {}
-    fault_type = k8s.first_label(node, k8s.FAULT_TYPE_LABELS)
-    fault_reason = k8s.first_label(node, k8s.FAULT_REASON_LABELS)
+    fault_type = node.fault_type
+    fault_reason = node.fault_reason
     if fault_type:
         evidence["fault_type"] = clip(fault_type, 80)
     if fault_reason:
@@ -208,7 +212,7 @@ class JudgedNode:
     name: str
     instance_id: str | None
     group: str | None
-    node: dict[str, Any]
+    node: KubeNode
 
 
 def _finding(
@@ -261,8 +265,8 @@ def judge_node_health(
                 "node": judged.name,
                 "instance_id": judged.instance_id,
                 "group": judged.group,
-                "node_health_status": k8s.label(judged.node, k8s.HEALTH_LABEL),
-                "deep_health_check_status": k8s.label(judged.node, k8s.DEEP_HEALTH_LABEL),
+                "node_health_status": judged.node.health_status,
+                "deep_health_check_status": judged.node.deep_health_status,
                 **problem.extra,
                 **faults,
             }
@@ -304,14 +308,14 @@ def _grouped(group: str, members: list[tuple[JudgedNode, Problem]]) -> Finding:
 
 def judged_nodes(data: ClusterData) -> list[JudgedNode]:
     """The Kubernetes nodes in scope, with instance ids and groups."""
-    groups = hyperpod_groups(data) or {}
+    groups = data.node_groups() or {}
     out: list[JudgedNode] = []
     for node in data.kube_nodes():
-        instance = k8s.instance_id_of(node)
+        instance = node.instance_id
         if data.target.node is not None and instance != data.target.node:
             continue
-        group = k8s.label(node, k8s.GROUP_LABEL) or (groups.get(instance) if instance else None)
-        out.append(JudgedNode(k8s.name(node), instance, group, node))
+        group = node.group_label or (groups.get(instance) if instance else None)
+        out.append(JudgedNode(node.name, instance, group, node))
     return out
 
 
@@ -335,9 +339,8 @@ def k8s_node_health(data: ClusterData) -> Iterable[Finding]:
                 resources=[data.target.node],
             )
         ]
-    recovery = data.cluster().get("NodeRecovery")
     return judge_node_health(
         nodes,
-        recovery if isinstance(recovery, str) else None,
+        data.cluster().node_recovery,
         group_above=None if data.target.node is not None else GROUP_ABOVE,
     )

@@ -8,41 +8,38 @@ join (lifecycle script, EKS access entry, networking) is told by the other check
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tools.aws.errors import AwsAccessError
+from tools.checks._grouping import GROUP_ABOVE
 from tools.checks._kube import SAMPLES, examples
-from tools.checks.node_status import GROUP_ABOVE
 from tools.findings import Finding, Priority, bounded, info, passed, warn
-from tools.kube import objects as k8s
 from tools.registry import check
 from tools.triage.data import ClusterData
+from tools.triage.data.kube_model import KubeNode
+from tools.triage.data.sagemaker_model import ClusterNode
 
 CHECK = "k8s-node-mapping"
 TABLE_ROWS = 50  # rows of the mapping kept as evidence on a large cluster
 
 
-def mapping_rows(kube_nodes: list[dict[str, Any]], groups: dict[str, str]) -> list[dict[str, Any]]:
+def mapping_rows(kube_nodes: Sequence[KubeNode], groups: dict[str, str]) -> list[dict[str, Any]]:
     rows = []
     for node in kube_nodes:
-        instance = k8s.instance_id_of(node)
-        group = k8s.label(node, k8s.GROUP_LABEL) or (groups.get(instance) if instance else None)
-        rows.append({"node": k8s.name(node), "instance_id": instance, "group": group})
+        instance = node.instance_id
+        group = node.group_label or (groups.get(instance) if instance else None)
+        rows.append({"node": node.name, "instance_id": instance, "group": group})
     return sorted(rows, key=lambda r: (str(r["group"]), str(r["instance_id"]), r["node"]))
 
 
 def judge_mapping(
-    kube_nodes: list[dict[str, Any]],
-    hyperpod_nodes: list[dict[str, Any]] | None,
+    kube_nodes: Sequence[KubeNode],
+    hyperpod_nodes: Sequence[ClusterNode] | None,
     focus: str | None = None,
 ) -> list[Finding]:
     """INFO rows (or one summary on a large cluster); WARN P1 for Running HyperPod
     instances without a Kubernetes node; INFO for Kubernetes nodes of unknown instances."""
-    groups = {
-        str(n.get("InstanceId")): str(n.get("InstanceGroupName") or "")
-        for n in hyperpod_nodes or []
-    }
+    groups = {n.instance_id: n.instance_group for n in hyperpod_nodes or []}
     all_rows = mapping_rows(kube_nodes, groups)
     rows = all_rows if focus is None else [r for r in all_rows if r["instance_id"] == focus]
     findings: list[Finding] = []
@@ -76,11 +73,11 @@ def judge_mapping(
         return findings
     joined = {r["instance_id"] for r in all_rows if r["instance_id"]}
     missing = sorted(
-        str(n.get("InstanceId"))
+        n.instance_id
         for n in hyperpod_nodes
-        if (n.get("InstanceStatus") or {}).get("Status") == "Running"
-        and n.get("InstanceId") not in joined
-        and (focus is None or n.get("InstanceId") == focus)
+        if n.status == "Running"
+        and n.instance_id not in joined
+        and (focus is None or n.instance_id == focus)
     )
     if missing and len(missing) <= GROUP_ABOVE:
         for instance in missing:
@@ -140,9 +137,7 @@ def judge_mapping(
 def k8s_node_mapping(data: ClusterData) -> Iterable[Finding]:
     """Which Kubernetes node is which instance (and group); instances that never joined."""
     kube_nodes = data.kube_nodes()
-    try:
-        listed = data.nodes()
-        hyperpod: list[dict[str, Any]] | None = None if listed.truncated else list(listed.items)
-    except AwsAccessError:
-        hyperpod = None  # the cluster-nodes check reports the unreadable list
+    # None when unreadable (the cluster-nodes check reports it) or cut short.
+    listed = data.optional(data.nodes)
+    hyperpod = None if listed is None or listed.truncated else listed.items
     return judge_mapping(kube_nodes, hyperpod, data.target.node)

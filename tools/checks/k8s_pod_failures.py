@@ -15,18 +15,18 @@ rather than reported twice.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tools.checks._grouping import GROUP_ABOVE
 from tools.checks._kube import SAMPLES, examples
-from tools.checks.node_status import GROUP_ABOVE
 from tools.findings import Finding, Priority, fail, passed, warn
-from tools.kube import objects as k8s
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 from tools.triage.data.kube import KUBE_SYSTEM, SYSTEM_APPS
+from tools.triage.data.kube_model import KubeEvent, Pod
 
 CHECK = "k8s-pod-failures"
 
@@ -60,39 +60,35 @@ class PodFailure:
         return self.reason == OOM and self.memory_limit is not None
 
 
-def memory_limits(pod: dict[str, Any]) -> dict[str, str]:
+def memory_limits(pod: Pod) -> dict[str, str]:
     """Container name -> resources.limits.memory, for the containers that set one."""
-    limits: dict[str, str] = {}
-    for container in k8s.spec(pod).get("containers") or []:
-        if not isinstance(container, dict):
-            continue
-        resources = container.get("resources")
-        limit = (resources.get("limits") or {}) if isinstance(resources, dict) else {}
-        memory = limit.get("memory") if isinstance(limit, dict) else None
-        if memory not in (None, ""):
-            limits[str(container.get("name") or "?")] = clip(memory, 40)
-    return limits
+    return {
+        c.name or "?": clip(c.memory_limit, 40)
+        for c in pod.containers
+        if c.memory_limit is not None
+    }
 
 
-def pod_failures(pod: dict[str, Any], nodes: dict[str, str | None]) -> list[PodFailure]:
+def pod_failures(pod: Pod, nodes: dict[str, str | None]) -> list[PodFailure]:
     """The failures of one pod, one per container (a waiting failure wins over an older
     OOM kill of the same container, except a crash loop of kills at the container's own
     memory limit, which is that limit's doing)."""
-    host = str(k8s.spec(pod).get("nodeName") or "") or None
-    key = f"{k8s.namespace(pod)}/{k8s.name(pod)}"
+    host = pod.node or None
+    key = pod.key
     limits = memory_limits(pod)
     found: list[PodFailure] = []
-    for container in k8s.container_statuses(pod):
-        name = str(container.get("name") or "?")
-        restarts = int(container.get("restartCount") or 0)
-        waiting = k8s.state(container, "state", "waiting")
-        reason = str(waiting.get("reason") or "")
-        last = k8s.state(container, "lastState", "terminated")
-        now = k8s.state(container, "state", "terminated")
-        oom = OOM in (last.get("reason"), now.get("reason"))
+    for container in pod.container_statuses:
+        name = container.name or "?"
+        restarts = container.restart_count
+        waiting = container.waiting
+        reason = waiting.reason if waiting else ""
+        last = container.last_terminated
+        now = container.terminated
+        oom = OOM in (last.reason if last else None, now.reason if now else None)
         limit = limits.get(name)
         instance = nodes.get(host or "")
-        code = clip((last or now).get("exitCode"), 20)
+        ended = last or now
+        code = clip(ended.exit_code if ended else None, 20)
         if oom and limit is not None and reason in ("", "CrashLoopBackOff"):
             looping = "; now in CrashLoopBackOff" if reason else ""
             found.append(
@@ -101,7 +97,7 @@ def pod_failures(pod: dict[str, Any], nodes: dict[str, str | None]) -> list[PodF
                 )
             )
         elif reason in WAITING_FAILURES:
-            detail = clip(waiting.get("message") or "", 160)
+            detail = clip(waiting.message if waiting else "", 160)
             if oom:
                 detail = f"last exit OOMKilled; {detail}".rstrip("; ")
             found.append(PodFailure(key, host, instance, name, reason, restarts, detail))
@@ -110,8 +106,8 @@ def pod_failures(pod: dict[str, Any], nodes: dict[str, str | None]) -> list[PodF
     return found
 
 
-def _is_network_system_pod(pod: dict[str, Any]) -> bool:
-    return k8s.namespace(pod) == KUBE_SYSTEM and k8s.labels(pod).get("k8s-app") in SYSTEM_APPS
+def _is_network_system_pod(pod: Pod) -> bool:
+    return pod.namespace == KUBE_SYSTEM and pod.app in SYSTEM_APPS
 
 
 def _sentence(failure: PodFailure) -> str:
@@ -191,7 +187,7 @@ def _single(failure: PodFailure) -> Finding:
 
 
 def judge_pods(
-    pods: list[dict[str, Any]],
+    pods: Sequence[Pod],
     nodes: dict[str, str | None],
     *,
     group_above: int | None = GROUP_ABOVE,
@@ -214,25 +210,21 @@ def judge_pods(
     return findings
 
 
-def _event_host(event: dict[str, Any], pod_nodes: dict[str, str]) -> str | None:
-    source = event.get("source") if isinstance(event.get("source"), dict) else {}
-    host = (source or {}).get("host")
-    if host:
-        return str(host)
-    involved = event.get("involvedObject") if isinstance(event.get("involvedObject"), dict) else {}
-    key = f"{(involved or {}).get('namespace')}/{(involved or {}).get('name')}"
-    return pod_nodes.get(key)
+def _event_host(event: KubeEvent, pod_nodes: dict[str, str]) -> str | None:
+    if event.source_host:
+        return event.source_host
+    return pod_nodes.get(event.involved)
 
 
 def judge_sandbox_events(
-    events: list[dict[str, Any]],
+    events: Sequence[KubeEvent],
     nodes: dict[str, str | None],
     pod_nodes: dict[str, str],
     scope: list[str] | None = None,
 ) -> list[Finding]:
     """FailedCreatePodSandBox events grouped per node: FAIL P1 (§ O) with the count, the
     pods and the latest message (a 50051 refusal points at ipamd)."""
-    per_node: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    per_node: dict[str, list[KubeEvent]] = defaultdict(list)
     for event in events:
         # An event's source host and object are free text to the API server: clipped.
         host = clip(_event_host(event, pod_nodes) or "?", 120)
@@ -241,19 +233,10 @@ def judge_sandbox_events(
         per_node[host].append(event)
     findings: list[Finding] = []
     for host, items in sorted(per_node.items()):
-        items.sort(key=lambda e: str(e.get("lastTimestamp") or e.get("eventTime") or ""))
-        count = sum(int(e.get("count") or 1) for e in items)
-        pods = sorted(
-            {
-                clip(
-                    f"{(e.get('involvedObject') or {}).get('namespace')}/"
-                    f"{(e.get('involvedObject') or {}).get('name')}",
-                    120,
-                )
-                for e in items
-            }
-        )
-        latest = str(items[-1].get("message") or "")
+        items.sort(key=lambda e: e.seen_at)
+        count = sum(e.count for e in items)
+        pods = sorted({clip(e.involved, 120) for e in items})
+        latest = items[-1].message
         instance = nodes.get(host)
         where = instance or f"node {host}"
         text = (
@@ -294,11 +277,7 @@ def k8s_pod_failures(data: ClusterData) -> Iterable[Finding]:
     pods = data.kube_pods_in_scope()
     scope = data.kube_node_names_in_scope()
     findings = judge_pods(pods, nodes, group_above=None if scope is not None else GROUP_ABOVE)
-    pod_nodes = {
-        f"{k8s.namespace(p)}/{k8s.name(p)}": str(k8s.spec(p).get("nodeName"))
-        for p in pods
-        if k8s.spec(p).get("nodeName")
-    }
+    pod_nodes = {p.key: p.node for p in pods if p.node}
     findings += judge_sandbox_events(data.kube_sandbox_events(), nodes, pod_nodes, scope)
     if not findings:
         where = "the focused node" if scope is not None else "any node"

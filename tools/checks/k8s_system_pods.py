@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tools.checks._kube import SAMPLES
 from tools.findings import Finding, Priority, fail, passed, warn
-from tools.kube import objects as k8s
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
+from tools.triage.data.kube_model import DaemonSet, Deployment, Pod
 
 CHECK = "k8s-cni"
 EXCERPT = 160
@@ -60,40 +60,32 @@ def log_hints(text: str) -> tuple[list[str], str | None]:
     return hints, excerpt
 
 
-def pod_state(pod: dict[str, Any]) -> str:
+def pod_state(pod: Pod) -> str:
     """The most telling state of a pod: a waiting reason, else its phase and readiness."""
-    for container in k8s.container_statuses(pod):
-        reason = k8s.state(container, "state", "waiting").get("reason")
+    for container in pod.container_statuses:
+        reason = container.waiting.reason if container.waiting else ""
         if reason:
-            restarts = int(container.get("restartCount") or 0)
+            restarts = container.restart_count
             # The kubelet's word, but any writer of the pod status can set it: clipped.
             return clip(reason, 60) + (f" ({restarts} restarts)" if restarts else "")
-    phase = clip(k8s.status(pod).get("phase") or "Unknown", 40)
-    if phase == "Running" and any(c.get("ready") is False for c in k8s.container_statuses(pod)):
+    phase = clip(pod.phase or "Unknown", 40)
+    if phase == "Running" and any(c.ready is False for c in pod.container_statuses):
         return "Running but not ready"
     return phase
 
 
-def _daemonset(daemonsets: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
-    return next((d for d in daemonsets if k8s.name(d) == name), None)
+def _daemonset(daemonsets: Sequence[DaemonSet], name: str) -> DaemonSet | None:
+    return next((d for d in daemonsets if d.name == name), None)
 
 
-def _counts(daemonset: dict[str, Any]) -> tuple[int, int]:
-    status = k8s.status(daemonset)
-    desired = int(status.get("desiredNumberScheduled") or 0)
-    unavailable = int(status.get("numberUnavailable") or 0)
-    return desired, unavailable
-
-
-def _pod_lines(pods: list[dict[str, Any]], nodes: dict[str, str | None]) -> list[dict[str, Any]]:
+def _pod_lines(pods: list[Pod], nodes: dict[str, str | None]) -> list[dict[str, Any]]:
     rows = []
     for pod in pods:
-        host = str(k8s.spec(pod).get("nodeName") or "")
         rows.append(
             {
-                "pod": k8s.name(pod),
-                "node": host or None,
-                "instance_id": nodes.get(host),
+                "pod": pod.name,
+                "node": pod.node or None,
+                "instance_id": nodes.get(pod.node),
                 "state": pod_state(pod),
             }
         )
@@ -102,8 +94,8 @@ def _pod_lines(pods: list[dict[str, Any]], nodes: dict[str, str | None]) -> list
 
 def judge_daemonset(
     name: str,
-    daemonset: dict[str, Any] | None,
-    pods: list[dict[str, Any]],
+    daemonset: DaemonSet | None,
+    pods: Sequence[Pod],
     nodes: dict[str, str | None],
     logs: dict[str, str] | None = None,
 ) -> list[Finding]:
@@ -131,7 +123,7 @@ def judge_daemonset(
                 daemonset=name,
             )
         ]
-    desired, unavailable = _counts(daemonset)
+    desired, unavailable = daemonset.desired, daemonset.unavailable
     if unavailable <= 0:
         return [
             passed(
@@ -142,9 +134,7 @@ def judge_daemonset(
                 desired=desired,
             )
         ]
-    troubled = [
-        p for p in pods if k8s.labels(p).get("k8s-app") == name and k8s.pod_needs_attention(p)
-    ]
+    troubled = [p for p in pods if p.app == name and p.needs_attention]
     rows = _pod_lines(troubled, nodes)
     text = f"DaemonSet {name}: {unavailable} of {desired} pods unavailable"
     if rows:
@@ -177,24 +167,24 @@ def judge_daemonset(
     return [fail(CHECK, Priority.P0, "O", text, resources=resources[:SAMPLES], **evidence)]
 
 
-def _pending_reason(pod: dict[str, Any]) -> str:
-    entry = k8s.condition(pod, "PodScheduled") or {}
-    if entry.get("status") == "False":
-        reason = clip(entry.get("reason") or "not scheduled", 40)
-        message = entry.get("message")
+def _pending_reason(pod: Pod) -> str:
+    entry = pod.condition("PodScheduled")
+    if entry is not None and entry.status == "False":
+        reason = clip(entry.reason or "not scheduled", 40)
+        message = entry.message
         return f"Pending, {reason}" + (f" {quoted(message, 160)}" if message else "")
     return "Pending"
 
 
 def judge_coredns(
-    pods: list[dict[str, Any]], deployments: list[dict[str, Any]], nodes: dict[str, str | None]
+    pods: Sequence[Pod], deployments: Sequence[Deployment], nodes: dict[str, str | None]
 ) -> list[Finding]:
     """CoreDNS pods (k8s-app=kube-dns) not Running and Ready: FAIL P0 when none is ready
     (cluster DNS is down), P1 when some still serve."""
-    dns = [p for p in pods if k8s.labels(p).get("k8s-app") == "kube-dns"]
-    deployment = next((d for d in deployments if k8s.name(d) == "coredns"), None)
+    dns = [p for p in pods if p.app == "kube-dns"]
+    deployment = next((d for d in deployments if d.name == "coredns"), None)
     if not dns:
-        replicas = int(k8s.spec(deployment).get("replicas") or 0) if deployment else 0
+        replicas = deployment.replicas if deployment else 0
         what = "no CoreDNS Deployment" if deployment is None else f"{replicas} replicas wanted"
         return [
             fail(
@@ -206,11 +196,11 @@ def judge_coredns(
                 replicas=replicas,
             )
         ]
-    bad: list[dict[str, Any]] = []
+    bad: list[Pod] = []
     for pod in dns:
-        phase = k8s.status(pod).get("phase")
-        ready = (k8s.condition(pod, "Ready") or {}).get("status") == "True"
-        if phase != "Running" or not ready:
+        ready_condition = pod.condition("Ready")
+        ready = ready_condition is not None and ready_condition.status == "True"
+        if pod.phase != "Running" or not ready:
             bad.append(pod)
     if not bad:
         return [
@@ -222,13 +212,12 @@ def judge_coredns(
             )
         ]
     described = []
-    for pod in sorted(bad, key=k8s.name):
-        phase = k8s.status(pod).get("phase")
+    for pod in sorted(bad, key=lambda p: p.name):
         described.append(
             {
-                "pod": k8s.name(pod),
-                "state": _pending_reason(pod) if phase == "Pending" else pod_state(pod),
-                "node": k8s.spec(pod).get("nodeName"),
+                "pod": pod.name,
+                "state": _pending_reason(pod) if pod.phase == "Pending" else pod_state(pod),
+                "node": pod.node or None,
             }
         )
     serving = len(dns) - len(bad)

@@ -11,7 +11,7 @@ check verifies that the role carries it (or an equivalent grant).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import urlparse
@@ -21,6 +21,8 @@ from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
+from tools.triage.data.iam_model import PolicyDocument
+from tools.triage.data.sagemaker_model import InstanceGroup
 
 CHECK_BUCKET = "lifecycle-bucket-access"
 
@@ -59,15 +61,14 @@ class LifecycleSource:
 
 
 def lifecycle_sources(
-    groups: list[dict[str, Any]],
+    groups: Iterable[InstanceGroup],
 ) -> tuple[list[LifecycleSource], list[Finding]]:
     """Each group's lifecycle source, plus INFO findings for groups that cannot be judged."""
     sources: list[LifecycleSource] = []
     notes: list[Finding] = []
     for group in groups:
-        name = str(group.get("InstanceGroupName") or "?")
-        config = group.get("LifeCycleConfig")
-        uri = str(config.get("SourceS3Uri") or "") if isinstance(config, dict) else ""
+        name = group.name or "?"
+        uri = group.lifecycle_source
         parsed = parse_s3_uri(uri) if uri else None
         if parsed is None:
             notes.append(
@@ -82,15 +83,13 @@ def lifecycle_sources(
             )
             continue
         bucket, prefix = parsed
-        on_create = (
-            str(config.get("OnCreate") or "on_create.sh") if isinstance(config, dict) else ""
-        )
+        on_create = group.lifecycle_on_create or "on_create.sh"
         if prefix and not prefix.endswith("/"):
             prefix += "/"
         sources.append(
             LifecycleSource(
                 group=name,
-                role=str(group.get("ExecutionRole") or ""),
+                role=group.execution_role,
                 uri=uri,
                 bucket=bucket,
                 key=f"{prefix}{on_create}",
@@ -123,7 +122,7 @@ def _actions(actions: tuple[str, ...]) -> str:
 
 
 def judge_bucket_access(
-    sources: list[LifecycleSource], policies: dict[str, list[dict[str, Any]]]
+    sources: list[LifecycleSource], policies: Mapping[str, Sequence[PolicyDocument]]
 ) -> list[Finding]:
     """Whether each group's execution role may read its lifecycle scripts, per its identity
     policies: PASS when granted, WARN P1 when not granted (a bucket policy may still allow

@@ -16,7 +16,7 @@ exits non-zero) a failure line was not fatal: WARN P2.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tools.checks._lifecycle_families import (
@@ -32,6 +32,7 @@ from tools.parsers.lifecycle_failure import script_failure
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import LOG_PAGE_BUDGET, ClusterData
+from tools.triage.data.logs_model import LogEvent
 
 CHECK_LIFECYCLE_LOGS = "lifecycle-logs"
 
@@ -49,23 +50,21 @@ _Hits = dict[str, dict[str, tuple[int, str]]]
 _Lines = dict[str, list[tuple[int, str]]]
 
 
-def _collect(events: list[dict[str, Any]], node: str | None) -> tuple[_Hits, _Lines]:
+def _collect(events: Sequence[LogEvent], node: str | None) -> tuple[_Hits, _Lines]:
     """Per stream: each family's latest matching (timestamp, line), and every line read
     (for the failing script's name, line and exit status)."""
     hits: _Hits = {}
     lines: _Lines = {}
     for event in events:
-        if not isinstance(event, dict):
-            continue
-        stream = str(event.get("logStreamName") or "")
+        stream = event.stream
         if node is not None and stream_parts(stream)[1] != node:
             continue
-        message = str(event.get("message") or "")
-        lines.setdefault(stream, []).append((_timestamp(event), message))
+        message = event.message
+        lines.setdefault(stream, []).append((event.timestamp, message))
         family = classify_line(message)
         if family is None:
             continue
-        moment = _timestamp(event)
+        moment = event.timestamp
         known = hits.setdefault(stream, {}).get(family.key)
         if known is None or moment >= known[0]:
             hits[stream][family.key] = (moment, message)
@@ -73,7 +72,7 @@ def _collect(events: list[dict[str, Any]], node: str | None) -> tuple[_Hits, _Li
 
 
 def judge_lifecycle_logs(
-    events: list[dict[str, Any]],
+    events: Sequence[LogEvent],
     *,
     log_group_exists: bool = True,
     streams: list[str] | None = None,
@@ -183,11 +182,6 @@ def judge_lifecycle_logs(
             )
         )
     return findings
-
-
-def _timestamp(event: dict[str, Any]) -> int:
-    value = event.get("timestamp")
-    return int(value) if isinstance(value, int | float) else 0
 
 
 def _status(stream: str, statuses: dict[str, str] | None) -> str | None:
@@ -313,11 +307,7 @@ def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
     if not data.log_group_exists():
         return judge_lifecycle_logs([], log_group_exists=False)
     scan = scan_streams(data, STREAM_PREFIX, LOG_FILTER, cap=LOG_CAP)
-    failed_groups = {
-        str(g.get("InstanceGroupName"))
-        for g in data.instance_groups()
-        if g.get("Status") == FAILED_GROUP
-    }
+    failed_groups = {g.name for g in data.instance_groups() if g.status == FAILED_GROUP}
     return judge_lifecycle_logs(
         scan.events,
         streams=scan.streams,
@@ -326,6 +316,6 @@ def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
         truncated=scan.truncated,
         statuses=scan.statuses,
         stopped_by=scan.stopped_by,
-        cluster_status=str(data.cluster().get("ClusterStatus") or "") or None,
+        cluster_status=data.cluster().status or None,
         failed_groups=failed_groups,
     )

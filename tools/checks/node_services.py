@@ -166,7 +166,7 @@ def node_services(data: ClusterData) -> Iterable[Finding]:
     healthy: list[str] = []
     orchestrator = data.orchestrator
     controller = data.slurm_controller_node() if orchestrator == "slurm" else None
-    controller_id = str(controller.get("InstanceId")) if controller else None
+    controller_id = controller.instance_id if controller else None
     for node in data.reachable_nodes():
         read = read_probe(node, "services")
         units = parse_units(read.text)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tools.aws.errors import AwsAccessError, ResourceNotFound
+from tools.aws.errors import ResourceNotFound
+from tools.checks._grouping import GROUP_ABOVE
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import NODE_CAP, ClusterData
+from tools.triage.data.sagemaker_model import ClusterNode
 
 CHECK_NODES = "cluster-nodes"
 CHECK_DETAIL = "node-detail"
@@ -22,68 +24,23 @@ EXPECTED_TRANSITIONS = frozenset({"SystemUpdating", "DeepHealthCheckInProgress"}
 RUNNING = "Running"
 
 
-def _status(node: dict[str, Any]) -> tuple[str, str]:
-    status = node.get("InstanceStatus")
-    if not isinstance(status, dict):
-        return "Unknown", ""
-    return str(status.get("Status") or "Unknown"), str(status.get("Message") or "")
-
-
-def current_node_statuses(data: ClusterData) -> dict[str, str] | None:
-    """Instance id -> status of every node the cluster has now, for checks that judge
-    history (events, logs) against the present; None when the node list is capped or
-    cannot be read, since absence from it then proves nothing. The cluster-nodes check
-    reports a denied or capped list itself, so the error is not raised a second time."""
-    try:
-        listed = data.nodes()
-    except AwsAccessError:
-        return None
-    if listed.truncated:
-        return None
-    return {
-        str(n["InstanceId"]): _status(n)[0]
-        for n in listed.items
-        if isinstance(n, dict) and n.get("InstanceId")
-    }
-
-
-def instance_group_of(data: ClusterData, node_id: str) -> str | None:
-    """The instance group of a node (DescribeClusterNode, else the node list); None when
-    the cluster does not know the node or neither can be read."""
-    try:
-        group = data.node_detail(node_id).get("InstanceGroupName")
-        if group:
-            return str(group)
-    except AwsAccessError:
-        pass
-    try:
-        listed = data.nodes().items
-    except AwsAccessError:
-        return None
-    for node in listed:
-        if isinstance(node, dict) and node.get("InstanceId") == node_id:
-            group = node.get("InstanceGroupName")
-            return str(group) if group else None
-    return None
-
-
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _label(node: dict[str, Any]) -> str:
-    group = node.get("InstanceGroupName")
-    instance = str(node.get("InstanceId") or "?")
+def _label(node: ClusterNode) -> str:
+    group = node.instance_group
+    instance = node.instance_id or "?"
     return f"{instance} ({group})" if group else instance
 
 
 def judge_node_counts(
-    nodes: list[dict[str, Any]], truncated: bool = False, cap: int = NODE_CAP
+    nodes: Sequence[ClusterNode], truncated: bool = False, cap: int = NODE_CAP
 ) -> list[Finding]:
     """Per-group counts by status (INFO); a WARN when the node list hit the cap."""
     per_group: dict[str, Counter[str]] = defaultdict(Counter)
     for node in nodes:
-        per_group[str(node.get("InstanceGroupName") or "?")][_status(node)[0]] += 1
+        per_group[node.instance_group or "?"][node.status] += 1
     findings: list[Finding] = []
     for group in sorted(per_group):
         counts = per_group[group]
@@ -113,9 +70,6 @@ def judge_node_counts(
     return findings
 
 
-# Above this many nodes of one group in one status, the nodes are reported as one finding
-# (a rolling update of a 20,000-node cluster must not print 20,000 lines).
-GROUP_ABOVE = 20
 SAMPLES = 10  # instance ids named by a grouped finding
 TOP_MESSAGES = 3
 
@@ -144,13 +98,13 @@ _MANUAL = " (NodeRecovery is None: reboot or replace it yourself, see § F.4)"
 _MANUAL_MANY = " (NodeRecovery is None: reboot or replace them yourself, see § F.4)"
 
 
-def _one_node(node: dict[str, Any], node_recovery: str | None) -> Finding:
-    status, message = _status(node)
+def _one_node(node: ClusterNode, node_recovery: str | None) -> Finding:
+    status, message = node.status, node.status_message
     kind = _kind(status)
-    instance = str(node.get("InstanceId") or "")
+    instance = node.instance_id
     evidence = {
         "instance_id": instance,
-        "group": node.get("InstanceGroupName"),
+        "group": node.instance_group or None,
         "status": status,
         "status_message": clip(message),
     }
@@ -167,12 +121,12 @@ def _one_node(node: dict[str, Any], node_recovery: str | None) -> Finding:
 
 
 def _many_nodes(
-    group: str, status: str, members: list[dict[str, Any]], node_recovery: str | None
+    group: str, status: str, members: list[ClusterNode], node_recovery: str | None
 ) -> Finding:
     kind = _kind(status)
-    ids = sorted(str(n.get("InstanceId") or "") for n in members)
+    ids = sorted(n.instance_id for n in members)
     samples = [i for i in ids if i][:SAMPLES]
-    messages = Counter(clip(_status(n)[1]) for n in members if _status(n)[1].strip())
+    messages = Counter(clip(n.status_message) for n in members if n.status_message.strip())
     common = messages.most_common(TOP_MESSAGES)
     label = clip(status, 60)
     what = {
@@ -200,7 +154,7 @@ def _many_nodes(
 
 
 def judge_node_status(
-    nodes: list[dict[str, Any]],
+    nodes: Sequence[ClusterNode],
     node_recovery: str | None = None,
     *,
     group_above: int | None = GROUP_ABOVE,
@@ -211,19 +165,18 @@ def judge_node_status(
     finding with the count, sample instance ids and the most common messages instead
     (`group_above=None` keeps every node on its own, as with --node).
     """
-    buckets: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    buckets: dict[tuple[str, str], list[ClusterNode]] = defaultdict(list)
     for node in nodes:
-        status, _ = _status(node)
-        if status != RUNNING:
-            buckets[(str(node.get("InstanceGroupName") or "?"), status)].append(node)
+        if node.status != RUNNING:
+            buckets[(node.instance_group or "?", node.status)].append(node)
     findings: list[Finding] = []
     for (group, status), members in sorted(buckets.items()):
         if group_above is not None and len(members) > group_above:
             findings.append(_many_nodes(group, status, members, node_recovery))
             continue
-        for node in sorted(members, key=lambda n: str(n.get("InstanceId"))):
+        for node in sorted(members, key=lambda n: n.instance_id):
             findings.append(_one_node(node, node_recovery))
-    running = sum(1 for n in nodes if _status(n)[0] == RUNNING)
+    running = sum(1 for n in nodes if n.status == RUNNING)
     if nodes and running == len(nodes):
         findings.append(
             passed(CHECK_NODES, "F", f"All {running} judged nodes are Running", running=running)
@@ -231,7 +184,7 @@ def judge_node_status(
     return findings
 
 
-def judge_node_detail(node_id: str, detail: dict[str, Any] | None) -> list[Finding]:
+def judge_node_detail(node_id: str, detail: ClusterNode | None) -> list[Finding]:
     """The focused node: FAIL when the cluster does not know it, else its placement (INFO)."""
     if detail is None:
         return [
@@ -245,26 +198,30 @@ def judge_node_detail(node_id: str, detail: dict[str, Any] | None) -> list[Findi
                 node=node_id,
             )
         ]
-    status, _ = _status(detail)
-    placement = detail.get("Placement") if isinstance(detail.get("Placement"), dict) else {}
-    zone = (placement or {}).get("AvailabilityZone", "?")
+    status = detail.status
+    zone = detail.availability_zone if detail.availability_zone is not None else "?"
     return [
         info(
             CHECK_DETAIL,
             "F",
-            f"Node {node_id} ({detail.get('InstanceGroupName', '?')}, "
-            f"{detail.get('InstanceType', '?')}) is {status} in {zone}, "
-            f"IP {detail.get('PrivatePrimaryIp', '?')}, "
-            f"ThreadsPerCore {detail.get('ThreadsPerCore', '?')}",
+            f"Node {node_id} ({_or_unknown(detail.instance_group)}, "
+            f"{_or_unknown(detail.instance_type)}) is {status} in {zone}, "
+            f"IP {_or_unknown(detail.private_ip)}, "
+            f"ThreadsPerCore {_or_unknown(detail.threads_per_core)}",
             resources=[node_id],
             node=node_id,
-            group=detail.get("InstanceGroupName"),
+            group=detail.instance_group or None,
             status=status,
             availability_zone=zone,
-            private_ip=detail.get("PrivatePrimaryIp"),
-            threads_per_core=detail.get("ThreadsPerCore"),
+            private_ip=detail.private_ip,
+            threads_per_core=detail.threads_per_core,
         )
     ]
+
+
+def _or_unknown(value: str | int | None) -> str | int:
+    # DescribeClusterNode leaves fields out for a node still being placed.
+    return "?" if value is None or value == "" else value
 
 
 @check(CHECK_NODES, section="F", title="Node status", scope="node")
@@ -273,12 +230,11 @@ def cluster_nodes(data: ClusterData) -> Iterable[Finding]:
     listed = data.nodes()
     findings = judge_node_counts(listed.items, listed.truncated)
     focus = data.target.node
-    judged = [n for n in listed.items if focus is None or n.get("InstanceId") == focus]
-    recovery = data.cluster().get("NodeRecovery")
+    judged = [n for n in listed.items if focus is None or n.instance_id == focus]
     findings.extend(
         judge_node_status(
             judged,
-            recovery if isinstance(recovery, str) else None,
+            data.cluster().node_recovery,
             group_above=None if focus is not None else GROUP_ABOVE,
         )
     )
@@ -292,7 +248,7 @@ def node_detail(data: ClusterData) -> Iterable[Finding]:
     if node_id is None:
         return []
     try:
-        detail: dict[str, Any] | None = data.node_detail(node_id)
+        detail: ClusterNode | None = data.node_detail(node_id)
     except ResourceNotFound:
         # The answer to "is this node in the cluster?", not a failure to fetch.
         detail = None

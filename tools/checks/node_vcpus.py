@@ -9,15 +9,15 @@ full count oversubscribe the node, and Slurm may drain it for a CPU mismatch.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tools.checks._node_reads import healthy_summary, read_probe, unreadable
-from tools.checks.threads_per_core import type_threads
 from tools.findings import Finding, Priority, fail, info
 from tools.parsers.lscpu import CpuInfo, parse_lscpu
 from tools.registry import check
 from tools.triage.data import ClusterData
+from tools.triage.data.sagemaker_model import InstanceGroup
 
 CHECK_ID = "node-vcpus"
 
@@ -94,15 +94,15 @@ def judge_vcpus(
     ]
 
 
-def group_threads(groups: list[dict[str, Any]], group: str, instance_type: str) -> Any:
+def group_threads(groups: Sequence[InstanceGroup], group: str, instance_type: str) -> int | None:
     """ThreadsPerCore of `group` for `instance_type` (per type in a flexible group)."""
     for candidate in groups:
-        if candidate.get("InstanceGroupName") != group:
+        if candidate.name != group:
             continue
-        for hyperpod_type, threads in type_threads(candidate):
+        for hyperpod_type, threads in candidate.type_threads:
             if hyperpod_type == instance_type:
                 return threads
-        return candidate.get("ThreadsPerCore")
+        return candidate.threads_per_core
     return None
 
 

@@ -2,45 +2,43 @@
 
 HyperPod nodes have no public IPs, so a subnet whose default route goes to an internet
 gateway leaves them without outbound access. Rules are pure functions over
-DescribeSubnets / DescribeRouteTables output; the registered check only fetches through
+the typed subnets and route tables; the registered check only fetches through
 `ClusterData`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tools.checks._network import (
     DEFAULT_ROUTE,
     cluster_subnets,
     default_route,
-    is_active,
     is_appliance,
     is_egress,
     is_internet_gateway,
     managed_vpc_finding,
     route_table_for,
-    route_target,
-    uses_managed_vpc,
     vpc_ids,
 )
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
+from tools.triage.data.network_model import Route, RouteTable, Subnet
 
 CHECK_PRIVATE = "private-subnets"
 
 
 def judge_private_subnets(
-    subnets: list[dict[str, Any]], route_tables: list[dict[str, Any]]
+    subnets: Sequence[Subnet], route_tables: Sequence[RouteTable]
 ) -> list[Finding]:
     """A cluster subnet must not send 0.0.0.0/0 to an internet gateway."""
     findings: list[Finding] = []
-    for subnet in sorted(subnets, key=lambda s: str(s.get("SubnetId"))):
-        subnet_id = str(subnet.get("SubnetId"))
+    for subnet in sorted(subnets, key=lambda s: s.subnet_id):
+        subnet_id = subnet.subnet_id
         table, is_main = route_table_for(subnet, route_tables)
-        map_public = bool(subnet.get("MapPublicIpOnLaunch", False))
+        map_public = subnet.map_public_ip_on_launch
         if map_public:
             findings.append(
                 warn(
@@ -66,16 +64,16 @@ def judge_private_subnets(
                 )
             )
             continue
-        table_id = str(table.get("RouteTableId"))
+        table_id = table.route_table_id
         how = "main route table" if is_main else "route table"
         route = default_route(table)
-        target = route_target(route) if route else ""
+        target = route.target if route else ""
         evidence: dict[str, Any] = {
             "subnet": subnet_id,
             "route_table": table_id,
             "main_route_table": is_main,
             "default_route_target": target or None,
-            "default_route_state": route.get("State", "active") if route else None,
+            "default_route_state": _state(route) if route else None,
             "map_public_ip_on_launch": map_public,
         }
         if route is not None and is_internet_gateway(route):
@@ -96,39 +94,32 @@ def judge_private_subnets(
         # but nodes without public addresses cannot use them: those destinations are lost.
         other_igw = [
             r
-            for r in table.get("Routes", [])
-            if is_internet_gateway(r) and r.get("DestinationCidrBlock") != DEFAULT_ROUTE
+            for r in table.routes
+            if is_internet_gateway(r) and r.destination_cidr_block != DEFAULT_ROUTE
         ]
         if other_igw:
-            destinations = sorted(
-                str(
-                    r.get("DestinationCidrBlock")
-                    or r.get("DestinationIpv6CidrBlock")
-                    or r.get("DestinationPrefixListId")
-                )
-                for r in other_igw
-            )
+            destinations = sorted(r.destination for r in other_igw)
             findings.append(
                 warn(
                     CHECK_PRIVATE,
                     Priority.P2,
                     "B.3",
                     f"Subnet {subnet_id}: {how} {table_id} routes {', '.join(destinations)} "
-                    f"to {route_target(other_igw[0])}; nodes without public IPs cannot reach "
+                    f"to {other_igw[0].target}; nodes without public IPs cannot reach "
                     "those destinations",
                     resources=[subnet_id, table_id],
                     igw_destinations=destinations,
                     **evidence,
                 )
             )
-        if route is not None and not is_active(route):
+        if route is not None and not route.active:
             findings.append(
                 warn(
                     CHECK_PRIVATE,
                     Priority.P1,
                     "B.3",
                     f"Subnet {subnet_id}: the default route of {how} {table_id} to {target} is "
-                    f"{route.get('State')} (its target was deleted): nodes have no outbound path",
+                    f"{route.state} (its target was deleted): nodes have no outbound path",
                     resources=[subnet_id, table_id],
                     **evidence,
                 )
@@ -162,14 +153,19 @@ def judge_private_subnets(
     return findings
 
 
-def _route_tables(data: ClusterData, vpcs: list[str]) -> list[dict[str, Any]]:
+def _state(route: Route) -> str:
+    """The route's State as reported; a route without one is active."""
+    return route.state if route.state is not None else "active"
+
+
+def _route_tables(data: ClusterData, vpcs: list[str]) -> list[RouteTable]:
     return [table for vpc_id in vpcs for table in data.route_tables(vpc_id)]
 
 
 @check(CHECK_PRIVATE, section="B.3", title="Private cluster subnets")
 def private_subnets(data: ClusterData) -> Iterable[Finding]:
     """No cluster subnet routes 0.0.0.0/0 to an internet gateway (main table if unassociated)."""
-    if uses_managed_vpc(data.cluster()):
+    if data.cluster().uses_managed_vpc:
         return [managed_vpc_finding(CHECK_PRIVATE, "B.3", "private-subnet routing")]
     subnets = cluster_subnets(data)
     return judge_private_subnets(subnets, _route_tables(data, vpc_ids(subnets)))

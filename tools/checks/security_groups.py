@@ -17,25 +17,23 @@ is already a FAIL of `cluster-events`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from tools.aws.errors import AwsAccessError
-from tools.checks._network import managed_vpc_finding, uses_managed_vpc
+from tools.checks._cluster_events import classify, problem_events, split_by_age
+from tools.checks._network import managed_vpc_finding
 from tools.findings import Finding, Priority, Status, fail, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData, ec2_type
+from tools.triage.data.network_model import IpPermission, SecurityGroup
+from tools.triage.data.sagemaker_model import Cluster, ClusterEvent
 
 CHECK_ID = "efa-security-groups"
 
 
-def _allows_all_from_self(permissions: list[dict[str, Any]], group_id: str) -> bool:
-    return any(
-        perm.get("IpProtocol") == "-1"
-        and any(pair.get("GroupId") == group_id for pair in perm.get("UserIdGroupPairs", []))
-        for perm in permissions
-    )
+def _allows_all_from_self(permissions: tuple[IpPermission, ...], group_id: str) -> bool:
+    return any(perm.all_protocols and group_id in perm.source_group_ids for perm in permissions)
 
 
 ANYWHERE_V4, ANYWHERE_V6 = "0.0.0.0/0", "::/0"
@@ -43,74 +41,66 @@ ALL_PORTS = (0, 65535)
 EFA_FAMILY = "efa-health-check"  # the cluster-event family (tools/checks/_event_families.py)
 
 
-def _all_traffic(perm: dict[str, Any]) -> bool:
+def _all_traffic(perm: IpPermission) -> bool:
     """Protocol -1, or TCP/UDP over every port (0-65535): broad enough to carry anything a
     node opens, which is what the prerequisites warn about."""
-    protocol = str(perm.get("IpProtocol", ""))
-    if protocol == "-1":
+    if perm.all_protocols:
         return True
-    ports = (perm.get("FromPort"), perm.get("ToPort"))
-    return protocol in ("tcp", "udp", "6", "17") and ports == ALL_PORTS
+    ports = (perm.from_port, perm.to_port)
+    return perm.protocol in ("tcp", "udp", "6", "17") and ports == ALL_PORTS
 
 
-def anywhere_egress(permissions: list[dict[str, Any]]) -> list[str]:
+def anywhere_egress(permissions: tuple[IpPermission, ...]) -> list[str]:
     """The all-traffic outbound rules to 0.0.0.0/0 or ::/0, described ("-1 to 0.0.0.0/0")."""
     found: list[str] = []
     for perm in permissions:
         if not _all_traffic(perm):
             continue
-        protocol = str(perm.get("IpProtocol"))
-        what = "all traffic" if protocol == "-1" else f"{protocol} 0-65535"
-        for r in perm.get("IpRanges", []):
-            if r.get("CidrIp") == ANYWHERE_V4:
-                found.append(f"{what} to {ANYWHERE_V4}")
-        for r in perm.get("Ipv6Ranges", []):
-            if r.get("CidrIpv6") == ANYWHERE_V6:
-                found.append(f"{what} to {ANYWHERE_V6}")
+        what = "all traffic" if perm.all_protocols else f"{perm.protocol} 0-65535"
+        found.extend(f"{what} to {ANYWHERE_V4}" for r in perm.ipv4_ranges if r == ANYWHERE_V4)
+        found.extend(f"{what} to {ANYWHERE_V6}" for r in perm.ipv6_ranges if r == ANYWHERE_V6)
     return found
 
 
-def _allows_all_within(permissions: list[dict[str, Any]], group_ids: set[str]) -> bool:
+def _allows_all_within(permissions: tuple[IpPermission, ...], group_ids: set[str]) -> bool:
     return any(
-        perm.get("IpProtocol") == "-1"
-        and any(pair.get("GroupId") in group_ids for pair in perm.get("UserIdGroupPairs", []))
+        perm.all_protocols and any(sg in group_ids for sg in perm.source_group_ids)
         for perm in permissions
     )
 
 
-def effective_security_groups(cluster: dict[str, Any]) -> dict[str, list[str]]:
+def effective_security_groups(cluster: Cluster) -> dict[str, list[str]]:
     """Instance group name -> the SGs its instances carry (OverrideVpcConfig, else cluster).
 
     A cluster that reports no instance groups is judged on its cluster-level SGs.
     """
-    cluster_sgs = list((cluster.get("VpcConfig") or {}).get("SecurityGroupIds") or [])
+    cluster_sgs = cluster.vpc_config.security_group_ids
     sets: dict[str, list[str]] = {}
-    for group in cluster.get("InstanceGroups") or []:
-        override = (group.get("OverrideVpcConfig") or {}).get("SecurityGroupIds")
-        sets[str(group.get("InstanceGroupName", "?"))] = sorted(set(override or cluster_sgs))
+    for group in cluster.instance_groups:
+        override = group.override_vpc.security_group_ids if group.override_vpc else ()
+        sets[group.name or "?"] = sorted(set(override or cluster_sgs))
     if not sets and cluster_sgs:
         sets["cluster"] = sorted(set(cluster_sgs))
     return sets
 
 
-def _self_rules(group: dict[str, Any]) -> tuple[bool, bool]:
-    group_id = str(group.get("GroupId"))
+def _self_rules(group: SecurityGroup) -> tuple[bool, bool]:
     return (
-        _allows_all_from_self(group.get("IpPermissions", []), group_id),
-        _allows_all_from_self(group.get("IpPermissionsEgress", []), group_id),
+        _allows_all_from_self(group.inbound, group.group_id),
+        _allows_all_from_self(group.outbound, group.group_id),
     )
 
 
-def _missing_directions(group: dict[str, Any]) -> list[str]:
+def _missing_directions(group: SecurityGroup) -> list[str]:
     inbound, outbound = _self_rules(group)
     return [d for d, ok in (("inbound", inbound), ("outbound", outbound)) if not ok]
 
 
 def judge_security_groups(
-    groups: list[dict[str, Any]],
+    groups: Sequence[SecurityGroup],
     group_sets: dict[str, list[str]],
     no_efa: dict[str, str] | None = None,
-    efa_failures: list[dict[str, Any]] | None = None,
+    efa_failures: list[ClusterEvent] | None = None,
 ) -> list[Finding]:
     """Judged per instance group on the union of its SGs (the rules an instance gets).
 
@@ -122,7 +112,7 @@ def judge_security_groups(
     ::/0 is a WARN P2, or a FAIL P1 when `efa_failures` (recent EFA health-check events,
     see `efa_health_failures`) holds one of the set's instance groups or of the cluster.
     """
-    by_id = {str(g.get("GroupId")): g for g in groups}
+    by_id = {g.group_id: g for g in groups}
     wanted = sorted({sg for ids in group_sets.values() for sg in ids})
     findings: list[Finding] = [
         fail(
@@ -150,15 +140,15 @@ def judge_security_groups(
 
 
 def _judge_set(
-    present: list[dict[str, Any]], names: list[str], several: bool, no_efa: dict[str, str]
+    present: list[SecurityGroup], names: list[str], several: bool, no_efa: dict[str, str]
 ) -> list[Finding]:
-    ids = [str(g.get("GroupId")) for g in present]
+    ids = [g.group_id for g in present]
     who = f"Instance group(s) {', '.join(names)}: " if several else ""
     base: dict[str, Any] = {"instance_groups": names, "security_groups": ids}
     covering = [g for g in present if not _missing_directions(g)]
     findings: list[Finding] = []
     for group in present:
-        group_id = str(group.get("GroupId"))
+        group_id = group.group_id
         inbound, outbound = _self_rules(group)
         evidence = {"inbound_self_all": inbound, "outbound_self_all": outbound, **base}
         if group in covering:
@@ -172,7 +162,7 @@ def _judge_set(
                 )
             )
         elif covering:
-            cover = ", ".join(str(g.get("GroupId")) for g in covering)
+            cover = ", ".join(g.group_id for g in covering)
             findings.append(
                 info(
                     CHECK_ID,
@@ -182,7 +172,7 @@ def _judge_set(
                     f"the same instances also carry {cover}, which allows all traffic to and "
                     "from itself (EFA is covered)",
                     resources=[group_id],
-                    covered_by=[str(g.get("GroupId")) for g in covering],
+                    covered_by=[g.group_id for g in covering],
                     **evidence,
                 )
             )
@@ -207,16 +197,14 @@ def _judge_set(
 
 
 def _judge_egress(
-    present: list[dict[str, Any]],
+    present: list[SecurityGroup],
     names: list[str],
     several: bool,
-    efa_failures: list[dict[str, Any]],
+    efa_failures: list[ClusterEvent],
 ) -> list[Finding]:
     """WARN P2 for an all-traffic egress to anywhere; FAIL P1 beside an EFA health-check
     failure of the same instance groups (or of the cluster as a whole)."""
-    rules = {
-        str(g.get("GroupId")): anywhere_egress(g.get("IpPermissionsEgress", [])) for g in present
-    }
+    rules = {g.group_id: anywhere_egress(g.outbound) for g in present}
     rules = {sg: found for sg, found in rules.items() if found}
     if not rules:
         return []
@@ -225,12 +213,10 @@ def _judge_egress(
     shown = "; ".join(f"{sg}: {', '.join(found)}" for sg, found in rules.items())
     evidence: dict[str, Any] = {
         "instance_groups": names,
-        "security_groups": [str(g.get("GroupId")) for g in present],
+        "security_groups": [g.group_id for g in present],
         "anywhere_egress": rules,
     }
-    related = [
-        e for e in efa_failures if not e.get("InstanceGroupName") or e["InstanceGroupName"] in names
-    ]
+    related = [e for e in efa_failures if not e.instance_group or e.instance_group in names]
     advice = (
         "the HyperPod prerequisites advise against it on EFA security groups, as it may "
         "cause EFA health check failures; internet egress belongs to the subnet (NAT "
@@ -247,7 +233,7 @@ def _judge_egress(
                 **evidence,
             )
         ]
-    latest = max(related, key=lambda e: str(e.get("EventTime") or ""))
+    latest = max(related, key=lambda e: e.sort_time)
     count = len(related)
     return [
         fail(
@@ -256,22 +242,23 @@ def _judge_egress(
             "A",
             f"{who}Outbound rule to anywhere on an EFA security group ({shown}) next to "
             f"{count} EFA health-check event{'s' if count != 1 else ''} (latest at "
-            f"{latest.get('EventTime', '?')}): a documented cause of that failure; {advice}",
+            f"{'?' if latest.time is None else latest.time}): a documented cause of that "
+            f"failure; {advice}",
             resources=ids,
-            efa_health_events=[str(e.get("EventId")) for e in related][:20],
+            efa_health_events=[e.event_id for e in related][:20],
             **evidence,
         )
     ]
 
 
-def _uncovered(present: list[dict[str, Any]], who: str, base: dict[str, Any]) -> Finding:
+def _uncovered(present: list[SecurityGroup], who: str, base: dict[str, Any]) -> Finding:
     """No SG of the set has both self rules: FAIL, unless the rules are split across SGs
     of the set so that together they still admit all traffic between its instances."""
-    ids = [str(g.get("GroupId")) for g in present]
+    ids = [g.group_id for g in present]
     members = set(ids)
-    inbound = any(_allows_all_within(g.get("IpPermissions", []), members) for g in present)
-    outbound = any(_allows_all_within(g.get("IpPermissionsEgress", []), members) for g in present)
-    missing = {str(g.get("GroupId")): _missing_directions(g) for g in present}
+    inbound = any(_allows_all_within(g.inbound, members) for g in present)
+    outbound = any(_allows_all_within(g.outbound, members) for g in present)
+    missing = {g.group_id: _missing_directions(g) for g in present}
     evidence = {"inbound_within_set": inbound, "outbound_within_set": outbound, **base}
     if inbound and outbound:
         return passed(
@@ -305,7 +292,7 @@ def _uncovered(present: list[dict[str, Any]], who: str, base: dict[str, Any]) ->
 @check(CHECK_ID, section="A", title="EFA security-group rules")
 def efa_security_groups(data: ClusterData) -> Iterable[Finding]:
     """All-traffic self rules in each instance group's SG set (OverrideVpcConfig or cluster)."""
-    if uses_managed_vpc(data.cluster()):
+    if data.cluster().uses_managed_vpc:
         return [managed_vpc_finding(CHECK_ID, "A", "EFA security-group rules")]
     # DescribeSecurityGroups fails as a whole on one unknown id; judge the ones that exist.
     found, _missing = data.existing_security_groups(data.cluster_security_group_ids())
@@ -326,54 +313,39 @@ def efa_security_groups(data: ClusterData) -> Iterable[Finding]:
     return judge_security_groups(found, sets, no_efa, failures)
 
 
-def efa_health_failures(events: list[dict[str, Any]], now: datetime | None) -> list[dict[str, Any]]:
+def efa_health_failures(events: Iterable[ClusterEvent], now: datetime | None) -> list[ClusterEvent]:
     """Error/Warn events of the last 7 days whose description reads as an EFA health-check
     failure (the `efa-health-check` family the cluster-events check uses)."""
-    # Imported here: importing a check module at the top would register it out of order.
-    from tools.checks.events import classify, problem_events, split_by_age
-
     recent, _older = split_by_age(problem_events(events), now)
     return [
         e
         for e in recent
-        if (family := classify(str(e.get("Description") or ""), e)) is not None
-        and family.key == EFA_FAMILY
+        if (family := classify(e.description, e)) is not None and family.key == EFA_FAMILY
     ]
 
 
-def cluster_efa_failures(data: ClusterData) -> list[dict[str, Any]]:
+def cluster_efa_failures(data: ClusterData) -> list[ClusterEvent]:
     """Recent EFA health-check events of the cluster; [] when events are unavailable or
     cannot be read (the cluster-events check reports that itself)."""
     if not data.events_available():
         return []
-    try:
-        events = data.events().items
-    except AwsAccessError:
-        return []
-    return efa_health_failures([e for e in events if isinstance(e, dict)], data.now)
+    listed = data.optional(data.events)
+    return efa_health_failures(listed.items, data.now) if listed is not None else []
 
 
 def groups_without_efa(data: ClusterData) -> dict[str, str]:
     """Instance group name -> instance type, for groups none of whose types supports EFA
     (DescribeInstanceTypes NetworkInfo.EfaSupported false); {} when the types cannot be
     read, so that missing self rules still FAIL."""
-    # Imported here: importing a check module at the top would register it out of order.
-    from tools.checks.capacity import group_instance_types
-
     groups = {
-        str(g.get("InstanceGroupName")): [ec2_type(t) for t in group_instance_types(g)]
-        for g in data.instance_groups()
-        if isinstance(g, dict) and g.get("InstanceGroupName")
+        g.name: [ec2_type(t) for t in g.instance_types] for g in data.instance_groups() if g.name
     }
-    try:
-        described = data.instance_types([t for types in groups.values() for t in types])
-    except AwsAccessError:
+    described = data.optional(
+        lambda: data.instance_types([t for types in groups.values() for t in types])
+    )
+    if described is None:
         return {}
-    efa = {
-        str(t.get("InstanceType")): (t.get("NetworkInfo") or {}).get("EfaSupported")
-        for t in described
-        if isinstance(t, dict)
-    }
+    efa = {t.instance_type: t.efa_supported for t in described}
     return {
         name: ", ".join(types)
         for name, types in groups.items()

@@ -28,16 +28,17 @@ Rules are pure functions over literal data; the registered check only fetches th
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tools.aws.errors import AwsAccessError
-from tools.checks._network import cluster_subnets, managed_vpc_finding, uses_managed_vpc
+from tools.checks._network import cluster_subnets, managed_vpc_finding
 from tools.findings import Finding, Priority, fail, info, passed, warn
 from tools.probes.instance_facts import ec2_type
 from tools.registry import check
 from tools.triage.data import ClusterData
+from tools.triage.data.network_model import InstanceTypeInfo, Subnet
+from tools.triage.data.sagemaker_model import InstanceGroup
 
 CHECK_FREE_IPS = "subnet-free-ips"
 
@@ -69,50 +70,46 @@ class Demand:
         return self.per_node * self.wave_nodes
 
 
-def addresses_per_node(entry: dict[str, Any] | None, orchestrator: str) -> tuple[int, str]:
+def addresses_per_node(entry: InstanceTypeInfo | None, orchestrator: str) -> tuple[int, str]:
     """(addresses one node takes, where the figure comes from)."""
-    network = (entry or {}).get("NetworkInfo") or {}
-    cards = network.get("MaximumNetworkCards")
-    if not isinstance(cards, int) or cards < 1:
-        cards = len(network.get("NetworkCards") or []) or None
-    per_interface = network.get("Ipv4AddressesPerInterface")
+    cards = entry.network_cards if entry else None
+    per_interface = entry.ipv4_addresses_per_interface if entry else None
     if orchestrator == "eks":
-        if isinstance(cards, int) and isinstance(per_interface, int) and per_interface > 0:
+        if cards is not None and per_interface is not None and per_interface > 0:
             return per_interface + cards - 1, "DescribeInstanceTypes"
         return FALLBACK_EKS, "prerequisites fallback"
-    if isinstance(cards, int):
+    if cards is not None:
         return cards, "DescribeInstanceTypes"
     return FALLBACK_SLURM, "prerequisites fallback"
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and value >= 0 else 0
+def _count(value: int | None) -> int:
+    return value if value is not None and value >= 0 else 0
 
 
 def group_demands(
-    groups: list[dict[str, Any]],
-    cluster_subnet_ids: list[str],
-    described: dict[str, dict[str, Any]],
+    groups: Sequence[InstanceGroup],
+    cluster_subnet_ids: Sequence[str],
+    described: dict[str, InstanceTypeInfo],
     orchestrator: str,
-    types_of: Callable[[dict[str, Any]], list[str]],
 ) -> dict[str, list[Demand]]:
     """Subnet id -> the demands of the groups that may place nodes there.
 
-    `described` maps EC2 type -> its DescribeInstanceTypes entry; `types_of(group)` gives a
-    group's HyperPod types (the hungriest of them is the group's per-node need).
+    `described` maps EC2 type -> its described instance type; the hungriest of a group's
+    types is the group's per-node need.
     """
     demands: dict[str, list[Demand]] = {}
     for group in groups:
-        name = str(group.get("InstanceGroupName") or "?")
-        types = [ec2_type(t) for t in types_of(group)]
+        name = group.name or "?"
+        types = [ec2_type(t) for t in group.instance_types]
         if not types:
             continue
         needs = [(addresses_per_node(described.get(t), orchestrator), t) for t in types]
         (per_node, source), instance_type = max(needs, key=lambda item: item[0][0])
-        target = _count(group.get("TargetCount")) or _count(group.get("CurrentCount"))
-        current = group.get("CurrentCount")
-        short = isinstance(current, int) and current < target
-        override = (group.get("OverrideVpcConfig") or {}).get("Subnets")
+        target = _count(group.target_count) or _count(group.current_count)
+        current = group.current_count
+        short = current is not None and current < target
+        override = group.override_vpc.subnets if group.override_vpc else ()
         for subnet_id in sorted(set(override or cluster_subnet_ids)):
             demands.setdefault(subnet_id, []).append(
                 Demand(name, instance_type, per_node, target, short, source)
@@ -121,20 +118,19 @@ def group_demands(
 
 
 def judge_free_ips(
-    subnets: list[dict[str, Any]], demands: dict[str, list[Demand]] | None = None
+    subnets: Sequence[Subnet], demands: dict[str, list[Demand]] | None = None
 ) -> list[Finding]:
     """One finding per subnet: FAIL, WARN P1 or PASS by the rule in the module docstring;
     a subnet no group is known to use is judged against the floors alone."""
     findings: list[Finding] = []
-    for subnet in sorted(subnets, key=lambda s: str(s.get("SubnetId"))):
-        subnet_id = str(subnet.get("SubnetId"))
-        findings.append(_judge_subnet(subnet, (demands or {}).get(subnet_id, [])))
+    for subnet in sorted(subnets, key=lambda s: s.subnet_id):
+        findings.append(_judge_subnet(subnet, (demands or {}).get(subnet.subnet_id, [])))
     return findings
 
 
-def _judge_subnet(subnet: dict[str, Any], demands: list[Demand]) -> Finding:
-    subnet_id = str(subnet.get("SubnetId"))
-    free = subnet.get("AvailableIpAddressCount")
+def _judge_subnet(subnet: Subnet, demands: list[Demand]) -> Finding:
+    subnet_id = subnet.subnet_id
+    free = subnet.available_ip_count
     one = max(demands, key=lambda d: d.per_node, default=None)
     wave = max(demands, key=lambda d: d.wave, default=None)
     fail_below = max(FAIL_FLOOR, one.per_node if one else 0)
@@ -142,7 +138,7 @@ def _judge_subnet(subnet: dict[str, Any], demands: list[Demand]) -> Finding:
     evidence: dict[str, Any] = {
         "subnet": subnet_id,
         "available_ips": free,
-        "cidr": subnet.get("CidrBlock"),
+        "cidr": subnet.cidr_block,
         "fail_below": fail_below,
         "warn_below": warn_below,
         "groups": {
@@ -155,8 +151,8 @@ def _judge_subnet(subnet: dict[str, Any], demands: list[Demand]) -> Finding:
             for d in demands
         },
     }
-    where = f"Subnet {subnet_id} ({subnet.get('CidrBlock')})"
-    if not isinstance(free, int):
+    where = f"Subnet {subnet_id} ({subnet.cidr_block})"
+    if free is None:
         return info(
             CHECK_FREE_IPS,
             "B.6",
@@ -213,18 +209,13 @@ def _judge_subnet(subnet: dict[str, Any], demands: list[Demand]) -> Finding:
 @check(CHECK_FREE_IPS, section="B.6", title="Free IP addresses per subnet")
 def subnet_free_ips(data: ClusterData) -> Iterable[Finding]:
     """Free addresses in every cluster subnet against what the nodes of its groups take."""
-    if uses_managed_vpc(data.cluster()):
+    if data.cluster().uses_managed_vpc:
         return [managed_vpc_finding(CHECK_FREE_IPS, "B.6", "subnet free-IP counts")]
-    # Imported here: importing a check module at the top would register it out of order.
-    from tools.checks.capacity import group_instance_types
-
-    groups = [g for g in data.instance_groups() if isinstance(g, dict)]
-    wanted = sorted({ec2_type(t) for g in groups for t in group_instance_types(g)})
-    try:
-        entries = data.instance_types(wanted)
-    except AwsAccessError:
-        entries = []  # the prerequisites' P5 figures stand in (see the module docstring)
-    described = {str(t.get("InstanceType")): t for t in entries if isinstance(t, dict)}
-    cluster_ids = list((data.cluster().get("VpcConfig") or {}).get("Subnets") or [])
-    demands = group_demands(groups, cluster_ids, described, data.orchestrator, group_instance_types)
+    groups = data.instance_groups()
+    wanted = sorted({ec2_type(t) for g in groups for t in g.instance_types})
+    # Unreadable types: the prerequisites' P5 figures stand in (see the module docstring).
+    entries = data.optional(lambda: data.instance_types(wanted)) or ()
+    described = {t.instance_type: t for t in entries}
+    cluster_ids = data.cluster().vpc_config.subnets
+    demands = group_demands(groups, cluster_ids, described, data.orchestrator)
     return judge_free_ips(cluster_subnets(data), demands)

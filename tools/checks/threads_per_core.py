@@ -2,57 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tools.checks.capacity import group_instance_types
 from tools.findings import Finding, Priority, info, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData, ec2_type
+from tools.triage.data.network_model import InstanceTypeInfo
+from tools.triage.data.sagemaker_model import InstanceGroup
 
 CHECK_ID = "threads-per-core"
 
 
-def _threads(group: dict[str, Any]) -> int | None:
-    value = group.get("ThreadsPerCore")
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def type_threads(group: dict[str, Any]) -> list[tuple[str, Any]]:
-    """(HyperPod type, ThreadsPerCore as reported) for each type the group runs.
-
-    A flexible group reports ThreadsPerCore per type in InstanceTypeDetails; a type it
-    lists only in InstanceRequirements takes the group's ThreadsPerCore.
-    """
-    per_type = {
-        str(d["InstanceType"]): d.get("ThreadsPerCore", group.get("ThreadsPerCore"))
-        for d in group.get("InstanceTypeDetails") or []
-        if isinstance(d, dict) and d.get("InstanceType")
-    }
-    return [(t, per_type.get(t, group.get("ThreadsPerCore"))) for t in group_instance_types(group)]
-
-
-def single_thread_types(groups: list[dict[str, Any]]) -> list[str]:
+def single_thread_types(groups: Sequence[InstanceGroup]) -> list[str]:
     """EC2 types run with one thread per core (the only ones worth describing)."""
     return sorted(
         {
             ec2_type(hyperpod_type)
             for g in groups
-            for hyperpod_type, threads in type_threads(g)
-            if _threads({"ThreadsPerCore": threads}) == 1
+            for hyperpod_type, threads in g.type_threads
+            if threads == 1
         }
     )
 
 
 def judge_threads_per_core(
-    groups: list[dict[str, Any]], instance_types: list[dict[str, Any]]
+    groups: Sequence[InstanceGroup], instance_types: Sequence[InstanceTypeInfo]
 ) -> list[Finding]:
     """WARN P1 when ThreadsPerCore=1 hides half the vCPUs of a type that supports 2."""
-    by_type = {str(t.get("InstanceType")): t for t in instance_types if isinstance(t, dict)}
+    by_type = {t.instance_type: t for t in instance_types}
     findings: list[Finding] = []
     for group in groups:
-        name = str(group.get("InstanceGroupName") or "?")
-        pairs = type_threads(group)
+        name = group.name or "?"
+        pairs = group.type_threads
         if not pairs:
             findings.append(
                 info(
@@ -62,7 +44,7 @@ def judge_threads_per_core(
                     "nor the InstanceTypeDetails / InstanceRequirements of a flexible group): "
                     "instance types not judged",
                     group=name,
-                    threads_per_core=group.get("ThreadsPerCore"),
+                    threads_per_core=group.threads_per_core,
                 )
             )
             continue
@@ -72,13 +54,12 @@ def judge_threads_per_core(
 
 
 def _judge_type(
-    name: str, hyperpod_type: str, reported: Any, by_type: dict[str, dict[str, Any]]
+    name: str, hyperpod_type: str, threads: int | None, by_type: dict[str, InstanceTypeInfo]
 ) -> Finding:
-    threads = _threads({"ThreadsPerCore": reported})
     evidence: dict[str, Any] = {
         "group": name,
         "instance_type": hyperpod_type,
-        "threads_per_core": reported,
+        "threads_per_core": threads,
     }
     if threads != 1:
         shown = threads if threads is not None else "not set (default)"
@@ -89,8 +70,8 @@ def _judge_type(
             **evidence,
         )
     described = by_type.get(ec2_type(hyperpod_type))
-    vcpu = described.get("VCpuInfo") if described else None
-    if not isinstance(vcpu, dict):
+    vcpu = described.vcpu if described else None
+    if vcpu is None:
         return info(
             CHECK_ID,
             "J",
@@ -98,9 +79,8 @@ def _judge_type(
             "no instance-type data to tell whether that hides vCPUs",
             **evidence,
         )
-    valid = [v for v in vcpu.get("ValidThreadsPerCore") or [] if isinstance(v, int)]
-    cores = vcpu.get("DefaultCores")
-    total = vcpu.get("DefaultVCpus")
+    valid = list(vcpu.valid_threads_per_core)
+    cores, total = vcpu.default_cores, vcpu.default_vcpus
     evidence.update(valid_threads_per_core=valid, default_cores=cores, default_vcpus=total)
     if 2 not in valid:
         return passed(
@@ -110,7 +90,7 @@ def _judge_type(
             "no simultaneous multithreading",
             **evidence,
         )
-    if isinstance(cores, int) and isinstance(total, int):
+    if cores is not None and total is not None:
         counts = f": {cores} of {total} vCPUs visible"
     else:
         counts = ": half of the vCPUs are hidden"

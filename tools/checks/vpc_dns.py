@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from tools.checks._network import (
     cluster_subnets,
     managed_vpc_finding,
-    uses_managed_vpc,
     vpc_ids,
 )
 from tools.findings import Finding, Priority, fail, passed
@@ -65,7 +64,7 @@ def judge_dns(vpc_id: str, dns_support: bool, dns_hostnames: bool) -> list[Findi
 @check(CHECK_DNS, section="B.2", title="VPC DNS support and hostnames")
 def vpc_dns(data: ClusterData) -> Iterable[Finding]:
     """enableDnsSupport and enableDnsHostnames on the cluster VPC."""
-    if uses_managed_vpc(data.cluster()):
+    if data.cluster().uses_managed_vpc:
         return [managed_vpc_finding(CHECK_DNS, "B.2", "VPC DNS attributes")]
     findings: list[Finding] = []
     for vpc_id in vpc_ids(cluster_subnets(data)):

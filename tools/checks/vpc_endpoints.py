@@ -1,31 +1,29 @@
 """§ B.4: subnets without NAT or other egress need the HyperPod VPC endpoints.
 
-Rules are pure functions over DescribeSubnets / DescribeRouteTables /
-DescribeVpcEndpoints output; the registered check only fetches through `ClusterData`.
+Rules are pure functions over the typed subnets, route tables and VPC endpoints; the
+registered check only fetches through `ClusterData`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tools.checks._network import (
     cluster_subnets,
     default_route,
-    endpoint_service,
-    is_active,
     is_appliance,
     is_egress,
     is_internet_gateway,
     listing,
     managed_vpc_finding,
     route_table_for,
-    uses_managed_vpc,
     vpc_ids,
 )
 from tools.findings import Finding, Priority, fail, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
+from tools.triage.data.network_model import RouteTable, Subnet, VpcEndpoint
 
 CHECK_ENDPOINTS = "vpc-endpoints"
 
@@ -48,32 +46,32 @@ REQUIRED_ENDPOINTS: tuple[str, ...] = (
 EKS_ENDPOINTS: tuple[str, ...] = ("eks",)
 
 
-def has_egress(subnet: dict[str, Any], route_tables: list[dict[str, Any]]) -> bool:
+def has_egress(subnet: Subnet, route_tables: Sequence[RouteTable]) -> bool:
     table, _ = route_table_for(subnet, route_tables)
     route = default_route(table) if table else None
-    return route is not None and is_active(route) and is_egress(route)
+    return route is not None and route.active and is_egress(route)
 
 
-def _public(subnet: dict[str, Any], route_tables: list[dict[str, Any]]) -> bool:
+def _public(subnet: Subnet, route_tables: Sequence[RouteTable]) -> bool:
     table, _ = route_table_for(subnet, route_tables)
     route = default_route(table) if table else None
     return route is not None and is_internet_gateway(route)
 
 
-def _appliance(subnet: dict[str, Any], route_tables: list[dict[str, Any]]) -> str:
+def _appliance(subnet: Subnet, route_tables: Sequence[RouteTable]) -> str:
     """The Gateway Load Balancer / Network Firewall endpoint of the default route, or ""."""
     table, _ = route_table_for(subnet, route_tables)
     route = default_route(table) if table else None
-    if route is not None and is_active(route) and is_appliance(route):
-        return str(route.get("GatewayId"))
+    if route is not None and route.active and is_appliance(route):
+        return route.gateway_id
     return ""
 
 
 def judge_endpoints(
     vpc_id: str,
-    subnets: list[dict[str, Any]],
-    route_tables: list[dict[str, Any]],
-    endpoints: list[dict[str, Any]],
+    subnets: Sequence[Subnet],
+    route_tables: Sequence[RouteTable],
+    endpoints: Sequence[VpcEndpoint],
     orchestrator: str,
 ) -> list[Finding]:
     """Subnets without NAT/other egress need the HyperPod service endpoints in their VPC.
@@ -82,11 +80,11 @@ def judge_endpoints(
     fix there is a NAT route, which makes the endpoints optional).
     """
     isolated = sorted(
-        str(s.get("SubnetId"))
+        s.subnet_id
         for s in subnets
         if not has_egress(s, route_tables) and not _public(s, route_tables)
     )
-    available = {endpoint_service(e): e for e in endpoints if is_active(e)}
+    available = {e.service: e for e in endpoints if e.active}
     needed = [*REQUIRED_ENDPOINTS, *(EKS_ENDPOINTS if orchestrator == "eks" else ())]
     evidence: dict[str, Any] = {
         "vpc": vpc_id,
@@ -95,9 +93,7 @@ def judge_endpoints(
         "required": needed,
     }
     appliances = {
-        str(s.get("SubnetId")): _appliance(s, route_tables)
-        for s in subnets
-        if _appliance(s, route_tables)
+        s.subnet_id: _appliance(s, route_tables) for s in subnets if _appliance(s, route_tables)
     }
     if appliances:
         evidence["egress_via_appliance"] = dict(sorted(appliances.items()))
@@ -134,11 +130,9 @@ def judge_endpoints(
         ]
     findings: list[Finding] = []
     no_private_dns = sorted(
-        str(e.get("VpcEndpointId"))
+        e.vpc_endpoint_id
         for name, e in available.items()
-        if name in needed
-        and e.get("VpcEndpointType") == "Interface"
-        and e.get("PrivateDnsEnabled") is False
+        if name in needed and e.endpoint_type == "Interface" and e.private_dns_enabled is False
     )
     if no_private_dns:
         findings.append(
@@ -168,12 +162,12 @@ def judge_endpoints(
 @check(CHECK_ENDPOINTS, section="B.4", title="VPC endpoints without NAT")
 def vpc_endpoints(data: ClusterData) -> Iterable[Finding]:
     """Subnets without NAT egress need the HyperPod interface endpoints in their VPC."""
-    if uses_managed_vpc(data.cluster()):
+    if data.cluster().uses_managed_vpc:
         return [managed_vpc_finding(CHECK_ENDPOINTS, "B.4", "VPC endpoints")]
     subnets = cluster_subnets(data)
     findings: list[Finding] = []
     for vpc_id in vpc_ids(subnets):
-        in_vpc = [s for s in subnets if s.get("VpcId") == vpc_id]
+        in_vpc = [s for s in subnets if s.vpc_id == vpc_id]
         findings.extend(
             judge_endpoints(
                 vpc_id,

@@ -1,46 +1,42 @@
 """§ B.1: one VPC for every cluster subnet and security group, and an S3 gateway endpoint.
 
-Rules are pure functions over DescribeSubnets / DescribeSecurityGroups /
-DescribeVpcEndpoints output; the registered checks only fetch through `ClusterData` and
-hand the raw shapes over.
+Rules are pure functions over the typed subnets, security groups and VPC endpoints; the
+registered checks only fetch through `ClusterData` and hand them over.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from tools.checks._network import (
     cluster_subnets,
-    endpoint_service,
-    is_active,
     listing,
     managed_vpc_finding,
-    uses_managed_vpc,
     vpc_ids,
 )
 from tools.findings import Finding, Priority, fail, passed, warn
 from tools.registry import check
 from tools.triage.data import ClusterData
+from tools.triage.data.network_model import SecurityGroup, Subnet, VpcEndpoint
 
 CHECK_MEMBERSHIP = "vpc-membership"
 CHECK_S3 = "s3-gateway-endpoint"
 
 
-def reference_vpc(subnets: list[dict[str, Any]], vpc_config_subnets: list[str]) -> str | None:
+def reference_vpc(subnets: Sequence[Subnet], vpc_config_subnets: list[str]) -> str | None:
     """The VPC the cluster lives in: that of its cluster-level subnets (most common)."""
-    level = [s for s in subnets if s.get("SubnetId") in vpc_config_subnets] or subnets
-    counts = Counter(str(s.get("VpcId")) for s in level if s.get("VpcId"))
+    level = [s for s in subnets if s.subnet_id in vpc_config_subnets] or subnets
+    counts = Counter(s.vpc_id for s in level if s.vpc_id)
     if not counts:
         return None
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[0][0]
 
 
 def judge_vpc_membership(
-    subnets: list[dict[str, Any]],
+    subnets: Sequence[Subnet],
     missing_subnets: list[str],
-    security_groups: list[dict[str, Any]],
+    security_groups: Sequence[SecurityGroup],
     missing_security_groups: list[str],
     vpc_config_subnets: list[str],
 ) -> list[Finding]:
@@ -73,8 +69,8 @@ def judge_vpc_membership(
     vpc_id = reference_vpc(subnets, vpc_config_subnets)
     if vpc_id is None:
         return findings
-    placement = {str(s.get("SubnetId")): s.get("VpcId") for s in subnets}
-    placement.update({str(g.get("GroupId")): g.get("VpcId") for g in security_groups})
+    placement = {s.subnet_id: s.vpc_id for s in subnets}
+    placement.update({g.group_id: g.vpc_id for g in security_groups})
     odd = {rid: vpc for rid, vpc in placement.items() if vpc != vpc_id}
     if odd:
         where = ", ".join(f"{rid} in {vpc}" for rid, vpc in sorted(odd.items()))
@@ -105,18 +101,16 @@ def judge_vpc_membership(
     return findings
 
 
-def judge_s3_gateway(vpc_id: str, endpoints: list[dict[str, Any]]) -> list[Finding]:
+def judge_s3_gateway(vpc_id: str, endpoints: Sequence[VpcEndpoint]) -> list[Finding]:
     """WARN P2 without an available S3 gateway endpoint in the cluster VPC."""
-    s3 = [e for e in endpoints if endpoint_service(e) == "s3" and is_active(e)]
-    gateways = [e for e in s3 if e.get("VpcEndpointType") == "Gateway"]
+    s3 = [e for e in endpoints if e.service == "s3" and e.active]
+    gateways = [e for e in s3 if e.endpoint_type == "Gateway"]
     evidence = {
         "vpc": vpc_id,
-        "s3_endpoints": {
-            str(e.get("VpcEndpointId")): str(e.get("VpcEndpointType", "")) for e in s3
-        },
+        "s3_endpoints": {e.vpc_endpoint_id: e.endpoint_type for e in s3},
     }
     if gateways:
-        ids = sorted(str(e.get("VpcEndpointId")) for e in gateways)
+        ids = sorted(e.vpc_endpoint_id for e in gateways)
         return [
             passed(
                 CHECK_S3,
@@ -143,20 +137,20 @@ def judge_s3_gateway(vpc_id: str, endpoints: list[dict[str, Any]]) -> list[Findi
 @check(CHECK_MEMBERSHIP, section="B.1", title="Subnets and security groups in one VPC")
 def vpc_membership(data: ClusterData) -> Iterable[Finding]:
     """Every cluster and OverrideVpcConfig subnet and SG exists and shares one VPC."""
-    if uses_managed_vpc(data.cluster()):
+    if data.cluster().uses_managed_vpc:
         return [
             managed_vpc_finding(CHECK_MEMBERSHIP, "B.1", "the one-VPC rule for subnets and SGs")
         ]
     subnets, missing_subnets = data.existing_subnets(data.cluster_subnet_ids())
     groups, missing_groups = data.existing_security_groups(data.cluster_security_group_ids())
-    vpc_config = list(data.cluster().get("VpcConfig", {}).get("Subnets", []))
+    vpc_config = list(data.cluster().vpc_config.subnets)
     return judge_vpc_membership(subnets, missing_subnets, groups, missing_groups, vpc_config)
 
 
 @check(CHECK_S3, section="B.1", title="S3 gateway endpoint")
 def s3_gateway_endpoint(data: ClusterData) -> Iterable[Finding]:
     """An S3 gateway endpoint in the cluster VPC (lifecycle scripts and images come from S3)."""
-    if uses_managed_vpc(data.cluster()):
+    if data.cluster().uses_managed_vpc:
         return [managed_vpc_finding(CHECK_S3, "B.1", "S3 gateway endpoint")]
     findings: list[Finding] = []
     for vpc_id in vpc_ids(cluster_subnets(data)):

@@ -61,6 +61,17 @@ class Memo:
         view.target = self.target.model_copy(update={"node": node})
         return view
 
+    def optional(self, read: Callable[[], T]) -> T | None:
+        """The answer of `read`, or None when AWS refused or failed it.
+
+        For checks that only use a read as extra context: the check that owns the read
+        reports its error, so the others go on without it instead of repeating it.
+        """
+        try:
+            return read()
+        except AwsAccessError:
+            return None
+
     def _once(self, key: tuple[Any, ...], fetch: Callable[[], T]) -> T:
         me = threading.get_ident()
         while True:

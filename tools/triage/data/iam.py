@@ -7,15 +7,16 @@ from typing import Any
 from urllib.parse import unquote
 
 from tools.triage.data._memo import Memo
+from tools.triage.data.iam_model import PolicyDocument
 
 
 class IamReads(Memo):
-    def role_policy_documents(self, role_arn: str) -> list[dict[str, Any]]:
-        """Inline and attached policy documents of an execution role."""
+    def role_policy_documents(self, role_arn: str) -> tuple[PolicyDocument, ...]:
+        """Inline and attached policy documents of an execution role, parsed."""
         role_name = role_arn.rsplit("/", 1)[-1]
 
-        def fetch() -> list[dict[str, Any]]:
-            documents: list[dict[str, Any]] = []
+        def fetch() -> tuple[PolicyDocument, ...]:
+            documents: list[PolicyDocument] = []
             inline = self.access.call("iam", "ListRolePolicies", RoleName=role_name)
             for policy_name in sorted(inline.get("PolicyNames", [])):
                 doc = self.access.call(
@@ -30,17 +31,17 @@ class IamReads(Memo):
                     "iam", "GetPolicyVersion", PolicyArn=arn, VersionId=meta.get("DefaultVersionId")
                 ).get("PolicyVersion", {})
                 documents.append(_decode_policy(version.get("Document", {})))
-            return documents
+            return tuple(documents)
 
         return self._once(("role-policies", role_name), fetch)
 
 
-def _decode_policy(document: Any) -> dict[str, Any]:
+def _decode_policy(document: Any) -> PolicyDocument:
     """IAM returns policy documents URL-encoded; boto3 usually decodes them already."""
     if isinstance(document, dict):
-        return document
+        return PolicyDocument.from_api(document)
     try:
-        decoded: dict[str, Any] = json.loads(unquote(str(document)))
+        decoded: Any = json.loads(unquote(str(document)))
     except ValueError:
-        return {}
-    return decoded
+        return PolicyDocument.from_api({})
+    return PolicyDocument.from_api(decoded)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from tools.aws.session import PagedResult, StoppedBy
+from tools.aws.session import StoppedBy
+from tools.triage.data.logs_model import LogEvent, LogEventListing, LogStreamListing
 from tools.triage.data.sagemaker import SageMakerReads
 
 LOG_WINDOW = timedelta(days=7)
@@ -30,22 +31,24 @@ class LogReads(SageMakerReads):
 
         return self._once(("log-group",), fetch)
 
-    def log_stream_count(self, prefix: str, max_pages: int = 2) -> PagedResult:
-        """The first log streams under `prefix`, at most `max_pages` pages of 50: enough to
-        say how many there are, or "at least N" when `truncated`."""
+    def log_stream_count(self, prefix: str, max_pages: int = 2) -> LogStreamListing:
+        """The names of the first log streams under `prefix`, at most `max_pages` pages of
+        50: enough to say how many there are, or "at least N" when `truncated`."""
         return self._once(
             ("log-stream-count", prefix, max_pages),
-            lambda: self.access.paginate(
-                "logs",
-                "DescribeLogStreams",
-                "logStreams",
-                page_size=50,
-                cap=50 * max_pages,
-                token_key="nextToken",
-                size_key="limit",
-                max_pages=max_pages,
-                logGroupName=self.log_group_name,
-                logStreamNamePrefix=prefix,
+            lambda: LogStreamListing.from_paged(
+                self.access.paginate(
+                    "logs",
+                    "DescribeLogStreams",
+                    "logStreams",
+                    page_size=50,
+                    cap=50 * max_pages,
+                    token_key="nextToken",
+                    size_key="limit",
+                    max_pages=max_pages,
+                    logGroupName=self.log_group_name,
+                    logStreamNamePrefix=prefix,
+                )
             ),
         )
 
@@ -55,7 +58,7 @@ class LogReads(SageMakerReads):
         filter_pattern: str,
         cap: int = 200,
         max_pages: int = LOG_PAGE_BUDGET,
-    ) -> PagedResult:
+    ) -> LogEventListing:
         """Matching events of the last week, newest window first.
 
         FilterLogEvents returns the oldest events of its time range first, so the week is
@@ -66,7 +69,7 @@ class LogReads(SageMakerReads):
         not full), else "end".
         """
 
-        def fetch() -> PagedResult:
+        def fetch() -> LogEventListing:
             items: list[dict[str, Any]] = []
             truncated = False
             capped = paged = False
@@ -100,6 +103,10 @@ class LogReads(SageMakerReads):
                 paged = paged or result.stopped_by == "pages"
                 end = start - 1  # endTime is inclusive: no event is read twice
             stopped_by: StoppedBy = "cap" if capped else "pages" if paged else "end"
-            return PagedResult(items=items, truncated=truncated, stopped_by=stopped_by)
+            return LogEventListing(
+                items=tuple(LogEvent.from_api(e) for e in items if isinstance(e, dict)),
+                truncated=truncated,
+                stopped_by=stopped_by,
+            )
 
         return self._once(("recent-log-events", stream_prefix, filter_pattern, cap), fetch)

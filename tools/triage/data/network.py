@@ -1,13 +1,26 @@
 """EC2 / VPC reads: the cluster's security groups and subnets, VPC attributes, route
-tables, endpoints, and instance type offerings."""
+tables, endpoints, instance types and their offerings, network interfaces and their quota.
+
+Each read parses botocore's answer once, inside its memo entry, into the typed models of
+`network_model`; the checks never see the raw shapes."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from tools.aws.errors import AwsAccessError, ResourceNotFound
-from tools.aws.session import PagedResult
+from tools.triage.data.network_model import (
+    EniQuota,
+    InstanceTypeInfo,
+    InstanceTypeOffering,
+    NetworkInterface,
+    NetworkInterfaceListing,
+    RouteTable,
+    SecurityGroup,
+    Subnet,
+    VpcEndpoint,
+)
 from tools.triage.data.sagemaker import SageMakerReads
 
 # EC2 pages these lists even when MaxResults is not asked for, so they are read with
@@ -22,6 +35,7 @@ INSTANCE_TYPE_PAGE, INSTANCE_TYPE_CAP = 100, 1_000
 ENI_PAGE, ENI_CAP = 1_000, 100_000
 # Service Quotas: "Network interfaces per Region" (Amazon VPC quotas).
 ENI_QUOTA_SERVICE, ENI_QUOTA_CODE = "vpc", "L-DF5E4CA3"
+T = TypeVar("T")
 _ENI_FIELDS = ("NetworkInterfaceId", "VpcId", "SubnetId", "InterfaceType", "Status")
 
 
@@ -33,47 +47,51 @@ def _eni_fields(item: dict[str, Any]) -> dict[str, Any]:
 class NetworkReads(SageMakerReads):
     def cluster_security_group_ids(self) -> list[str]:
         """Cluster SGs plus every instance group's OverrideVpcConfig SGs."""
-        ids = list(self.cluster().get("VpcConfig", {}).get("SecurityGroupIds", []))
+        ids = list(self.cluster().vpc_config.security_group_ids)
         for group in self.instance_groups():
-            ids.extend(group.get("OverrideVpcConfig", {}).get("SecurityGroupIds", []))
+            if group.override_vpc is not None:
+                ids.extend(group.override_vpc.security_group_ids)
         return sorted(set(ids))
 
     def cluster_subnet_ids(self) -> list[str]:
-        ids = list(self.cluster().get("VpcConfig", {}).get("Subnets", []))
+        ids = list(self.cluster().vpc_config.subnets)
         for group in self.instance_groups():
-            ids.extend(group.get("OverrideVpcConfig", {}).get("Subnets", []))
+            if group.override_vpc is not None:
+                ids.extend(group.override_vpc.subnets)
         return sorted(set(ids))
 
-    def security_groups(self, group_ids: list[str]) -> list[dict[str, Any]]:
+    def security_groups(self, group_ids: list[str]) -> tuple[SecurityGroup, ...]:
         ids = sorted(set(group_ids))
         if not ids:
-            return []
-        return self._once(
-            ("sgs", *ids),
-            lambda: self.access.call("ec2", "DescribeSecurityGroups", GroupIds=ids).get(
-                "SecurityGroups", []
-            ),
-        )
+            return ()
 
-    def subnets(self, subnet_ids: list[str]) -> list[dict[str, Any]]:
+        def fetch() -> tuple[SecurityGroup, ...]:
+            answer = self.access.call("ec2", "DescribeSecurityGroups", GroupIds=ids)
+            return tuple(SecurityGroup.from_api(g) for g in _items(answer, "SecurityGroups"))
+
+        return self._once(("sgs", *ids), fetch)
+
+    def subnets(self, subnet_ids: list[str]) -> tuple[Subnet, ...]:
         ids = sorted(set(subnet_ids))
         if not ids:
-            return []
-        return self._once(
-            ("subnets", *ids),
-            lambda: self.access.call("ec2", "DescribeSubnets", SubnetIds=ids).get("Subnets", []),
-        )
+            return ()
 
-    def existing_subnets(self, subnet_ids: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+        def fetch() -> tuple[Subnet, ...]:
+            answer = self.access.call("ec2", "DescribeSubnets", SubnetIds=ids)
+            return tuple(Subnet.from_api(s) for s in _items(answer, "Subnets"))
+
+        return self._once(("subnets", *ids), fetch)
+
+    def existing_subnets(self, subnet_ids: list[str]) -> tuple[tuple[Subnet, ...], list[str]]:
         """(subnets found, ids that do not exist): one bad id fails the whole batch call,
         so on NotFound each id is asked alone to tell the missing ones apart."""
-        return _split_missing(self.subnets, subnet_ids, "SubnetId")
+        return _split_missing(self.subnets, subnet_ids, lambda subnet: subnet.subnet_id)
 
     def existing_security_groups(
         self, group_ids: list[str]
-    ) -> tuple[list[dict[str, Any]], list[str]]:
+    ) -> tuple[tuple[SecurityGroup, ...], list[str]]:
         """(security groups found, ids that do not exist), like `existing_subnets`."""
-        return _split_missing(self.security_groups, group_ids, "GroupId")
+        return _split_missing(self.security_groups, group_ids, lambda group: group.group_id)
 
     def vpc_attribute(self, vpc_id: str, attribute: str) -> bool:
         """enableDnsSupport / enableDnsHostnames as a bool."""
@@ -87,89 +105,107 @@ class NetworkReads(SageMakerReads):
 
         return self._once(("vpc-attr", vpc_id, attribute), fetch)
 
-    def route_tables(self, vpc_id: str) -> list[dict[str, Any]]:
+    def route_tables(self, vpc_id: str) -> tuple[RouteTable, ...]:
         return self._once(
             ("route-tables", vpc_id),
-            lambda: self._whole(
-                "DescribeRouteTables",
-                "RouteTables",
-                ROUTE_TABLE_PAGE,
-                ROUTE_TABLE_CAP,
-                Filters=[{"Name": "vpc-id", "Values": [vpc_id]}],
+            lambda: tuple(
+                RouteTable.from_api(table)
+                for table in self._whole(
+                    "DescribeRouteTables",
+                    "RouteTables",
+                    ROUTE_TABLE_PAGE,
+                    ROUTE_TABLE_CAP,
+                    Filters=[{"Name": "vpc-id", "Values": [vpc_id]}],
+                )
             ),
         )
 
-    def vpc_endpoints(self, vpc_id: str) -> list[dict[str, Any]]:
+    def vpc_endpoints(self, vpc_id: str) -> tuple[VpcEndpoint, ...]:
         return self._once(
             ("endpoints", vpc_id),
-            lambda: self._whole(
-                "DescribeVpcEndpoints",
-                "VpcEndpoints",
-                ENDPOINT_PAGE,
-                ENDPOINT_CAP,
-                Filters=[{"Name": "vpc-id", "Values": [vpc_id]}],
+            lambda: tuple(
+                VpcEndpoint.from_api(endpoint)
+                for endpoint in self._whole(
+                    "DescribeVpcEndpoints",
+                    "VpcEndpoints",
+                    ENDPOINT_PAGE,
+                    ENDPOINT_CAP,
+                    Filters=[{"Name": "vpc-id", "Values": [vpc_id]}],
+                )
             ),
         )
 
-    def instance_type_offerings(self, ec2_types: list[str]) -> list[dict[str, Any]]:
+    def instance_type_offerings(self, ec2_types: list[str]) -> tuple[InstanceTypeOffering, ...]:
         types = sorted(set(ec2_types))
         if not types:
-            return []
+            return ()
         return self._once(
             ("offerings", *types),
-            lambda: self._whole(
-                "DescribeInstanceTypeOfferings",
-                "InstanceTypeOfferings",
-                OFFERING_PAGE,
-                OFFERING_CAP,
-                LocationType="availability-zone",
-                Filters=[{"Name": "instance-type", "Values": types}],
+            lambda: tuple(
+                InstanceTypeOffering.from_api(offering)
+                for offering in self._whole(
+                    "DescribeInstanceTypeOfferings",
+                    "InstanceTypeOfferings",
+                    OFFERING_PAGE,
+                    OFFERING_CAP,
+                    LocationType="availability-zone",
+                    Filters=[{"Name": "instance-type", "Values": types}],
+                )
             ),
         )
 
-    def instance_types(self, ec2_types: list[str]) -> list[dict[str, Any]]:
+    def instance_types(self, ec2_types: list[str]) -> tuple[InstanceTypeInfo, ...]:
         types = sorted(set(ec2_types))
         if not types:
-            return []
+            return ()
         return self._once(
             ("instance-types", *types),
-            lambda: self._whole(
-                "DescribeInstanceTypes",
-                "InstanceTypes",
-                INSTANCE_TYPE_PAGE,
-                INSTANCE_TYPE_CAP,
-                InstanceTypes=types,
+            lambda: tuple(
+                InstanceTypeInfo.from_api(entry)
+                for entry in self._whole(
+                    "DescribeInstanceTypes",
+                    "InstanceTypes",
+                    INSTANCE_TYPE_PAGE,
+                    INSTANCE_TYPE_CAP,
+                    InstanceTypes=types,
+                )
             ),
         )
 
-    def network_interfaces(self) -> PagedResult:
+    def network_interfaces(self) -> NetworkInterfaceListing:
         """Every network interface of the Region, reduced to a few fields (`_eni_fields`)."""
-        return self._once(
-            ("network-interfaces",),
-            lambda: self.access.paginate(
+
+        def fetch() -> NetworkInterfaceListing:
+            listed = self.access.paginate(
                 "ec2",
                 "DescribeNetworkInterfaces",
                 "NetworkInterfaces",
                 page_size=ENI_PAGE,
                 cap=ENI_CAP,
                 project=_eni_fields,
-            ),
-        )
+            )
+            return NetworkInterfaceListing(
+                items=tuple(NetworkInterface.from_api(item) for item in listed.items),
+                truncated=listed.truncated,
+                stopped_by=listed.stopped_by,
+            )
 
-    def eni_quota(self) -> dict[str, Any]:
+        return self._once(("network-interfaces",), fetch)
+
+    def eni_quota(self) -> EniQuota:
         """GetServiceQuota for the network interfaces per Region (its `Quota` member)."""
-        return self._once(
-            ("eni-quota",),
-            lambda: (
-                self.access.call(
-                    "service-quotas",
-                    "GetServiceQuota",
-                    ServiceCode=ENI_QUOTA_SERVICE,
-                    QuotaCode=ENI_QUOTA_CODE,
-                ).get("Quota")
-                or {}
-            ),
-        )
+
+        def fetch() -> EniQuota:
+            answer = self.access.call(
+                "service-quotas",
+                "GetServiceQuota",
+                ServiceCode=ENI_QUOTA_SERVICE,
+                QuotaCode=ENI_QUOTA_CODE,
+            )
+            quota = answer.get("Quota")
+            return EniQuota.from_api(quota if isinstance(quota, dict) else {})
+
+        return self._once(("eni-quota",), fetch)
 
     def _whole(
         self, operation: str, result_key: str, page_size: int, cap: int, **params: Any
@@ -185,18 +221,23 @@ class NetworkReads(SageMakerReads):
         return result.items
 
 
+def _items(answer: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    return [item for item in answer.get(key, []) if isinstance(item, dict)]
+
+
 def _split_missing(
-    describe: Callable[[list[str]], list[dict[str, Any]]], ids: list[str], id_key: str
-) -> tuple[list[dict[str, Any]], list[str]]:
+    describe: Callable[[list[str]], tuple[T, ...]], ids: list[str], id_of: Callable[[T], str]
+) -> tuple[tuple[T, ...], list[str]]:
     wanted = sorted(set(ids))
     try:
         found = describe(wanted)
     except ResourceNotFound:
-        found = []
+        alone: list[T] = []
         for one in wanted:
             try:
-                found.extend(describe([one]))
+                alone.extend(describe([one]))
             except ResourceNotFound:
                 continue
-    seen = {str(item.get(id_key)) for item in found}
+        found = tuple(alone)
+    seen = {id_of(item) for item in found}
     return found, [one for one in wanted if one not in seen]

@@ -22,7 +22,6 @@ from tools.probes.instance_facts import (
     accelerator_family,
     ec2_type,
     fallback,
-    from_describe,
 )
 from tools.probes.model import NodeProbes
 from tools.probes.runner import ProbePlan, ProbeRunner
@@ -30,12 +29,27 @@ from tools.probes.transport import ProbeTarget
 from tools.sources import ProbesUnavailable, SourceUnavailable
 from tools.triage.data import slurm_source
 from tools.triage.data.network import NetworkReads
+from tools.triage.data.network_model import InstanceTypeInfo
+from tools.triage.data.sagemaker_model import ClusterNode
 from tools.triage.data.slurm_source import LocalVerdict, SlurmSource, local_slurm_verdict
 
 MAX_FAILING_NODES = 16
 HEALTHY_STATUSES = frozenset({"Running", "SystemUpdating", "DeepHealthCheckInProgress"})
 CONTROLLER_GROUP = re.compile(r"controller|head", re.IGNORECASE)
 LOCAL = slurm_source.LOCAL  # the "instance id" of this machine's Slurm probes
+
+
+def _facts(entry: InstanceTypeInfo) -> InstanceFacts:
+    """The probe-selection facts of a described instance type."""
+    vcpus = entry.vcpu.default_vcpus if entry.vcpu else None
+    return InstanceFacts(
+        instance_type=entry.instance_type,
+        vcpus=vcpus,
+        gpus=entry.gpu_count,
+        neuron_devices=entry.neuron_device_count,
+        efa_interfaces=entry.max_efa_interfaces,
+        instance_store=entry.instance_storage_supported,
+    )
 
 
 def _not_configured() -> Any:
@@ -63,13 +77,10 @@ class NodeReads(NetworkReads):
         name = ec2_type(instance_type)
 
         def fetch() -> InstanceFacts:
-            try:
-                entries = self.instance_types([name])
-            except AwsAccessError:
-                return fallback(name)
-            for entry in entries:
-                if entry.get("InstanceType") == name:
-                    return from_describe(entry)
+            # An unreadable type falls back to the built-in table.
+            for entry in self.optional(lambda: self.instance_types([name])) or ():
+                if entry.instance_type == name:
+                    return _facts(entry)
             return fallback(name)
 
         return self._once(("instance-facts", name), fetch)
@@ -100,12 +111,12 @@ class NodeReads(NetworkReads):
 
     # -- which nodes ------------------------------------------------------------------------
 
-    def slurm_controller_node(self) -> dict[str, Any] | None:
+    def slurm_controller_node(self) -> ClusterNode | None:
         """The first node of the controller group (named like 'controller' or 'head')."""
         if self.orchestrator != "slurm":
             return None
         for node in self.nodes().items:
-            if CONTROLLER_GROUP.search(str(node.get("InstanceGroupName", ""))):
+            if CONTROLLER_GROUP.search(node.instance_group):
                 return node
         return None
 
@@ -114,9 +125,8 @@ class NodeReads(NetworkReads):
         order (sources that are unavailable add nothing)."""
         failing: list[str] = []
         for node in self.nodes().items:
-            status = str((node.get("InstanceStatus") or {}).get("Status", ""))
-            if status not in HEALTHY_STATUSES:
-                failing.append(str(node.get("InstanceId")))
+            if node.status not in HEALTHY_STATUSES:
+                failing.append(node.instance_id)
         for extra in self._unhealthy_from_orchestrator():
             if extra not in failing:
                 failing.append(extra)
@@ -142,9 +152,9 @@ class NodeReads(NetworkReads):
             return []  # that source's own checks report why it could not be read
 
     def probe_plans(self) -> list[ProbePlan]:
-        nodes = {str(n.get("InstanceId")): n for n in self.nodes().items}
+        nodes = {n.instance_id: n for n in self.nodes().items}
         controller = self.slurm_controller_node()
-        controller_id = str(controller.get("InstanceId")) if controller else None
+        controller_id = controller.instance_id if controller else None
         if self.target.node:
             chosen = [self.target.node] if self.target.node in nodes else []
         else:
@@ -153,10 +163,9 @@ class NodeReads(NetworkReads):
             ]
             if not any(self._is_accelerator(nodes[i]) for i in chosen):
                 for instance_id, node in nodes.items():
-                    status = str((node.get("InstanceStatus") or {}).get("Status", ""))
                     if (
                         instance_id != controller_id
-                        and status == "Running"
+                        and node.status == "Running"
                         and self._is_accelerator(node)
                     ):
                         chosen.append(instance_id)
@@ -164,18 +173,19 @@ class NodeReads(NetworkReads):
         plans: list[ProbePlan] = []
         for instance_id in chosen:
             node = nodes[instance_id]
-            group = str(node.get("InstanceGroupName", ""))
-            instance_type = str(node.get("InstanceType", ""))
+            instance_type = node.instance_type
             plans.append(
                 ProbePlan(
-                    target=ProbeTarget(self.cluster_id, group, instance_id, instance_type),
+                    target=ProbeTarget(
+                        self.cluster_id, node.instance_group, instance_id, instance_type
+                    ),
                     probes=self.node_probe_names(instance_type),
                 )
             )
         return plans
 
-    def _is_accelerator(self, node: dict[str, Any]) -> bool:
-        instance_type = str(node.get("InstanceType", ""))
+    def _is_accelerator(self, node: ClusterNode) -> bool:
+        instance_type = node.instance_type
         facts = self.instance_facts(instance_type)
         return (facts.accelerator or accelerator_family(instance_type)) is not None
 
@@ -242,9 +252,7 @@ class NodeReads(NetworkReads):
             return LocalVerdict(
                 False, f"ListClusterNodes could not be read to confirm it: {exc.reason}"
             )
-        verdict = local_slurm_verdict(
-            here, [n for n in listed.items if isinstance(n, dict)], self.target.cluster
-        )
+        verdict = local_slurm_verdict(here, list(listed.items), self.target.cluster)
         if not verdict.belongs and listed.truncated:
             return LocalVerdict(False, verdict.reason + " (the node list read was cut short)")
         return verdict
@@ -271,12 +279,9 @@ class NodeReads(NetworkReads):
             if not rejected:
                 raise
             raise ProbesUnavailable(exc.reason + not_here, hint=exc.hint) from None
-        instance_id = str(controller.get("InstanceId", ""))
+        instance_id = controller.instance_id
         target = ProbeTarget(
-            self.cluster_id,
-            str(controller.get("InstanceGroupName", "")),
-            instance_id,
-            str(controller.get("InstanceType", "")),
+            self.cluster_id, controller.instance_group, instance_id, controller.instance_type
         )
         reason = (
             "this machine's Slurm is not this cluster's"

@@ -10,6 +10,17 @@ from tools.aws.errors import AwsAccessError, ResourceNotFound
 from tools.aws.session import PagedResult, StoppedBy
 from tools.target import CLUSTER_ARN
 from tools.triage.data._memo import Memo
+from tools.triage.data.sagemaker_model import (
+    Cluster,
+    ClusterEvent,
+    ClusterNode,
+    EksElsewhere,
+    EventListing,
+    InstanceGroup,
+    NodeListing,
+    parse_events,
+    parse_nodes,
+)
 
 EKS_CLUSTER_ARN = re.compile(
     r"^arn:aws[a-z-]*:eks:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):cluster/(?P<name>[^/]+)$"
@@ -38,31 +49,42 @@ class ClusterNotFound(Exception):
         super().__init__(f"cluster {cluster!r} not found in {region}: {detail}")
 
 
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and value > 0 else 0
+def _parsed_nodes(listing: PagedResult) -> NodeListing:
+    return NodeListing(
+        items=parse_nodes(listing.items),
+        truncated=listing.truncated,
+        stopped_by=listing.stopped_by,
+    )
 
 
-def _joined(groups: list[str], listings: list[PagedResult]) -> PagedResult:
+def _joined(groups: list[str], listings: list[NodeListing]) -> NodeListing:
     """One listing from the per-group ones, in group order. The API's filter is a
     substring match ("workers" also finds "workers-2"), so each listing keeps only its
     own group's nodes; a node seen twice is kept once."""
-    items: list[dict[str, Any]] = []
+    items: list[ClusterNode] = []
     seen: set[str] = set()
     truncated = False
     for group, listing in zip(groups, listings, strict=True):
         truncated = truncated or listing.truncated
         for node in listing.items:
-            if node.get("InstanceGroupName") != group:
+            if node.instance_group != group:
                 continue
-            instance = str(node.get("InstanceId") or "")
-            if instance and instance in seen:
+            if node.instance_id and node.instance_id in seen:
                 continue
-            seen.add(instance)
+            seen.add(node.instance_id)
             items.append(node)
     if len(items) > NODE_CAP:
         items, truncated = items[:NODE_CAP], True
     stopped_by: StoppedBy = "cap" if truncated else "end"
-    return PagedResult(items=items, truncated=truncated, stopped_by=stopped_by)
+    return NodeListing(items=tuple(items), truncated=truncated, stopped_by=stopped_by)
+
+
+def _parsed_events(listing: PagedResult) -> EventListing:
+    return EventListing(
+        items=parse_events(listing.items),
+        truncated=listing.truncated,
+        stopped_by=listing.stopped_by,
+    )
 
 
 def cluster_id_from_arn(arn: str) -> str:
@@ -71,10 +93,13 @@ def cluster_id_from_arn(arn: str) -> str:
 
 
 class SageMakerReads(Memo):
-    def cluster(self) -> dict[str, Any]:
-        def fetch() -> dict[str, Any]:
+    def cluster(self) -> Cluster:
+        """DescribeCluster, parsed; ClusterNotFound (with the region's cluster names) when
+        the cluster does not exist."""
+
+        def fetch() -> Cluster:
             try:
-                return self.access.call(
+                raw = self.access.call(
                     "sagemaker", "DescribeCluster", ClusterName=self.target.cluster
                 )
             except ResourceNotFound as exc:
@@ -82,6 +107,7 @@ class SageMakerReads(Memo):
                 raise ClusterNotFound(
                     self.target.cluster, self.target.region, exc.detail, names, listing_error
                 ) from None
+            return Cluster.from_api(raw)
 
         return self._once(("cluster",), fetch)
 
@@ -97,11 +123,11 @@ class SageMakerReads(Memo):
 
     @property
     def cluster_name(self) -> str:
-        return str(self.cluster().get("ClusterName", self.target.cluster))
+        return self.cluster().name or self.target.cluster
 
     @property
     def cluster_arn(self) -> str:
-        return str(self.cluster().get("ClusterArn", ""))
+        return self.cluster().arn
 
     @property
     def cluster_id(self) -> str:
@@ -112,20 +138,19 @@ class SageMakerReads(Memo):
     @property
     def orchestrator(self) -> str:
         """eks or slurm; clusters created before the field existed are Slurm."""
-        orchestrator = self.cluster().get("Orchestrator") or {}
-        return "eks" if "Eks" in orchestrator else "slurm"
+        return self.cluster().orchestrator
 
-    def instance_groups(self) -> list[dict[str, Any]]:
-        groups: list[dict[str, Any]] = self.cluster().get("InstanceGroups", [])
-        return groups
+    def instance_groups(self) -> tuple[InstanceGroup, ...]:
+        """DescribeCluster's InstanceGroups, in its order."""
+        return self.cluster().instance_groups
 
-    def nodes(self) -> PagedResult:
+    def nodes(self) -> NodeListing:
         """Every node (ListClusterNodes), capped at NODE_CAP. A cluster with more than a page
         of nodes in several instance groups is listed one group at a time, the groups side
         by side: the listing is the longest chain of dependent calls in a triage (each page
         needs the previous page's token), and this cuts it to its largest group's pages."""
 
-        def fetch() -> PagedResult:
+        def fetch() -> NodeListing:
             groups = self._listing_groups()
             if len(groups) < 2:
                 return self._list_nodes()
@@ -133,9 +158,9 @@ class SageMakerReads(Memo):
 
         return self._once(("nodes",), fetch)
 
-    def _list_nodes(self, group: str | None = None) -> PagedResult:
+    def _list_nodes(self, group: str | None = None) -> NodeListing:
         only: dict[str, Any] = {"InstanceGroupNameContains": group} if group else {}
-        return self.access.paginate(
+        listing = self.access.paginate(
             "sagemaker",
             "ListClusterNodes",
             "ClusterNodeSummaries",
@@ -144,25 +169,21 @@ class SageMakerReads(Memo):
             ClusterName=self.cluster_name,
             **only,
         )
+        return _parsed_nodes(listing)
 
     def _listing_groups(self) -> list[str]:
         """The group names to list one by one, or [] to list the cluster in one go: when
         DescribeCluster counts at most one page of nodes (one call either way), or names
         fewer than two groups."""
         cluster = self.cluster()
-        groups = [
-            group
-            for key in ("InstanceGroups", "RestrictedInstanceGroups")
-            for group in cluster.get(key) or []
-            if isinstance(group, dict)
-        ]
-        names = [str(g.get("InstanceGroupName") or "") for g in groups]
-        counted = sum(_count(g.get("CurrentCount")) for g in groups)
+        groups = cluster.instance_groups + cluster.restricted_instance_groups
+        names = [g.name for g in groups]
+        counted = sum(max(g.current_count or 0, 0) for g in groups)
         if counted <= NODE_PAGE or len(names) < 2 or not all(names):
             return []
         return list(dict.fromkeys(names))  # in DescribeCluster's order, each once
 
-    def _list_nodes_by_group(self, groups: list[str]) -> list[PagedResult]:
+    def _list_nodes_by_group(self, groups: list[str]) -> list[NodeListing]:
         from concurrent.futures import ThreadPoolExecutor
 
         # A few groups at a time: each stream of pages is one request after another, so
@@ -171,51 +192,92 @@ class SageMakerReads(Memo):
         with ThreadPoolExecutor(max_workers=GROUP_LISTINGS, thread_name_prefix="nodes") as pool:
             return list(pool.map(self._list_nodes, groups))
 
-    def node_detail(self, node_id: str) -> dict[str, Any]:
+    def current_node_statuses(self) -> dict[str, str] | None:
+        """Instance id -> status of every node the cluster has now, for checks that judge
+        history (events, logs) against the present; None when the node list is capped or
+        cannot be read, since absence from it then proves nothing. The cluster-nodes check
+        reports a denied or capped list itself, so the error is not raised a second time."""
+        listed = self.optional(self.nodes)
+        return listed.statuses() if listed is not None else None
+
+    def node_groups(self) -> dict[str, str] | None:
+        """Instance id -> instance group from ListClusterNodes; None when it cannot be read
+        (the cluster-nodes check reports that itself)."""
+        listed = self.optional(self.nodes)
+        return listed.groups() if listed is not None else None
+
+    def instance_group_of(self, node_id: str) -> str | None:
+        """The instance group of a node (DescribeClusterNode, else the node list); None when
+        the cluster does not know the node or neither can be read."""
+        detail = self.optional(lambda: self.node_detail(node_id))
+        if detail is not None and detail.instance_group:
+            return detail.instance_group
+        listed = self.optional(self.nodes)
+        node = listed.find(node_id) if listed is not None else None
+        if node is None or not node.instance_group:
+            return None
+        return node.instance_group
+
+    def node_detail(self, node_id: str) -> ClusterNode:
+        """DescribeClusterNode: the node with its placement, IP and ThreadsPerCore."""
         return self._once(
             ("node", node_id),
-            lambda: self.access.call(
-                "sagemaker", "DescribeClusterNode", ClusterName=self.cluster_name, NodeId=node_id
-            ).get("NodeDetails", {}),
+            lambda: ClusterNode.from_api(
+                self.access.call(
+                    "sagemaker",
+                    "DescribeClusterNode",
+                    ClusterName=self.cluster_name,
+                    NodeId=node_id,
+                ).get("NodeDetails")
+                or {}
+            ),
         )
 
     def events_available(self) -> bool:
-        return self.cluster().get("NodeProvisioningMode") == "Continuous"
+        return self.cluster().node_provisioning_mode == "Continuous"
 
-    def events(self, node_id: str | None = None) -> PagedResult:
+    def events(self, node_id: str | None = None) -> EventListing:
         """ListClusterEvents, newest first (the API's default order), capped at EVENT_CAP;
         with `node_id`, only that instance's events (the API's NodeId filter)."""
         node: dict[str, Any] = {"NodeId": node_id} if node_id else {}
         return self._once(
             ("events", node_id),
-            lambda: self.access.paginate(
-                "sagemaker",
-                "ListClusterEvents",
-                "Events",
-                page_size=EVENT_PAGE,
-                cap=EVENT_CAP,
-                ClusterName=self.cluster_name,
-                **node,
+            lambda: _parsed_events(
+                self.access.paginate(
+                    "sagemaker",
+                    "ListClusterEvents",
+                    "Events",
+                    page_size=EVENT_PAGE,
+                    cap=EVENT_CAP,
+                    ClusterName=self.cluster_name,
+                    **node,
+                )
             ),
         )
 
-    def event_detail(self, event_id: str) -> dict[str, Any]:
-        """DescribeClusterEvent: the event with its EventMetadata (FailureMessage, ...)."""
+    def event_detail(self, event_id: str) -> ClusterEvent:
+        """DescribeClusterEvent: the event with its EventMetadata's FailureMessage (and
+        lifecycle-script state) as `failure_text`."""
         return self._once(
             ("event", event_id),
-            lambda: self.access.call(
-                "sagemaker", "DescribeClusterEvent", ClusterName=self.cluster_name, EventId=event_id
-            ).get("EventDetails", {}),
+            lambda: ClusterEvent.from_api(
+                self.access.call(
+                    "sagemaker",
+                    "DescribeClusterEvent",
+                    ClusterName=self.cluster_name,
+                    EventId=event_id,
+                ).get("EventDetails")
+                or {}
+            ),
         )
 
     # -- The orchestrator's EKS cluster, as DescribeCluster names it -----------------------
 
     def eks_cluster_arn(self) -> str:
         """Orchestrator.Eks.ClusterArn, or "" on Slurm clusters."""
-        eks = (self.cluster().get("Orchestrator") or {}).get("Eks") or {}
-        return str(eks.get("ClusterArn") or "")
+        return self.cluster().eks_cluster_arn
 
-    def eks_cluster_elsewhere(self) -> dict[str, str] | None:
+    def eks_cluster_elsewhere(self) -> EksElsewhere | None:
         """Account and region of the EKS cluster when they are not those of the HyperPod
         cluster (its ARN) and of this run, else None: eks:DescribeCluster takes a bare name
         and would ask the caller's account in the run's region, i.e. the wrong cluster."""
@@ -228,11 +290,11 @@ class SageMakerReads(Memo):
         hyperpod_region = hyperpod.group("region") if hyperpod else self.target.region
         if eks_account == hyperpod_account and eks_region == hyperpod_region == self.target.region:
             return None
-        return {
-            "arn": match.group(0),
-            "eks_account": eks_account,
-            "eks_region": eks_region,
-            "hyperpod_account": hyperpod_account,
-            "hyperpod_region": hyperpod_region,
-            "run_region": self.target.region,
-        }
+        return EksElsewhere(
+            arn=match.group(0),
+            eks_account=eks_account,
+            eks_region=eks_region,
+            hyperpod_account=hyperpod_account,
+            hyperpod_region=hyperpod_region,
+            run_region=self.target.region,
+        )

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from tools.aws.errors import AwsAccessError
 from tools.parsers.slurm_config import (
@@ -36,6 +36,7 @@ from tools.parsers.slurm_text import tool_missing
 from tools.probes.model import NodeProbes, ProbeOutput
 from tools.sources import ProbesUnavailable
 from tools.triage.data.node_probes import NodeReads
+from tools.triage.data.sagemaker_model import ClusterNode
 
 T = TypeVar("T")
 
@@ -177,13 +178,13 @@ class _MapBuilder:
         if entry.instance_id:
             self.mapped.add(entry.instance_id)
 
-    def from_list(self, hyperpod_nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def from_list(self, hyperpod_nodes: list[ClusterNode]) -> list[ClusterNode]:
         """Map every node with a host name; return the nodes that have none."""
-        nameless: list[dict[str, Any]] = []
+        nameless: list[ClusterNode] = []
         for node in hyperpod_nodes:
-            instance_id = str(node.get("InstanceId") or "")
-            group = str(node.get("InstanceGroupName") or "")
-            host = short_hostname(str(node.get("PrivateDnsHostname") or ""))
+            instance_id = node.instance_id
+            group = node.instance_group
+            host = short_hostname(node.private_dns_hostname)
             if host:
                 self.add(host, _Entry(instance_id, group, ip_from_node_name(host) or "", FROM_LIST))
             elif instance_id:
@@ -193,15 +194,15 @@ class _MapBuilder:
     def from_describe(
         self,
         unmatched: list[str],
-        nameless: list[dict[str, Any]],
-        describe: Callable[[str], dict[str, Any]],
+        nameless: list[ClusterNode],
+        describe: Callable[[str], ClusterNode],
         cap: int,
     ) -> None:
         """Describe nameless nodes while some Slurm name is unmatched, at most `cap`."""
-        for node in sorted(nameless, key=lambda n: str(n.get("InstanceId"))):
+        for node in sorted(nameless, key=lambda n: n.instance_id):
             if all(name in self.by_name for name in unmatched):
                 return
-            instance_id = str(node.get("InstanceId"))
+            instance_id = node.instance_id
             if self.described >= cap:
                 self.undescribed += 1
                 continue
@@ -212,10 +213,10 @@ class _MapBuilder:
                 self.undescribed += 1
                 self.notes.append(f"DescribeClusterNode {instance_id}: {exc.reason}")
                 continue
-            ip = str(detail.get("PrivatePrimaryIp") or "")
+            ip = detail.private_ip or ""
             from_ip = node_name_from_ip(ip)
-            name = from_ip or short_hostname(str(detail.get("PrivateDnsHostname") or ""))
-            group = str(node.get("InstanceGroupName") or "")
+            name = from_ip or short_hostname(detail.private_dns_hostname)
+            group = node.instance_group
             self.add(name, _Entry(instance_id, group, ip if from_ip else "", FROM_DESCRIBE))
 
     def from_resource_config(self, config: ResourceConfig) -> None:
@@ -224,7 +225,7 @@ class _MapBuilder:
             self.add(node_name_from_ip(instance.ip), entry)
 
     def rows(
-        self, slurm_names: list[str] | None, hyperpod_nodes: list[dict[str, Any]]
+        self, slurm_names: list[str] | None, hyperpod_nodes: list[ClusterNode]
     ) -> list[SlurmNodeRow]:
         listed = set(slurm_names or [])
         rows: list[SlurmNodeRow] = []
@@ -236,17 +237,18 @@ class _MapBuilder:
                 )
             )
         for node in hyperpod_nodes:
-            instance_id = str(node.get("InstanceId") or "")
+            instance_id = node.instance_id
             if instance_id and instance_id not in self.mapped:
-                group = str(node.get("InstanceGroupName") or "")
-                rows.append(SlurmNodeRow("", instance_id, group, "", "", in_slurm=False))
+                rows.append(
+                    SlurmNodeRow("", instance_id, node.instance_group, "", "", in_slurm=False)
+                )
         return rows
 
 
 def build_node_map(
     slurm_names: list[str] | None,
-    hyperpod_nodes: list[dict[str, Any]],
-    describe: Callable[[str], dict[str, Any]],
+    hyperpod_nodes: list[ClusterNode],
+    describe: Callable[[str], ClusterNode],
     resource_config: ResourceConfig | None,
     *,
     slurm_complete: bool = True,
@@ -311,7 +313,7 @@ class SlurmReads(NodeReads):
                 hyperpod, complete, problem = [], False, f"ListClusterNodes: {exc.reason}"
             return build_node_map(
                 names,
-                [n for n in hyperpod if isinstance(n, dict)],
+                hyperpod,
                 self.node_detail,
                 state.resource_config.value,
                 slurm_complete=not state.nodes.problem,

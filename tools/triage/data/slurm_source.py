@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from tools.parsers.slurm_config import parse_resource_config
 from tools.parsers.slurm_names import short_hostname
 from tools.parsers.slurm_sinfo import parse_sinfo_nodes
 from tools.parsers.slurm_text import tool_missing
 from tools.probes.model import NodeProbes, ProbeOutput
+from tools.triage.data.sagemaker_model import ClusterNode
 
 LOCAL = "local"
 _EXAMPLES = 3
@@ -138,15 +138,13 @@ def _from_sinfo(
 
 
 def local_slurm_verdict(
-    probes: NodeProbes, hyperpod_nodes: list[dict[str, Any]], cluster: str
+    probes: NodeProbes, hyperpod_nodes: list[ClusterNode], cluster: str
 ) -> LocalVerdict:
     """Whether the Slurm probes run on this machine describe `cluster`, whose
     ListClusterNodes summaries are `hyperpod_nodes` (see the module docstring)."""
-    instance_ids = {str(n.get("InstanceId")) for n in hyperpod_nodes if n.get("InstanceId")}
+    instance_ids = {n.instance_id for n in hyperpod_nodes if n.instance_id}
     host_names = {
-        short_hostname(str(n.get("PrivateDnsHostname")))
-        for n in hyperpod_nodes
-        if n.get("PrivateDnsHostname")
+        short_hostname(n.private_dns_hostname) for n in hyperpod_nodes if n.private_dns_hostname
     }
     verdict, why_not_config = _from_resource_config(
         probes.output("slurm_resource_config"), instance_ids, cluster

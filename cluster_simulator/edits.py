@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from evals.clusters import base
-from evals.clusters.world import Json, World
+from cluster_simulator import base
+from cluster_simulator.world import Json, World
 
 FAILED_NODE = base.instance_id(3)  # a gpu-workers node in both base worlds
 UNKNOWN_NODE = "i-0deadbeefdeadbeef"

@@ -1,7 +1,7 @@
 """A small in-memory AWS 'world' that answers the read calls triage makes.
 
 Bundled recorded clusters are produced by running the real triage against a World through
-the real access layer and recorder (`python -m evals.clusters.build`), so every bundled file
+the real access layer and recorder (`python -m cluster_simulator.build`), so every bundled file
 holds exactly the calls the checks make, in botocore's output shapes. Scenarios are small
 edits of a healthy base world.
 """

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from evals.clusters import base
-from evals.clusters.scenario import Scenario
-from evals.clusters.world import Json, World
+from cluster_simulator import base
+from cluster_simulator.scenario import Scenario
+from cluster_simulator.world import Json, World
 
 # Every EC2 read the network, capacity and configuration checks make.
 EC2_READS: tuple[str, ...] = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from datetime import UTC, datetime, timedelta
 
-from evals.clusters.world import Json, World
+from cluster_simulator.world import Json, World
 
 ACCOUNT = "111122223333"
 REGION = "us-west-2"

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from evals.clusters import base
-from evals.clusters.edits import FAILED_NODE
-from evals.clusters.node_samples import k8s_faults, system
-from evals.clusters.node_world import set_probe
-from evals.clusters.scenario import Scenario, unchanged
-from evals.clusters.scenarios_accelerators import ACCELERATORS, fell_off_the_bus
-from evals.clusters.scenarios_cluster import CLUSTER, hma_xid_detection, threads_per_core_p5
-from evals.clusters.scenarios_lifecycle import LIFECYCLE
-from evals.clusters.scenarios_network import NETWORK
-from evals.clusters.scenarios_node_system import NODE_SYSTEM
-from evals.clusters.scenarios_orchestrators import ORCHESTRATORS
-from evals.clusters.scenarios_workload import WORKLOAD
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.edits import FAILED_NODE
+from cluster_simulator.node_samples import k8s_faults, system
+from cluster_simulator.node_world import set_probe
+from cluster_simulator.scenario import Scenario, unchanged
+from cluster_simulator.scenarios_accelerators import ACCELERATORS, fell_off_the_bus
+from cluster_simulator.scenarios_cluster import CLUSTER, hma_xid_detection, threads_per_core_p5
+from cluster_simulator.scenarios_lifecycle import LIFECYCLE
+from cluster_simulator.scenarios_network import NETWORK
+from cluster_simulator.scenarios_node_system import NODE_SYSTEM
+from cluster_simulator.scenarios_orchestrators import ORCHESTRATORS
+from cluster_simulator.scenarios_workload import WORKLOAD
+from cluster_simulator.world import World
 
 
 def demo_eks(world: World) -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from evals.clusters import base
-from evals.clusters.node_samples import slurm
-from evals.clusters.node_world import controller_id, set_probe, slurm_name
-from evals.clusters.scenario import Base, Scenario
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.node_samples import slurm
+from cluster_simulator.node_world import controller_id, set_probe, slurm_name
+from cluster_simulator.scenario import Base, Scenario
+from cluster_simulator.world import World
 
 GPU_NODE = base.instance_id(1)  # the accelerator node a triage probes when nothing fails
 SLURM_GPU_NODE = base.instance_id(2)  # the first GPU worker of the Slurm world

@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 from datetime import timedelta
 
-from evals.clusters.base import RECORDED_AT, iso
-from evals.clusters.node_samples.k8s_node import (
+from cluster_simulator.base import RECORDED_AT, iso
+from cluster_simulator.node_samples.k8s_node import (
     CREATED,
     Json,
     NodeSpec,

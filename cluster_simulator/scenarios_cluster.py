@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-from evals.clusters import base
-from evals.clusters.edits import (
+from cluster_simulator import base
+from cluster_simulator.edits import (
     FAILED_NODE,
     NEVER_JOINED,
     REPLACED_NODE,
@@ -15,8 +15,8 @@ from evals.clusters.edits import (
     set_status,
     write_log,
 )
-from evals.clusters.scenario import Scenario, unchanged
-from evals.clusters.world import World
+from cluster_simulator.scenario import Scenario, unchanged
+from cluster_simulator.world import World
 
 
 def capacity_failure_ongoing(world: World) -> None:

@@ -4,11 +4,11 @@ the session-manager-plugin, a kubeconfig."""
 
 from __future__ import annotations
 
-from evals.clusters.node_samples import system
-from evals.clusters.node_scenario import GPU_NODE, SLURM_GPU_NODE, one_finding
-from evals.clusters.node_world import set_probe
-from evals.clusters.scenario import Scenario
-from evals.clusters.world import World
+from cluster_simulator.node_samples import system
+from cluster_simulator.node_scenario import GPU_NODE, SLURM_GPU_NODE, one_finding
+from cluster_simulator.node_world import set_probe
+from cluster_simulator.scenario import Scenario
+from cluster_simulator.world import World
 from tools.probes.ssm import TARGET_NOT_CONNECTED
 
 # -- resources, time, kernel (§ I, § N) --------------------------------------------------------

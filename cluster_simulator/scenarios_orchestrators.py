@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from evals.clusters import base
-from evals.clusters.node_samples import k8s_faults, slurm
-from evals.clusters.node_scenario import (
+from cluster_simulator import base
+from cluster_simulator.node_samples import k8s_faults, slurm
+from cluster_simulator.node_scenario import (
     GPU_NODE,
     SECOND_GPU_NODE,
     one_finding,
     rewrite_sinfo,
     set_controller,
 )
-from evals.clusters.node_world import slurm_name
-from evals.clusters.scenario import Scenario
-from evals.clusters.world import World
+from cluster_simulator.node_world import slurm_name
+from cluster_simulator.scenario import Scenario
+from cluster_simulator.world import World
 from tools.recorded.model import KubernetesObjects
 
 

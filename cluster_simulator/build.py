@@ -1,4 +1,4 @@
-"""Regenerate the bundled recorded clusters: `python -m evals.clusters.build`.
+"""Regenerate the bundled recorded clusters: `python -m cluster_simulator.build`.
 
 Each scenario's world answers the real triage through the real access layer while the real
 recorder captures every call, so the files hold exactly what the checks ask for.
@@ -11,11 +11,11 @@ import logging
 import sys
 from pathlib import Path
 
-from evals.clusters import base
-from evals.clusters.node_world import add_node_level
-from evals.clusters.scenario import Scenario
-from evals.clusters.scenarios import SCENARIOS
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.node_world import add_node_level
+from cluster_simulator.scenario import Scenario
+from cluster_simulator.scenarios import SCENARIOS
+from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
 from tools.kube.access import KubeAccess
 from tools.probes.runner import ProbeRunner
@@ -28,8 +28,10 @@ from tools.triage.data import ClusterData, NodeSources
 from tools.triage.open_cluster import caller_account
 from tools.triage.runner import run_triage
 
-CLUSTERS_DIR = Path(__file__).resolve().parent
-log = logging.getLogger("evals.clusters.build")
+# The recordings are eval cases and ship in the wheel, so they live under evals/ while the
+# simulator that writes them stays out of it.
+CLUSTERS_DIR = Path(__file__).resolve().parents[1] / "evals" / "clusters"
+log = logging.getLogger(__name__)
 
 
 PLUGIN = "session-manager-plugin"

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from evals.clusters import base
-from evals.clusters.node_samples import accelerators as accel
-from evals.clusters.node_samples import k8s_faults, system
-from evals.clusters.node_scenario import GPU_NODE
-from evals.clusters.node_world import set_probe
-from evals.clusters.scenario import Scenario
-from evals.clusters.world import World
+from cluster_simulator import base
+from cluster_simulator.node_samples import accelerators as accel
+from cluster_simulator.node_samples import k8s_faults, system
+from cluster_simulator.node_scenario import GPU_NODE
+from cluster_simulator.node_world import set_probe
+from cluster_simulator.scenario import Scenario
+from cluster_simulator.world import World
 
 WORKLOAD_WHEN = base.RECORDED_AT - timedelta(minutes=20)
 

@@ -12,7 +12,7 @@ import ipaddress
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 
-from evals.clusters.base import RECORDED_AT
+from cluster_simulator.base import RECORDED_AT
 
 GIB_KIB = 1024 * 1024
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from evals.clusters.world import World
+from cluster_simulator.world import World
 from tools.recorded.model import Expectations, ExpectedFinding
 
 Base = Literal["eks", "slurm"]

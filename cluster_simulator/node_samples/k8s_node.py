@@ -12,7 +12,7 @@ import hashlib
 from datetime import timedelta
 from typing import Any
 
-from evals.clusters.base import RECORDED_AT, REGION, iso
+from cluster_simulator.base import RECORDED_AT, REGION, iso
 from tools.recorded.model import KubernetesObjects
 
 Json = dict[str, Any]

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from evals.clusters import base
-from evals.clusters.node_samples import accelerators as accel
-from evals.clusters.node_samples import system
-from evals.clusters.node_scenario import (
+from cluster_simulator import base
+from cluster_simulator.node_samples import accelerators as accel
+from cluster_simulator.node_samples import system
+from cluster_simulator.node_scenario import (
     GPU_NODE,
     SECOND_GPU_NODE,
     SLURM_GPU_NODE,
     one_finding,
     rewrite_sinfo,
 )
-from evals.clusters.node_world import add_node_level, set_probe
-from evals.clusters.scenario import Scenario
-from evals.clusters.world import World
+from cluster_simulator.node_world import add_node_level, set_probe
+from cluster_simulator.scenario import Scenario
+from cluster_simulator.world import World
 
 XID_WHEN = base.RECORDED_AT - timedelta(minutes=25)
 

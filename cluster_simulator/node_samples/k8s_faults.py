@@ -10,9 +10,15 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
-from evals.clusters.base import RECORDED_AT, iso
-from evals.clusters.node_samples.k8s_node import Json, find_node, name_suffix, node_name, object_uid
-from evals.clusters.node_samples.k8s_objects import (
+from cluster_simulator.base import RECORDED_AT, iso
+from cluster_simulator.node_samples.k8s_node import (
+    Json,
+    find_node,
+    name_suffix,
+    node_name,
+    object_uid,
+)
+from cluster_simulator.node_samples.k8s_objects import (
     WORKLOAD_IMAGE,
     WORKLOAD_NAMESPACE,
     find_daemonset,

@@ -2,16 +2,16 @@
 objects of an EKS cluster, and the Slurm controller's view of a Slurm cluster.
 
 `add_node_level(world)` makes every node of a base world healthy at node level; scenario
-edits then plant one fault each (see scenarios_node.py). Outputs come from
-evals/clusters/node_samples, which mirror what the catalogued commands print.
+edits then plant one fault each (see the scenarios_*.py modules). Outputs come from
+cluster_simulator/node_samples, which mirror what the catalogued commands print.
 """
 
 from __future__ import annotations
 
-from evals.clusters import base
-from evals.clusters.node_samples import accelerators as accel
-from evals.clusters.node_samples import k8s_objects, slurm, system
-from evals.clusters.world import Json, World
+from cluster_simulator import base
+from cluster_simulator.node_samples import accelerators as accel
+from cluster_simulator.node_samples import k8s_objects, slurm, system
+from cluster_simulator.world import Json, World
 from tools.probes.instance_facts import InstanceFacts, ec2_type, fallback, from_describe
 from tools.probes.model import ProbeOutput
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from evals.clusters import base
-from evals.clusters.edits import (
+from cluster_simulator import base
+from cluster_simulator.edits import (
     FAILED_NODE,
     REPLACED_NODE,
     add_event,
@@ -13,8 +13,8 @@ from evals.clusters.edits import (
     set_status,
     write_log,
 )
-from evals.clusters.scenario import Scenario
-from evals.clusters.world import World
+from cluster_simulator.scenario import Scenario
+from cluster_simulator.world import World
 
 
 def lifecycle_optional_step_failed(world: World) -> None:
