@@ -248,19 +248,22 @@ class Findings:
     def __post_init__(self) -> None:
         section(self.section)  # an unknown section fails at import, not at the first finding
 
+    def at(self, section_id: str) -> Findings:
+        """The same check's findings in another reference section."""
+        return Findings(self.check, section_id)
+
     def fail(
         self,
         priority: Priority,
         message: str,
         *,
-        section_id: str | None = None,
         resources: list[str] | None = None,
         **evidence: Any,
     ) -> Finding:
         return finding(
             self.check,
             Status.FAIL,
-            section_id or self.section,
+            self.section,
             message,
             priority=priority,
             resources=resources,
@@ -272,14 +275,13 @@ class Findings:
         priority: Priority,
         message: str,
         *,
-        section_id: str | None = None,
         resources: list[str] | None = None,
         **evidence: Any,
     ) -> Finding:
         return finding(
             self.check,
             Status.WARN,
-            section_id or self.section,
+            self.section,
             message,
             priority=priority,
             resources=resources,
@@ -290,14 +292,13 @@ class Findings:
         self,
         message: str,
         *,
-        section_id: str | None = None,
         resources: list[str] | None = None,
         **evidence: Any,
     ) -> Finding:
         return finding(
             self.check,
             Status.PASS,
-            section_id or self.section,
+            self.section,
             message,
             resources=resources,
             evidence=evidence,
@@ -307,14 +308,13 @@ class Findings:
         self,
         message: str,
         *,
-        section_id: str | None = None,
         resources: list[str] | None = None,
         **evidence: Any,
     ) -> Finding:
         return finding(
             self.check,
             Status.INFO,
-            section_id or self.section,
+            self.section,
             message,
             resources=resources,
             evidence=evidence,

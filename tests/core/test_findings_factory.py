@@ -40,7 +40,7 @@ def test_bound_factory_builds_what_the_shorthands_build() -> None:
 
 
 def test_a_finding_can_point_to_another_section_than_its_checks() -> None:
-    made = REPORT.fail(Priority.P1, "egress", section_id="B.4")
+    made = REPORT.at("B.4").fail(Priority.P1, "egress")
     assert (made.section, made.check) == ("B.4", "efa-security-groups")
     assert REPORT.info("x").section == "A"
 

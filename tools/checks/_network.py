@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from tools.findings import Finding, info
+from tools.findings import Finding, Findings
 from tools.triage.data import ClusterData
 from tools.triage.data.network_model import Route, RouteTable, Subnet
 
@@ -94,11 +94,9 @@ def listing(ids: Iterable[str]) -> str:
 # -- what the registered checks fetch -----------------------------------------------------
 
 
-def managed_vpc_finding(check_id: str, section_id: str, what: str) -> Finding:
+def managed_vpc_finding(findings: Findings, what: str) -> Finding:
     """The one INFO a § A/B check gives instead of silence on a SageMaker-managed VPC."""
-    return info(
-        check_id,
-        section_id,
+    return findings.info(
         f"Cluster uses the SageMaker-managed VPC (no VpcConfig): {what} not applicable",
         vpc_config=None,
     )

@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tools.findings import Finding, Priority, fail, info
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.triage.data import ClusterData, ec2_type
 from tools.triage.data.network_model import InstanceTypeOffering, Subnet
 from tools.triage.data.sagemaker_model import InstanceGroup
 
 CHECK_ID = "instance-type-offerings"
+FINDINGS = Findings(CHECK_ID, "C")
 
 _CAPACITY_NOTE = "an offering is not free capacity; InsufficientInstanceCapacity is covered in § C"
 
@@ -60,9 +61,7 @@ def judge_offerings(
             evidence.update(instance_type=types[0], offered_azs=by_type[types[0]])
         if not types:
             findings.append(
-                info(
-                    CHECK_ID,
-                    "C",
+                FINDINGS.info(
                     f"Instance group {name}: no instance type reported (neither InstanceType "
                     "nor the InstanceTypeDetails / InstanceRequirements of a flexible group): "
                     "instance types not judged",
@@ -74,9 +73,7 @@ def judge_offerings(
         shown = ", ".join(types)
         if not subnet_azs:
             findings.append(
-                info(
-                    CHECK_ID,
-                    "C",
+                FINDINGS.info(
                     f"Instance group {name}: no readable subnet, AZ offering of {shown} not judged",
                     resources=subnet_ids,
                     **evidence,
@@ -104,7 +101,7 @@ def judge_offerings(
                     f"offered: {where}"
                 )
             findings.append(
-                fail(CHECK_ID, Priority.P0, "C", message, resources=sorted(subnet_azs), **evidence)
+                FINDINGS.fail(Priority.P0, message, resources=sorted(subnet_azs), **evidence)
             )
             continue
         placed = "; ".join(f"{t} in {', '.join(a)}" for t, a in matching.items() if a)
@@ -120,9 +117,7 @@ def judge_offerings(
         else:
             offered_where = f"offered where it has a subnet: {placed}{also}"
         findings.append(
-            info(
-                CHECK_ID,
-                "C",
+            FINDINGS.info(
                 f"Instance group {name}: {offered_where} ({_CAPACITY_NOTE})",
                 resources=sorted(subnet_azs),
                 note=_CAPACITY_NOTE,
@@ -132,7 +127,7 @@ def judge_offerings(
     return findings
 
 
-@check(CHECK_ID, section="C", title="Instance types offered in the subnet AZs")
+@check(FINDINGS, title="Instance types offered in the subnet AZs")
 def instance_type_offerings(data: ClusterData) -> Iterable[Finding]:
     """Each group's EC2 type is offered in the AZ of at least one of its subnets."""
     groups = data.instance_groups()

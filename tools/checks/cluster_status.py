@@ -5,15 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 from tools.triage.data.sagemaker_model import Cluster, InstanceGroup
 
 CHECK_STATUS = "cluster-status"
+STATUS_FINDINGS = Findings(CHECK_STATUS, "F.1")
 CHECK_RECOVERY = "node-recovery"
+RECOVERY_FINDINGS = Findings(CHECK_RECOVERY, "F.1")
 CHECK_GROUPS = "instance-groups"
+GROUPS_FINDINGS = Findings(CHECK_GROUPS, "F")
 
 _TRANSITIONAL = {"Creating", "Updating", "SystemUpdating", "RollingBack"}
 
@@ -26,22 +29,16 @@ def judge_cluster_status(cluster: Cluster) -> list[Finding]:
     failure = clip(raw_failure) if raw_failure else ""
     name = clip(cluster.name, 80)
     if status == "InService":
-        return [passed(CHECK_STATUS, "F.1", f"Cluster {name} is InService", status=status)]
+        return [STATUS_FINDINGS.passed(f"Cluster {name} is InService", status=status)]
     if status in ("Failed", "Deleting"):
         text = f"Cluster {name} is {status}" + (f": {quoted(raw_failure)}" if failure else "")
-        return [
-            fail(CHECK_STATUS, Priority.P0, "F.1", text, status=status, failure_message=failure)
-        ]
+        return [STATUS_FINDINGS.fail(Priority.P0, text, status=status, failure_message=failure)]
     if status in _TRANSITIONAL:
         text = f"Cluster {name} is {status}; results may change once the operation finishes"
-        return [
-            warn(CHECK_STATUS, Priority.P2, "F.1", text, status=status, failure_message=failure)
-        ]
+        return [STATUS_FINDINGS.warn(Priority.P2, text, status=status, failure_message=failure)]
     return [
-        warn(
-            CHECK_STATUS,
+        STATUS_FINDINGS.warn(
             Priority.P1,
-            "F.1",
             f"Cluster {name} reports status {status}"
             + (f": {quoted(raw_failure)}" if failure else ""),
             status=status,
@@ -56,20 +53,15 @@ def judge_node_recovery(cluster: Cluster) -> list[Finding]:
     recovery = cluster.node_recovery
     if recovery == "None":
         return [
-            warn(
-                CHECK_RECOVERY,
+            RECOVERY_FINDINGS.warn(
                 Priority.P1,
-                "F.1",
                 "NodeRecovery is None: faulty nodes are not rebooted or replaced automatically",
                 node_recovery=recovery,
             )
         ]
     return [
-        passed(
-            CHECK_RECOVERY,
-            "F.1",
-            f"NodeRecovery is {recovery or 'not set (service default)'}",
-            node_recovery=recovery,
+        RECOVERY_FINDINGS.passed(
+            f"NodeRecovery is {recovery or 'not set (service default)'}", node_recovery=recovery
         )
     ]
 
@@ -90,49 +82,42 @@ def judge_instance_groups(groups: Iterable[InstanceGroup]) -> list[Finding]:
         }
         if status in ("Failed", "Degraded"):
             findings.append(
-                fail(
-                    CHECK_GROUPS,
+                GROUPS_FINDINGS.fail(
                     Priority.P0 if status == "Failed" else Priority.P1,
-                    "F",
                     f"Instance group {name} is {status} ({current}/{target} nodes)",
                     **evidence,
                 )
             )
         elif current is not None and target is not None and current < target:
             findings.append(
-                warn(
-                    CHECK_GROUPS,
+                GROUPS_FINDINGS.warn(
                     Priority.P1,
-                    "F",
                     f"Instance group {name} has {current} of {target} target nodes ({status})",
                     **evidence,
                 )
             )
         else:
             findings.append(
-                info(
-                    CHECK_GROUPS,
-                    "F",
-                    f"Instance group {name}: {current}/{target} nodes, {status}",
-                    **evidence,
+                GROUPS_FINDINGS.info(
+                    f"Instance group {name}: {current}/{target} nodes, {status}", **evidence
                 )
             )
     return findings
 
 
-@check(CHECK_STATUS, section="F.1", title="Cluster status")
+@check(STATUS_FINDINGS, title="Cluster status")
 def cluster_status(data: ClusterData) -> Iterable[Finding]:
     """Cluster status and FailureMessage from DescribeCluster."""
     return judge_cluster_status(data.cluster())
 
 
-@check(CHECK_RECOVERY, section="F.1", title="Automatic node recovery")
+@check(RECOVERY_FINDINGS, title="Automatic node recovery")
 def node_recovery(data: ClusterData) -> Iterable[Finding]:
     """Whether HyperPod reboots or replaces faulty nodes by itself (NodeRecovery)."""
     return judge_node_recovery(data.cluster())
 
 
-@check(CHECK_GROUPS, section="F", title="Instance groups")
+@check(GROUPS_FINDINGS, title="Instance groups")
 def instance_groups(data: ClusterData) -> Iterable[Finding]:
     """Instance-group status and current against target node counts."""
     return judge_instance_groups(data.instance_groups())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
-from tools.findings import Finding, Priority, fail, passed
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.efa import (
     FiInfo,
     InfinibandDevices,
@@ -21,6 +21,7 @@ from tools.triage.data import ClusterData
 
 CHECK_ID = "efa-devices"
 SECTION = "A"
+FINDINGS = Findings(CHECK_ID, SECTION)
 _NODE_FAULT = "reboot the node, replace it if the fault remains"
 
 
@@ -39,10 +40,8 @@ def judge_efa(
     findings: list[Finding] = []
     if modules is not None and not modules.efa_loaded:
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                SECTION,
                 f"{where}: the efa kernel module is not loaded — {_NODE_FAULT}",
                 resources=[instance_id],
                 efa_loaded=False,
@@ -50,10 +49,8 @@ def judge_efa(
         )
     if devices is not None and devices.count < expected:
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                SECTION,
                 f"{where}: {devices.count} of {expected} EFA devices in /dev/infiniband"
                 f"{' (directory missing)' if devices.missing else ''} — {_NODE_FAULT}",
                 resources=[instance_id],
@@ -65,10 +62,8 @@ def judge_efa(
     if provider is not None and not provider.efa_entries:
         reason = quoted(provider.error, 160) if provider.error else "no efa entry"
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                SECTION,
                 f"{where}: libfabric offers no EFA provider (fi_info -p efa: {reason}) — "
                 f"{_NODE_FAULT}",
                 resources=[instance_id],
@@ -79,9 +74,7 @@ def judge_efa(
     if findings or modules is None or devices is None or provider is None:
         return findings
     return [
-        passed(
-            CHECK_ID,
-            SECTION,
+        FINDINGS.passed(
             f"{where}: efa module loaded, {devices.count} of {expected} EFA devices, "
             f"{len(provider.efa_devices)} in libfabric's EFA provider",
             resources=[instance_id],
@@ -92,7 +85,7 @@ def judge_efa(
     ]
 
 
-@check(CHECK_ID, section=SECTION, title="EFA devices on the node", scope="node")
+@check(FINDINGS, title="EFA devices on the node", scope="node")
 def efa_devices(data: ClusterData) -> Iterable[Finding]:
     """efa module, /dev/infiniband uverbs count against the type, fi_info -p efa."""
     nodes = judged_nodes(data, lambda facts: facts.efa_interfaces)

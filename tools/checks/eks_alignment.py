@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.aws.errors import ResourceNotFound
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority, info
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.eks_model import EksCluster
@@ -21,7 +21,9 @@ from tools.triage.data.network_model import IpPermission, SecurityGroup, Subnet
 from tools.triage.data.sagemaker_model import EksElsewhere
 
 CHECK_CLUSTER = "eks-cluster"
+CLUSTER_FINDINGS = Findings(CHECK_CLUSTER, "B.5")
 CHECK_NETWORK = "eks-network"
+NETWORK_FINDINGS = Findings(CHECK_NETWORK, "B.5")
 
 API_PORT = 443
 _SUPPORTED_AUTH = ("API", "API_AND_CONFIG_MAP")
@@ -42,16 +44,12 @@ def judge_eks_cluster(eks: EksCluster) -> list[Finding]:
     status = eks.status
     findings: list[Finding] = []
     if status == "ACTIVE":
-        findings.append(
-            passed(CHECK_CLUSTER, "B.5", f"EKS cluster {name} is ACTIVE", status=status)
-        )
+        findings.append(CLUSTER_FINDINGS.passed(f"EKS cluster {name} is ACTIVE", status=status))
     elif status == "UPDATING":
         # The API server keeps serving during an update; nothing is broken yet.
         findings.append(
-            warn(
-                CHECK_CLUSTER,
+            CLUSTER_FINDINGS.warn(
                 Priority.P2,
-                "B.5",
                 f"EKS cluster {name} is UPDATING: re-run triage once the update finishes",
                 resources=[name],
                 status=status,
@@ -59,10 +57,8 @@ def judge_eks_cluster(eks: EksCluster) -> list[Finding]:
         )
     else:
         findings.append(
-            fail(
-                CHECK_CLUSTER,
+            CLUSTER_FINDINGS.fail(
                 Priority.P0,
-                "B.5",
                 f"EKS cluster {name} is {status}, not ACTIVE: HyperPod nodes cannot join it",
                 resources=[name],
                 status=status,
@@ -71,9 +67,7 @@ def judge_eks_cluster(eks: EksCluster) -> list[Finding]:
     mode = eks.authentication_mode
     if mode is None:
         findings.append(
-            info(
-                CHECK_CLUSTER,
-                "B.5",
+            CLUSTER_FINDINGS.info(
                 f"EKS cluster {name} reports no authenticationMode: HyperPod needs API or "
                 "API_AND_CONFIG_MAP",
                 authentication_mode=None,
@@ -81,19 +75,14 @@ def judge_eks_cluster(eks: EksCluster) -> list[Finding]:
         )
     elif mode in _SUPPORTED_AUTH:
         findings.append(
-            passed(
-                CHECK_CLUSTER,
-                "B.5",
-                f"EKS cluster {name} uses authentication mode {mode}",
-                authentication_mode=mode,
+            CLUSTER_FINDINGS.passed(
+                f"EKS cluster {name} uses authentication mode {mode}", authentication_mode=mode
             )
         )
     else:
         findings.append(
-            fail(
-                CHECK_CLUSTER,
+            CLUSTER_FINDINGS.fail(
                 Priority.P0,
-                "B.5",
                 f"EKS cluster {name} uses authentication mode {mode}: HyperPod needs API or "
                 "API_AND_CONFIG_MAP (access entries)",
                 resources=[name],
@@ -109,19 +98,14 @@ def judge_eks_vpc(eks: EksCluster, hyperpod_vpcs: list[str]) -> list[Finding]:
     evidence: dict[str, Any] = {"eks_vpc": eks_vpc, "hyperpod_vpcs": sorted(hyperpod_vpcs)}
     if not eks_vpc or not hyperpod_vpcs:
         return [
-            info(
-                CHECK_NETWORK,
-                "B.5",
-                f"Cannot compare the VPC of EKS cluster {name} with the HyperPod VPC",
-                **evidence,
+            NETWORK_FINDINGS.info(
+                f"Cannot compare the VPC of EKS cluster {name} with the HyperPod VPC", **evidence
             )
         ]
     if eks_vpc not in hyperpod_vpcs:
         return [
-            fail(
-                CHECK_NETWORK,
+            NETWORK_FINDINGS.fail(
                 Priority.P0,
-                "B.5",
                 f"EKS cluster {name} is in {eks_vpc} but the HyperPod subnets are in "
                 f"{', '.join(sorted(hyperpod_vpcs))}",
                 resources=[eks_vpc, *sorted(hyperpod_vpcs)],
@@ -129,12 +113,8 @@ def judge_eks_vpc(eks: EksCluster, hyperpod_vpcs: list[str]) -> list[Finding]:
             )
         ]
     return [
-        passed(
-            CHECK_NETWORK,
-            "B.5",
-            f"EKS cluster {name} and HyperPod share {eks_vpc}",
-            resources=[eks_vpc],
-            **evidence,
+        NETWORK_FINDINGS.passed(
+            f"EKS cluster {name} and HyperPod share {eks_vpc}", resources=[eks_vpc], **evidence
         )
     ]
 
@@ -191,9 +171,7 @@ def judge_control_plane_access(
     if config.endpoint_private_access is False:
         cidrs = list(config.public_access_cidrs)
         return [
-            info(
-                CHECK_NETWORK,
-                "B.5",
+            NETWORK_FINDINGS.info(
                 f"EKS cluster {name} has only a public API endpoint: nodes reach it through "
                 f"NAT, so its security groups do not apply (public access CIDRs: "
                 f"{', '.join(cidrs) or 'not reported'})",
@@ -203,9 +181,7 @@ def judge_control_plane_access(
         ]
     if not sg_ids or missing_eks_security_groups:
         return [
-            info(
-                CHECK_NETWORK,
-                "B.5",
+            NETWORK_FINDINGS.info(
                 f"Cannot judge whether EKS cluster {name} admits HyperPod nodes on port "
                 f"{API_PORT}: control-plane security groups not readable "
                 f"({', '.join(sorted(missing_eks_security_groups)) or 'none listed'})",
@@ -234,9 +210,7 @@ def judge_control_plane_access(
             blocked.append(group)
     if not blocked:
         return [
-            passed(
-                CHECK_NETWORK,
-                "B.5",
+            NETWORK_FINDINGS.passed(
                 f"EKS control-plane security groups ({', '.join(sg_ids)}) admit port "
                 f"{API_PORT} from every instance group",
                 resources=sg_ids,
@@ -248,9 +222,7 @@ def judge_control_plane_access(
     evidence["blocked_groups"] = {g.name: list(g.security_group_ids) for g in blocked}
     if prefix_lists:
         return [
-            info(
-                CHECK_NETWORK,
-                "B.5",
+            NETWORK_FINDINGS.info(
                 f"EKS control-plane security groups admit port {API_PORT} from prefix lists "
                 f"{', '.join(prefix_lists)}, which triage cannot expand: check that they "
                 f"cover instance group(s) {names}",
@@ -259,10 +231,8 @@ def judge_control_plane_access(
             )
         ]
     return [
-        fail(
-            CHECK_NETWORK,
+        NETWORK_FINDINGS.fail(
             Priority.P0,
-            "B.5",
             f"No rule in the EKS control-plane security groups ({', '.join(sg_ids)}) admits "
             f"port {API_PORT} from instance group(s) {names} (security groups "
             f"{', '.join(hyperpod_sgs)} or their subnet CIDRs): nodes cannot reach the API "
@@ -306,10 +276,8 @@ def _eks_or_finding(data: ClusterData) -> tuple[EksCluster | None, list[Finding]
         # Not an access problem: the EKS cluster named in Orchestrator.Eks is gone.
         arn = data.eks_cluster_arn()
         return None, [
-            fail(
-                CHECK_CLUSTER,
+            CLUSTER_FINDINGS.fail(
                 Priority.P0,
-                "B.5",
                 f"EKS cluster {arn} named in the HyperPod Orchestrator config does not exist",
                 resources=[arn],
                 eks_cluster_arn=arn,
@@ -338,14 +306,14 @@ def group_networks(data: ClusterData, subnets: Sequence[Subnet]) -> list[GroupNe
     return networks
 
 
-@check(CHECK_CLUSTER, section="B.5", title="EKS cluster status and access", orchestrators=("eks",))
+@check(CLUSTER_FINDINGS, title="EKS cluster status and access", orchestrators=("eks",))
 def eks_cluster(data: ClusterData) -> Iterable[Finding]:
     """The orchestrating EKS cluster is ACTIVE and uses API or API_AND_CONFIG_MAP auth."""
     eks, findings = _eks_or_finding(data)
     return judge_eks_cluster(eks) if eks is not None else findings
 
 
-@check(CHECK_NETWORK, section="B.5", title="EKS and HyperPod networking", orchestrators=("eks",))
+@check(NETWORK_FINDINGS, title="EKS and HyperPod networking", orchestrators=("eks",))
 def eks_network(data: ClusterData) -> Iterable[Finding]:
     """EKS shares the HyperPod VPC and its control-plane SGs admit the nodes on 443."""
     elsewhere = data.eks_cluster_elsewhere()

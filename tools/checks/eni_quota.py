@@ -24,12 +24,13 @@ from typing import Any
 
 from tools.aws.errors import AccessDenied, AwsAccessError
 from tools.checks._network import cluster_subnets, managed_vpc_finding, vpc_ids
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.network import ENI_QUOTA_CODE, ENI_QUOTA_SERVICE
 
 CHECK_ID = "eni-quota"
+FINDINGS = Findings(CHECK_ID, "B.7")
 WARN_PERCENT = 80
 FAIL_PERCENT = 95
 DEFAULT_QUOTA = 5_000  # Amazon VPC quotas: network interfaces per Region, default
@@ -58,9 +59,7 @@ def judge_eni_quota(
     }
     if not quota or quota <= 0:
         return [
-            info(
-                CHECK_ID,
-                "B.7",
+            FINDINGS.info(
                 f"Network interface quota has no usable value; {in_use} interfaces in use",
                 **evidence,
             )
@@ -72,10 +71,8 @@ def judge_eni_quota(
     what = f"Network interfaces in the Region: {shown} ({percent:.0f}% of the quota{share})"
     if in_use >= quota:
         return [
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                "B.7",
                 f"{what}: at the quota, no new interface can be created, so node "
                 "replacements and scale-ups fail",
                 **evidence,
@@ -83,17 +80,15 @@ def judge_eni_quota(
         ]
     if percent >= FAIL_PERCENT:
         return [
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P1,
-                "B.7",
                 f"{what}: the next scale-up or a few node replacements will reach the quota",
                 **evidence,
             )
         ]
     if percent > WARN_PERCENT:
-        return [warn(CHECK_ID, Priority.P1, "B.7", f"{what}: close to the quota", **evidence)]
-    return [passed(CHECK_ID, "B.7", what, **evidence)]
+        return [FINDINGS.warn(Priority.P1, f"{what}: close to the quota", **evidence)]
+    return [FINDINGS.passed(what, **evidence)]
 
 
 def _quota(data: ClusterData) -> tuple[float | None, str]:
@@ -109,11 +104,11 @@ def _quota(data: ClusterData) -> tuple[float | None, str]:
     return value, "applied"
 
 
-@check(CHECK_ID, section="B.7", title="Network interfaces per Region")
+@check(FINDINGS, title="Network interfaces per Region")
 def eni_quota(data: ClusterData) -> Iterable[Finding]:
     """Network interfaces in the Region against the Service Quotas value L-DF5E4CA3."""
     if data.cluster().uses_managed_vpc:
-        return [managed_vpc_finding(CHECK_ID, "B.7", "the network interface quota")]
+        return [managed_vpc_finding(FINDINGS, "the network interface quota")]
     quota, source = _quota(data)
     listed = data.network_interfaces()
     per_vpc: dict[str, int] = {}

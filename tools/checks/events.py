@@ -29,13 +29,14 @@ from tools.aws.errors import AwsAccessError
 from tools.checks._cluster_events import RECENT, classify, problem_events, split_by_age
 from tools.checks._event_families import FAMILIES, UNMAPPED, Family
 from tools.checks._event_history import GONE, RECOVERED, STATES, event_state
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority, fail, info, warn
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import EVENT_CAP, ClusterData
 from tools.triage.data.sagemaker_model import ClusterEvent, InstanceGroup
 
 CHECK_ID = "cluster-events"
+FINDINGS = Findings(CHECK_ID, "F")
 MAX_DESCRIBED = 5  # DescribeClusterEvent calls per triage, for unexplained Error events
 
 
@@ -83,9 +84,7 @@ def judge_events(
     """
     if not available:
         return [
-            info(
-                CHECK_ID,
-                "F",
+            FINDINGS.info(
                 "Events unavailable for this cluster (NodeProvisioningMode is not Continuous)",
                 available=False,
             )
@@ -94,9 +93,7 @@ def judge_events(
     findings: list[Finding] = []
     if node is not None and node_error:
         findings.append(
-            info(
-                CHECK_ID,
-                "F",
+            FINDINGS.info(
                 f"The events of {node} could not be listed on their own ({node_error}); "
                 "judged from the cluster-wide list",
                 resources=[node],
@@ -113,10 +110,8 @@ def judge_events(
         else:
             read = f"Only the latest {cap} cluster events were read"
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P2,
-                "F",
                 f"{read}: older Error/Warn events were not judged"
                 + ("" if node else " (use --node to read one node's events)"),
                 cap=cap,
@@ -128,9 +123,7 @@ def judge_events(
     recent, older = split_by_age(problems, now)
     if older:
         findings.append(
-            info(
-                CHECK_ID,
-                "F",
+            FINDINGS.info(
                 f"{len(older)} Error/Warn events older than {RECENT.days} days were not judged",
                 resources=sorted({e.instance_id for e in older if e.instance_id}),
                 older=len(older),
@@ -157,9 +150,7 @@ def judge_events(
         findings.append(_finding(group))
     if not problems:
         findings.append(
-            passed(
-                CHECK_ID,
-                "F",
+            FINDINGS.passed(
                 f"No Error or Warn events among the {len(events)} cluster events read"
                 + (f" for {node}" if node else ""),
                 read=len(events),
@@ -230,13 +221,13 @@ def _finding(group: _Group) -> Finding:
             **evidence,
         )
     if family is UNMAPPED:
-        return warn(CHECK_ID, Priority.P1, "F", text, resources=instances, **evidence)
+        return FINDINGS.warn(Priority.P1, text, resources=instances, **evidence)
     if level == "Error":
         return fail(CHECK_ID, Priority.P0, family.section, text, resources=instances, **evidence)
     return warn(CHECK_ID, Priority.P1, family.section, text, resources=instances, **evidence)
 
 
-@check(CHECK_ID, section="F", title="Cluster events", scope="node")
+@check(FINDINGS, title="Cluster events", scope="node")
 def cluster_events(data: ClusterData) -> Iterable[Finding]:
     """Error and Warn cluster events, mapped to the section their description points to."""
     if not data.events_available():

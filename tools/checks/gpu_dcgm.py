@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import each_gpu_node
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.dcgm import DcgmHealth, parse_dcgm_health
 from tools.registry import check
 from tools.text import clip, quoted
@@ -13,6 +13,7 @@ from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-dcgm"
 SECTION = "G.1.b"
+FINDINGS = Findings(CHECK_ID, SECTION)
 SHOWN_INCIDENTS = 2  # incidents quoted in a message; the evidence keeps more
 KEPT_INCIDENTS = 16
 
@@ -47,26 +48,20 @@ def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Find
         "incident_count": len(health.incidents),
     }
     if health.state == "not-installed":
-        return info(
-            CHECK_ID,
-            SECTION,
+        return FINDINGS.info(
             f"{where}: dcgmi is not installed; DCGM health not read",
             resources=[instance_id],
             **evidence,
         )
     if health.state == "no-watches":
-        return info(
-            CHECK_ID,
-            SECTION,
+        return FINDINGS.info(
             f"{where}: no DCGM health watches are set, so DCGM has nothing to report (an "
             "empty result is not a clean bill)",
             resources=[instance_id],
             **evidence,
         )
     if health.state != "ok":
-        return info(
-            CHECK_ID,
-            SECTION,
+        return FINDINGS.info(
             f"{where}: DCGM health not read: "
             f"{quoted(health.error, 160) if health.error else 'unrecognised output'}",
             resources=[instance_id],
@@ -74,10 +69,8 @@ def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Find
         )
     if health.overall == "Failure":
         detail = _incidents(health, "Failure") or _incidents(health, "Warning")
-        return fail(
-            CHECK_ID,
+        return FINDINGS.fail(
             Priority.P0,
-            SECTION,
             f"{where}: DCGM health Failure{': ' + detail if detail else ''} — reboot, run "
             "dcgmi diag again on the idle node, replace it if it fails again",
             resources=[instance_id],
@@ -85,22 +78,16 @@ def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Find
         )
     if health.overall == "Warning":
         detail = _incidents(health, "Warning")
-        return warn(
-            CHECK_ID,
+        return FINDINGS.warn(
             Priority.P1,
-            SECTION,
             f"{where}: DCGM health Warning{': ' + detail if detail else ''} — watch the node; "
             "a warning alone is not a reason to replace it",
             resources=[instance_id],
             **evidence,
         )
     if health.overall == "Healthy":
-        return passed(
-            CHECK_ID, SECTION, f"{where}: DCGM health Healthy", resources=[instance_id], **evidence
-        )
-    return info(
-        CHECK_ID,
-        SECTION,
+        return FINDINGS.passed(f"{where}: DCGM health Healthy", resources=[instance_id], **evidence)
+    return FINDINGS.info(
         f"{where}: DCGM reported overall health "
         f"{quoted(health.overall, 40) if health.overall else 'missing'}",
         resources=[instance_id],
@@ -108,7 +95,7 @@ def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Find
     )
 
 
-@check(CHECK_ID, section=SECTION, title="DCGM health", scope="node")
+@check(FINDINGS, title="DCGM health", scope="node")
 def gpu_dcgm(data: ClusterData) -> Iterable[Finding]:
     """DCGM health Failure (P0) or Warning (P1) with its incidents."""
     return each_gpu_node(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import each_gpu_node
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.dcgm_logs import DcgmLogs, NvvsLine, NvvsLineKind, parse_dcgm_logs
 from tools.probes.catalog import DCGM_LOG_DIR, DCGM_LOG_LINES
 from tools.registry import check
@@ -24,6 +24,7 @@ from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-dcgm-logs"
 SECTION = "G.1.b"
+FINDINGS = Findings(CHECK_ID, SECTION)
 QUOTED_LINES = 3
 
 K = NvvsLineKind
@@ -51,18 +52,14 @@ def _log_name(logs: DcgmLogs) -> str:
 def _not_read(where: str, instance_id: str, logs: DcgmLogs) -> Finding | None:
     """The INFO for a log that could not be judged, or None when it can be."""
     if logs.state == "unparsed":
-        return info(
-            CHECK_ID,
-            SECTION,
+        return FINDINGS.info(
             f"{where}: the DCGM log probe printed something unrecognised; the last "
             "diagnostic's result is unknown",
             resources=[instance_id],
             output=clip(logs.problem or ""),
         )
     if logs.state == "denied" or (logs.newest_log and logs.problem):
-        return info(
-            CHECK_ID,
-            SECTION,
+        return FINDINGS.info(
             f"{where}: the DCGM diagnostic log could not be read "
             f"({quoted(logs.problem or 'permission denied', 160)}); its result is unknown — "
             f"read it with sudo (§ G.1.b)",
@@ -75,9 +72,7 @@ def _not_read(where: str, instance_id: str, logs: DcgmLogs) -> Finding | None:
             if logs.state == "missing"
             else f"{DCGM_LOG_DIR} has no nvvs*.log"
         )
-        return info(
-            CHECK_ID,
-            SECTION,
+        return FINDINGS.info(
             f"{where}: {where_looked}, so no DCGM diagnostic result is kept on this node "
             "(dcgmi diag has not run, or logged elsewhere) — not a pass; run dcgmi diag on "
             "the idle node to get one (§ G.1.b)",
@@ -101,10 +96,8 @@ def judge_dcgm_logs(instance_id: str, instance_type: str, logs: DcgmLogs) -> lis
     findings: list[Finding] = []
     if failed:
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                SECTION,
                 f"{where}: the last DCGM diagnostic in {name} failed: {_shown(failed)} — "
                 "reboot, run the same dcgmi diag level again on the idle node, replace it if "
                 "it fails again (§ F.4)",
@@ -114,10 +107,8 @@ def judge_dcgm_logs(instance_id: str, instance_type: str, logs: DcgmLogs) -> lis
         )
     if pending:
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P1,
-                SECTION,
                 f"{where}: the last DCGM diagnostic in {name} saw a row remap pending: "
                 f"{_shown(pending)} — reboot to apply it, then check row remapping (§ G.1.a)",
                 resources=[instance_id],
@@ -126,10 +117,8 @@ def judge_dcgm_logs(instance_id: str, instance_type: str, logs: DcgmLogs) -> lis
         )
     if errors and not failed:
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P1,
-                SECTION,
                 f"{where}: the last DCGM diagnostic in {name} logged {len(errors)} error "
                 f"line(s) without a failed test: {_shown(errors)} — the run may not have "
                 "tested everything; read the log and run it again",
@@ -139,9 +128,7 @@ def judge_dcgm_logs(instance_id: str, instance_type: str, logs: DcgmLogs) -> lis
         )
     if not findings:
         findings.append(
-            passed(
-                CHECK_ID,
-                SECTION,
+            FINDINGS.passed(
                 f"{where}: no failure, pending remap or error in the last "
                 f"{DCGM_LOG_LINES} lines of {name}",
                 resources=[instance_id],
@@ -151,7 +138,7 @@ def judge_dcgm_logs(instance_id: str, instance_type: str, logs: DcgmLogs) -> lis
     return findings
 
 
-@check(CHECK_ID, section=SECTION, title="DCGM diagnostic logs", scope="node")
+@check(FINDINGS, title="DCGM diagnostic logs", scope="node")
 def gpu_dcgm_logs(data: ClusterData) -> Iterable[Finding]:
     """The newest nvvs log's failed tests, pending or failed remaps and errors."""
     return each_gpu_node(

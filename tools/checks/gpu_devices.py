@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import each_gpu_node
-from tools.findings import Finding, Priority, fail, info, passed
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.nvidia_smi import GpuList, parse_gpu_list
 from tools.registry import check
 from tools.text import clip, quoted
@@ -13,6 +13,7 @@ from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-count"
 SECTION = "G"
+FINDINGS = Findings(CHECK_ID, SECTION)
 KEPT_ERRORS = 8  # nvidia-smi error lines kept as evidence
 
 
@@ -35,34 +36,26 @@ def judge_gpu_count(
         cause = f"; the driver cannot reach {', '.join(unreachable)}" if unreachable else ""
         if not unreachable and listing.errors:
             cause = f"; nvidia-smi: {quoted(listing.errors[0], 160)}"
-        return fail(
-            CHECK_ID,
+        return FINDINGS.fail(
             Priority.P0,
-            SECTION,
             f"{where}: {visible} of {expected} GPUs visible{cause} — reboot the node, "
             "replace it if a GPU is still missing",
             resources=[instance_id],
             **evidence,
         )
     if visible > expected:
-        return info(
-            CHECK_ID,
-            SECTION,
+        return FINDINGS.info(
             f"{where}: {visible} GPUs visible, more than the {expected} the type lists "
             "(MIG or an instance-type table out of date)",
             resources=[instance_id],
             **evidence,
         )
-    return passed(
-        CHECK_ID,
-        SECTION,
-        f"{where}: {visible} of {expected} GPUs visible",
-        resources=[instance_id],
-        **evidence,
+    return FINDINGS.passed(
+        f"{where}: {visible} of {expected} GPUs visible", resources=[instance_id], **evidence
     )
 
 
-@check(CHECK_ID, section=SECTION, title="Visible GPU count", scope="node")
+@check(FINDINGS, title="Visible GPU count", scope="node")
 def gpu_count(data: ClusterData) -> Iterable[Finding]:
     """GPUs visible to nvidia-smi against the instance type's count (e.g. 7 of 8 on p5)."""
     return each_gpu_node(

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import each_gpu_node, gpu_label, recognised_query
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.nvidia_smi import GpuRow
 from tools.registry import check
 from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-ecc"
 SECTION = "G.3"
+FINDINGS = Findings(CHECK_ID, SECTION)
 
 
 def _counts(row: GpuRow) -> str:
@@ -45,10 +46,8 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
     ]
     since_boot = [row for row in bad if (row.ecc_uncorrected_volatile or 0) > 0]
     if bad and not since_boot:
-        return warn(
-            CHECK_ID,
+        return FINDINGS.warn(
             Priority.P1,
-            SECTION,
             f"{where}: uncorrectable ECC errors in the GPUs' history only (aggregate, none "
             f"since the driver last loaded) on {'; '.join(_counts(r) for r in bad)} — check "
             "row remapping (§ G.1.a): remapped cleanly means the memory was repaired; pending "
@@ -58,10 +57,8 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
             counters=per_gpu,
         )
     if bad:
-        return fail(
-            CHECK_ID,
+        return FINDINGS.fail(
             Priority.P0,
-            SECTION,
             f"{where}: uncorrectable ECC errors since the driver loaded on "
             f"{'; '.join(_counts(r) for r in bad)} "
             "— isolate the node, reboot it to reset the GPUs and re-check row remapping; "
@@ -76,23 +73,19 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
         if row.ecc_uncorrected_volatile is not None or row.ecc_uncorrected_aggregate is not None
     ]
     if not known:
-        return info(
-            CHECK_ID,
-            SECTION,
+        return FINDINGS.info(
             f"{where}: no GPU reports ECC counters (ECC off or not supported)",
             resources=[instance_id],
             counters=per_gpu,
         )
-    return passed(
-        CHECK_ID,
-        SECTION,
+    return FINDINGS.passed(
         f"{where}: no uncorrectable ECC errors on {len(known)} GPUs",
         resources=[instance_id],
         counters=per_gpu,
     )
 
 
-@check(CHECK_ID, section=SECTION, title="GPU ECC errors", scope="node")
+@check(FINDINGS, title="GPU ECC errors", scope="node")
 def gpu_ecc(data: ClusterData) -> Iterable[Finding]:
     """Uncorrectable ECC errors since the driver loaded (FAIL) or only in a GPU's lifetime
     counter (WARN)."""

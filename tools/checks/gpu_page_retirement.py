@@ -21,13 +21,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import each_gpu_node
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.page_retirement import RetirementGpu, RetirementReport, parse_page_retirement
 from tools.registry import check
 from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-page-retirement"
 SECTION = "G.1.a"
+FINDINGS = Findings(CHECK_ID, SECTION)
 
 
 def _state(gpu: RetirementGpu) -> dict[str, object]:
@@ -49,10 +50,8 @@ def judge_page_retirement(
     findings: list[Finding] = []
     if pending:
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P1,
-                SECTION,
                 f"{where}: page retirement pending on GPU {', '.join(pending)} — the driver "
                 "applies it at its next reload: reboot the node, then check again; still "
                 "pending after the reboot → replace",
@@ -64,10 +63,8 @@ def judge_page_retirement(
     if double:
         counts = ", ".join(f"{bus} ({count})" for bus, count in double.items())
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P2,
-                SECTION,
                 f"{where}: pages retired after double-bit ECC errors on GPU {counts} — the "
                 "retirement kept the bad memory out of use; replace the node if uncorrectable "
                 "errors continue or a retirement fails (Xid 64)",
@@ -78,9 +75,7 @@ def judge_page_retirement(
         )
     if not findings:
         findings.append(
-            passed(
-                CHECK_ID,
-                SECTION,
+            FINDINGS.passed(
                 f"{where}: no pending page retirement and no page retired after a double-bit "
                 f"error on {len(retiring)} GPU(s)",
                 resources=[instance_id],
@@ -95,7 +90,7 @@ def _recognised(text: str) -> RetirementReport | None:
     return report if report.recognised else None
 
 
-@check(CHECK_ID, section=SECTION, title="GPU page retirement (pre-Ampere)", scope="node")
+@check(FINDINGS, title="GPU page retirement (pre-Ampere)", scope="node")
 def gpu_page_retirement(data: ClusterData) -> Iterable[Finding]:
     """Pending page retirements and double-bit retired pages on GPUs that retire pages."""
     findings = each_gpu_node(
@@ -113,9 +108,7 @@ def gpu_page_retirement(data: ClusterData) -> Iterable[Finding]:
         return findings
     # Every probed GPU remaps rows instead: say so once, so the check is not silent.
     return [
-        info(
-            CHECK_ID,
-            SECTION,
-            "No probed GPU retires pages (row-remapping GPUs answer N/A): see gpu-row-remap",
+        FINDINGS.info(
+            "No probed GPU retires pages (row-remapping GPUs answer N/A): see gpu-row-remap"
         )
     ]

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import each_gpu_node
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.nvidia_smi import RemapGpu, RemapReport, parse_row_remap
 from tools.registry import check
 from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-row-remap"
 SECTION = "G.1.a"
+FINDINGS = Findings(CHECK_ID, SECTION)
 
 
 def _state(gpu: RemapGpu) -> dict[str, object]:
@@ -36,10 +37,8 @@ def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -
     findings: list[Finding] = []
     if failed:
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                SECTION,
                 f"{where}: row remapping failure on GPU {', '.join(failed)} (a memory bank "
                 "ran out of spare rows) — isolate and replace the node",
                 resources=[instance_id],
@@ -49,10 +48,8 @@ def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -
         )
     if pending:
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P1,
-                SECTION,
                 f"{where}: row remap pending on GPU {', '.join(pending)} — a GPU reset is "
                 "needed to apply it: reboot the node and check again; still pending after "
                 "the reboot → replace",
@@ -67,10 +64,8 @@ def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -
             for gpu in exhausted
         )
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P1,
-                SECTION,
                 f"{where}: spare rows almost used up ({listed}) — plan a replacement",
                 resources=[instance_id],
                 gpus=[gpu.bus_id for gpu in exhausted],
@@ -81,18 +76,14 @@ def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -
         return findings
     if not any(gpu.supported for gpu in report.gpus):
         return [
-            info(
-                CHECK_ID,
-                SECTION,
+            FINDINGS.info(
                 f"{where}: the GPUs report no row-remapping state (not supported)",
                 resources=[instance_id],
                 remapper=states,
             )
         ]
     return [
-        passed(
-            CHECK_ID,
-            SECTION,
+        FINDINGS.passed(
             f"{where}: no pending or failed row remap on {len(report.gpus)} GPUs",
             resources=[instance_id],
             remapper=states,
@@ -100,7 +91,7 @@ def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -
     ]
 
 
-@check(CHECK_ID, section=SECTION, title="GPU row remapping", scope="node")
+@check(FINDINGS, title="GPU row remapping", scope="node")
 def gpu_row_remap(data: ClusterData) -> Iterable[Finding]:
     """Pending remaps (reboot, re-check), failed remaps (replace), spare rows running out."""
     return each_gpu_node(

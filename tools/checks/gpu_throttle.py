@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import each_gpu_node, gpu_label, recognised_query
-from tools.findings import Finding, Priority, fail, info, passed
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.nvidia_smi import GpuRow
 from tools.registry import check
 from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-throttle"
 SECTION = "G.4"
+FINDINGS = Findings(CHECK_ID, SECTION)
 
 
 def _temperature(row: GpuRow) -> str:
@@ -28,10 +29,8 @@ def judge_throttle(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...
             f"{gpu_label(row)} at {_temperature(row)}: {', '.join(row.active_throttles)}"
             for row in throttled
         )
-        return fail(
-            CHECK_ID,
+        return FINDINGS.fail(
             Priority.P1,
-            SECTION,
             f"{where}: clocks held down on {listed} — the slowest GPU paces the whole job; "
             "compare with the node's other GPUs, reboot, replace the node if hardware "
             "slowdown persists",
@@ -41,9 +40,7 @@ def judge_throttle(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...
         )
     reported = [row for row in rows if row.hw_slowdown is not None]
     if not reported:
-        return info(
-            CHECK_ID,
-            SECTION,
+        return FINDINGS.info(
             f"{where}: no GPU reports its throttle reasons",
             resources=[instance_id],
             temperatures=temperatures,
@@ -52,16 +49,14 @@ def judge_throttle(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...
         (row.temperature_c for row in rows if row.temperature_c is not None), default=None
     )
     peak = f" (hottest {hottest} °C)" if hottest is not None else ""
-    return passed(
-        CHECK_ID,
-        SECTION,
+    return FINDINGS.passed(
         f"{where}: no hardware or thermal slowdown on {len(reported)} GPUs{peak}",
         resources=[instance_id],
         temperatures=temperatures,
     )
 
 
-@check(CHECK_ID, section=SECTION, title="GPU thermal and hardware throttling", scope="node")
+@check(FINDINGS, title="GPU thermal and hardware throttling", scope="node")
 def gpu_throttle(data: ClusterData) -> Iterable[Finding]:
     """HW slowdown, HW thermal slowdown or SW thermal slowdown active, per GPU."""
     return each_gpu_node(

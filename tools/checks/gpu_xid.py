@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, label, none_probed, read
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.kernel_log import parse_kernel_log
 from tools.parsers.xid import (
     Recovery,
@@ -32,6 +32,7 @@ from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-xid"
 SECTION = "G.2"
+FINDINGS = Findings(CHECK_ID, SECTION)
 _MAX_LINES = 5
 
 
@@ -71,10 +72,8 @@ def _hardware(
     if repeated:
         # The same Xid on the same GPU survived a reboot: rebooting again will not help.
         return [
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                SECTION,
                 f"{where}: hardware {describe(repeated)} repeated after a reboot (the same Xid "
                 "on the same GPU in the previous boot) — replace the node",
                 resources=[instance_id],
@@ -91,10 +90,8 @@ def _hardware(
             else ""
         )
         return [
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                SECTION,
                 f"{where}: hardware {describe(now)} in this boot{earlier} — isolate the node, "
                 "reboot it and check again; replace it if the Xid returns",
                 resources=[instance_id],
@@ -106,9 +103,7 @@ def _hardware(
         ]
     if before:
         return [
-            info(
-                CHECK_ID,
-                SECTION,
+            FINDINGS.info(
                 f"{where}: the previous boot had hardware {describe(before)}; none "
                 "since the reboot — watch for it to return",
                 resources=[instance_id],
@@ -133,10 +128,8 @@ def _recovery(where: str, instance_id: str, events: tuple[XidEvent, ...]) -> lis
     for need in ("reboot", "reset"):
         if need in asked:
             return [
-                fail(
-                    CHECK_ID,
+                FINDINGS.fail(
                     Priority.P0,
-                    SECTION,
                     f"{where}: Xid 154 on {', '.join(gpus(events))}: the driver asks for "
                     f"{_ASKS[need]} ({', '.join(labels)}) — isolate the node and do it, then "
                     "check the Xid that came before it",
@@ -152,10 +145,8 @@ def _recovery(where: str, instance_id: str, events: tuple[XidEvent, ...]) -> lis
             else "changed the GPU's recovery action to one this tool does not know"
         )
         return [
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P1,
-                SECTION,
                 f"{where}: Xid 154 on {', '.join(gpus(events))}: the driver {what} "
                 f"({', '.join(labels)}); check the Xid that came before it",
                 resources=[instance_id],
@@ -164,9 +155,7 @@ def _recovery(where: str, instance_id: str, events: tuple[XidEvent, ...]) -> lis
             )
         ]
     return [
-        info(
-            CHECK_ID,
-            SECTION,
+        FINDINGS.info(
             f"{where}: Xid 154 on {', '.join(gpus(events))}: the driver set the recovery action "
             "back to None, nothing left to do for it",
             resources=[instance_id],
@@ -200,10 +189,8 @@ def _application(where: str, instance_id: str, events: tuple[XidEvent, ...]) -> 
     fact about the job that ran, so WARN P2 naming the process, never node advice."""
     named = processes(events)
     who = f" from {', '.join(named[:3])}" if named else ""
-    return warn(
-        CHECK_ID,
+    return FINDINGS.warn(
         Priority.P2,
-        SECTION,
         f"{where}: workload signal, not a node fault: application {describe(events)}{who} — "
         "check the job's code (an out-of-range address or illegal memory access: rerun it "
         "under compute-sanitizer or cuda-gdb) and restart the job; only the same Xid on one "
@@ -233,10 +220,8 @@ def judge_xids(
     remap = of_kind(current, "remap")
     if remap:
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.at("G.1.a").warn(
                 Priority.P1,
-                "G.1.a",
                 f"{where}: {describe(remap)} — the remap takes effect at the next GPU reset: "
                 "reboot the node, then re-check row remapping; still pending after the reboot "
                 "means replace",
@@ -253,10 +238,8 @@ def judge_xids(
     unknown = of_kind(current, "unknown")
     if unknown:
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P2,
-                SECTION,
                 f"{where}: {describe(unknown)} — look it up in NVIDIA's Xid catalogue for the "
                 "installed driver branch",
                 resources=[instance_id],
@@ -267,9 +250,7 @@ def judge_xids(
     primary = of_kind(current, "hardware") or remap or recovery or application or unknown
     if follow_on and not primary:
         findings.append(
-            info(
-                CHECK_ID,
-                SECTION,
+            FINDINGS.info(
                 f"{where}: {describe(follow_on)}, a consequence of an earlier error (a killed or "
                 "cleaned-up job); no primary Xid in this boot's log",
                 resources=[instance_id],
@@ -278,12 +259,7 @@ def judge_xids(
         )
     if not current:
         findings.append(
-            passed(
-                CHECK_ID,
-                SECTION,
-                f"{where}: no Xid in this boot's kernel log",
-                resources=[instance_id],
-            )
+            FINDINGS.passed(f"{where}: no Xid in this boot's kernel log", resources=[instance_id])
         )
     return findings
 
@@ -294,7 +270,7 @@ def _previous_boot_kept(text: str) -> bool:
     return not (no_previous_boot(text) or log.previous_boot_unavailable or log.refused)
 
 
-@check(CHECK_ID, section=SECTION, title="GPU Xid errors", scope="node")
+@check(FINDINGS, title="GPU Xid errors", scope="node")
 def gpu_xid(data: ClusterData) -> Iterable[Finding]:
     """Hardware, application and follow-on Xids; a hardware Xid seen again after a reboot."""
     nodes = judged_nodes(data, lambda facts: facts.gpus)
@@ -309,9 +285,7 @@ def gpu_xid(data: ClusterData) -> Iterable[Finding]:
         if refused := parse_kernel_log(this_boot.text).refused:
             # dmesg would not read the log: no Xid in it is unknown, not clean.
             findings.append(
-                info(
-                    CHECK_ID,
-                    SECTION,
+                FINDINGS.info(
                     f"Could not read the kernel log on {label(node)}: {clip(refused, 200)}",
                     resources=[node.instance_id],
                     probe="kernel_log",

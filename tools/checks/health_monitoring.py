@@ -23,13 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.checks._logs import no_log_group, scan_streams, stream_coverage, stream_parts
-from tools.findings import Finding, Priority, info, passed, warn
+from tools.findings import Finding, Findings, Priority, info, warn
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import LOG_PAGE_BUDGET, LOG_WINDOW, ClusterData
 from tools.triage.data.logs_model import LogEvent
 
 CHECK_HMA = "health-monitoring-agent"
+HMA_FINDINGS = Findings(CHECK_HMA, "F.3")
 HMA_PREFIX = "SagemakerHealthMonitoringAgent/"
 DETECTION = "HealthMonitoringAgentDetectionEvent"
 HMA_CAP = 200  # detection lines read per triage, newest first
@@ -182,15 +183,13 @@ def judge_hma(
         )
         evidence: dict[str, Any] = {"pages": pages, "read": len(events), "stopped_by": "pages"}
         if per_instance:
-            findings.append(warn(CHECK_HMA, Priority.P2, "F.3", text, **evidence))
+            findings.append(HMA_FINDINGS.warn(Priority.P2, text, **evidence))
         else:
-            findings.append(info(CHECK_HMA, "F.3", text, **evidence))
+            findings.append(HMA_FINDINGS.info(text, **evidence))
     elif truncated:
         findings.append(
-            warn(
-                CHECK_HMA,
+            HMA_FINDINGS.warn(
                 Priority.P2,
-                "F.3",
                 f"Health Monitoring Agent scan capped at {cap} detection lines, newest first: "
                 f"older detections of the last {window_days} days were not read{hint}",
                 cap=cap,
@@ -200,11 +199,9 @@ def judge_hma(
         )
     if not per_instance:
         findings.append(
-            passed(
-                CHECK_HMA,
-                "F.3",
+            HMA_FINDINGS.passed(
                 f"No Health Monitoring Agent detections in the last {window_days} days"
-                + (f" for {node}" if node else ""),
+                + (f" for {node}" if node else "")
             )
         )
     return findings
@@ -214,7 +211,7 @@ def _warn_p1(check_id: str, section_id: str, message: str, **kwargs: Any) -> Fin
     return warn(check_id, Priority.P1, section_id, message, **kwargs)
 
 
-@check(CHECK_HMA, section="F.3", title="Health Monitoring Agent", scope="node")
+@check(HMA_FINDINGS, title="Health Monitoring Agent", scope="node")
 def health_monitoring_agent(data: ClusterData) -> Iterable[Finding]:
     """HMA detections (HealthMonitoringAgentDetectionEvent) of the last week, per instance."""
     if not data.log_group_exists():

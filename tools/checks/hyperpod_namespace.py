@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from tools.findings import Finding, Priority, fail, passed
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.kube import HYPERPOD_NAMESPACE
 from tools.triage.data.kube_model import Namespace
 
 CHECK_ID = "hyperpod-namespace"
+FINDINGS = Findings(CHECK_ID, "B.5")
 
 
 def judge_hyperpod_namespace(namespaces: Sequence[Namespace]) -> list[Finding]:
@@ -30,10 +31,8 @@ def judge_hyperpod_namespace(namespaces: Sequence[Namespace]) -> list[Finding]:
     found = next((n for n in namespaces if n.name == HYPERPOD_NAMESPACE), None)
     if found is None:
         return [
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P1,
-                "B.5",
                 f"Namespace {HYPERPOD_NAMESPACE} does not exist on the EKS cluster: the "
                 "HyperPod Helm chart is not installed (or was removed), so the health-"
                 "monitoring agent, deep health checks and job auto-restart cannot run",
@@ -45,10 +44,8 @@ def judge_hyperpod_namespace(namespaces: Sequence[Namespace]) -> list[Finding]:
     phase = found.phase or "Active"
     if phase == "Terminating":
         return [
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P1,
-                "B.5",
                 f"Namespace {HYPERPOD_NAMESPACE} is being deleted (phase Terminating): the "
                 "HyperPod agents in it are going away",
                 resources=[HYPERPOD_NAMESPACE],
@@ -57,9 +54,7 @@ def judge_hyperpod_namespace(namespaces: Sequence[Namespace]) -> list[Finding]:
             )
         ]
     return [
-        passed(
-            CHECK_ID,
-            "B.5",
+        FINDINGS.passed(
             f"Namespace {HYPERPOD_NAMESPACE} exists (phase {phase})",
             resources=[HYPERPOD_NAMESPACE],
             exists=True,
@@ -68,7 +63,7 @@ def judge_hyperpod_namespace(namespaces: Sequence[Namespace]) -> list[Finding]:
     ]
 
 
-@check(CHECK_ID, section="B.5", title="aws-hyperpod namespace", orchestrators=("eks",))
+@check(FINDINGS, title="aws-hyperpod namespace", orchestrators=("eks",))
 def hyperpod_namespace(data: ClusterData) -> Iterable[Finding]:
     """The aws-hyperpod namespace HyperPod's Helm chart installs its agents into."""
     return judge_hyperpod_namespace(data.hyperpod_namespaces())

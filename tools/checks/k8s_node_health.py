@@ -17,7 +17,7 @@ from typing import Any
 
 from tools.checks._grouping import GROUP_ABOVE
 from tools.checks._kube import SAMPLES, describe_node, examples
-from tools.findings import Finding, Priority, Status, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority, Status, fail, info, warn
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
@@ -29,6 +29,7 @@ from tools.triage.data.kube_model import (
 )
 
 CHECK = "k8s-node-health"
+FINDINGS = Findings(CHECK, "F.2")
 
 PENDING_REPLACEMENT = "UnschedulablePendingReplacement"
 PENDING_REBOOT = "UnschedulablePendingReboot"
@@ -243,9 +244,7 @@ def judge_node_health(
         if not problems and faults:
             label = describe_node(judged.name, judged.instance_id, judged.group)
             history.append(
-                info(
-                    CHECK,
-                    "F.2",
+                FINDINGS.info(
                     f"Node {label} is healthy but carries fault labels or details"
                     f"{_fault_summary(faults)}: a past fault, kept for reference",
                     resources=[judged.instance_id or judged.name],
@@ -277,9 +276,7 @@ def judge_node_health(
     findings += history
     if nodes and not buckets:
         findings.append(
-            passed(
-                CHECK,
-                "F.2",
+            FINDINGS.passed(
                 f"All {len(nodes):,} judged Kubernetes nodes are Ready, without pressure, "
                 "and Schedulable by HyperPod's health labels",
                 nodes=len(nodes),
@@ -320,11 +317,7 @@ def judged_nodes(data: ClusterData) -> list[JudgedNode]:
 
 
 @check(
-    CHECK,
-    section="F.2",
-    title="EKS node health labels and conditions",
-    orchestrators=("eks",),
-    scope="node",
+    FINDINGS, title="EKS node health labels and conditions", orchestrators=("eks",), scope="node"
 )
 def k8s_node_health(data: ClusterData) -> Iterable[Finding]:
     """HyperPod's node-health-status / deep-health-check-status labels, fault details, and
@@ -332,9 +325,7 @@ def k8s_node_health(data: ClusterData) -> Iterable[Finding]:
     nodes = judged_nodes(data)
     if data.target.node is not None and not nodes:
         return [
-            info(
-                CHECK,
-                "F.2",
+            FINDINGS.info(
                 f"Node {data.target.node} has no Kubernetes node (see k8s-node-mapping)",
                 resources=[data.target.node],
             )

@@ -13,13 +13,14 @@ from typing import Any
 
 from tools.checks._grouping import GROUP_ABOVE
 from tools.checks._kube import SAMPLES, examples
-from tools.findings import Finding, Priority, bounded, info, passed, warn
+from tools.findings import Finding, Findings, Priority, bounded
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.kube_model import KubeNode
 from tools.triage.data.sagemaker_model import ClusterNode
 
 CHECK = "k8s-node-mapping"
+FINDINGS = Findings(CHECK, "F.2")
 TABLE_ROWS = 50  # rows of the mapping kept as evidence on a large cluster
 
 
@@ -46,9 +47,7 @@ def judge_mapping(
     if len(rows) <= GROUP_ABOVE:
         for row in rows:
             findings.append(
-                info(
-                    CHECK,
-                    "F.2",
+                FINDINGS.info(
                     f"Kubernetes node {row['node']} ↔ {row['instance_id'] or 'unknown instance'}"
                     f" ↔ {row['group'] or 'unknown group'}",
                     resources=[row["instance_id"]] if row["instance_id"] else [],
@@ -58,9 +57,7 @@ def judge_mapping(
     else:
         unmapped = [r["node"] for r in rows if not r["instance_id"]]
         findings.append(
-            info(
-                CHECK,
-                "F.2",
+            FINDINGS.info(
                 f"{len(rows):,} Kubernetes nodes; {len(rows) - len(unmapped):,} map to an "
                 f"instance id (providerID, hyperpod-<id> name or label)"
                 + (f"; {len(unmapped):,} do not, e.g. {examples(unmapped)}" if unmapped else ""),
@@ -82,10 +79,8 @@ def judge_mapping(
     if missing and len(missing) <= GROUP_ABOVE:
         for instance in missing:
             findings.append(
-                warn(
-                    CHECK,
+                FINDINGS.warn(
                     Priority.P1,
-                    "F.2",
                     f"Instance {instance} ({groups.get(instance) or '?'}) is Running in HyperPod "
                     "but has no Kubernetes node: it never joined the EKS cluster, so no pod can "
                     "run on it (lifecycle logs § D, EKS access § B.5)",
@@ -96,10 +91,8 @@ def judge_mapping(
             )
     elif missing:
         findings.append(
-            warn(
-                CHECK,
+            FINDINGS.warn(
                 Priority.P1,
-                "F.2",
                 f"{len(missing):,} Running HyperPod instances have no Kubernetes node, e.g. "
                 f"{examples(missing)}: they never joined the EKS cluster (lifecycle logs § D, "
                 "EKS access § B.5)",
@@ -115,9 +108,7 @@ def judge_mapping(
     )
     if strangers:
         findings.append(
-            info(
-                CHECK,
-                "F.2",
+            FINDINGS.info(
                 f"{len(strangers):,} Kubernetes node(s) with a HyperPod instance group label "
                 f"belong to no current instance of this cluster (left over after a "
                 f"replacement?), e.g. {examples(strangers)}",
@@ -125,15 +116,11 @@ def judge_mapping(
             )
         )
     if not missing and hyperpod_nodes and focus is None:
-        findings.append(
-            passed(CHECK, "F.2", "Every Running HyperPod instance has a Kubernetes node")
-        )
+        findings.append(FINDINGS.passed("Every Running HyperPod instance has a Kubernetes node"))
     return findings
 
 
-@check(
-    CHECK, section="F.2", title="EKS node ↔ instance mapping", orchestrators=("eks",), scope="node"
-)
+@check(FINDINGS, title="EKS node ↔ instance mapping", orchestrators=("eks",), scope="node")
 def k8s_node_mapping(data: ClusterData) -> Iterable[Finding]:
     """Which Kubernetes node is which instance (and group); instances that never joined."""
     kube_nodes = data.kube_nodes()

@@ -21,7 +21,7 @@ from typing import Any
 
 from tools.checks._grouping import GROUP_ABOVE
 from tools.checks._kube import SAMPLES, examples
-from tools.findings import Finding, Priority, fail, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
@@ -29,6 +29,7 @@ from tools.triage.data.kube import KUBE_SYSTEM, SYSTEM_APPS
 from tools.triage.data.kube_model import KubeEvent, Pod
 
 CHECK = "k8s-pod-failures"
+FINDINGS = Findings(CHECK, "M")
 
 WAITING_FAILURES = {
     "CrashLoopBackOff": "keeps crashing (read `kubectl logs --previous`)",
@@ -145,10 +146,8 @@ def _grouped(reason: str, workload: bool, failures: list[PodFailure]) -> Finding
         "workload": workload,
     }
     if workload:
-        return warn(
-            CHECK,
+        return FINDINGS.warn(
             Priority.P2,
-            "M",
             f"Workload signal, not a node fault: {len(failures):,} pod containers were "
             f"OOMKilled at their own memory limits on {len(instances):,} node(s), e.g. "
             f"{examples(pods_named)} — raise those limits in the job specs or lower the jobs' "
@@ -157,10 +156,8 @@ def _grouped(reason: str, workload: bool, failures: list[PodFailure]) -> Finding
             **evidence,
         )
     hint = "§ I.2 for node memory" if reason == OOM else WAITING_FAILURES[reason]
-    return fail(
-        CHECK,
+    return FINDINGS.fail(
         Priority.P1,
-        "M",
         f"{len(failures):,} pod containers are {reason} on {len(instances):,} "
         f"node(s), e.g. {examples(pods_named)} ({hint})",
         resources=instances[:SAMPLES],
@@ -182,8 +179,8 @@ def _single(failure: PodFailure) -> Finding:
     resources = [failure.instance_id] if failure.instance_id else []
     if failure.at_own_limit:
         evidence["memory_limit"] = failure.memory_limit
-        return warn(CHECK, Priority.P2, "M", _sentence(failure), resources=resources, **evidence)
-    return fail(CHECK, Priority.P1, "M", _sentence(failure), resources=resources, **evidence)
+        return FINDINGS.warn(Priority.P2, _sentence(failure), resources=resources, **evidence)
+    return FINDINGS.fail(Priority.P1, _sentence(failure), resources=resources, **evidence)
 
 
 def judge_pods(
@@ -247,10 +244,8 @@ def judge_sandbox_events(
             text += "; the CNI plugin cannot reach ipamd on 127.0.0.1:50051 (aws-node not up)"
         text += f"; latest: {quoted(latest, 140)}"
         findings.append(
-            fail(
-                CHECK,
+            FINDINGS.at("O").fail(
                 Priority.P1,
-                "O",
                 text,
                 resources=[instance] if instance else [],
                 node=host,
@@ -263,13 +258,7 @@ def judge_sandbox_events(
     return findings
 
 
-@check(
-    CHECK,
-    section="M",
-    title="Failing pods on the nodes in scope",
-    orchestrators=("eks",),
-    scope="node",
-)
+@check(FINDINGS, title="Failing pods on the nodes in scope", orchestrators=("eks",), scope="node")
 def k8s_pod_failures(data: ClusterData) -> Iterable[Finding]:
     """Pods in CrashLoopBackOff / ImagePullBackOff / ErrImagePull / RunContainerError /
     CreateContainerConfigError or OOMKilled, and FailedCreatePodSandBox events."""
@@ -281,5 +270,5 @@ def k8s_pod_failures(data: ClusterData) -> Iterable[Finding]:
     findings += judge_sandbox_events(data.kube_sandbox_events(), nodes, pod_nodes, scope)
     if not findings:
         where = "the focused node" if scope is not None else "any node"
-        findings.append(passed(CHECK, "M", f"No failing pod or sandbox error on {where}"))
+        findings.append(FINDINGS.passed(f"No failing pod or sandbox error on {where}"))
     return findings

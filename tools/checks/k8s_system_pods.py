@@ -7,13 +7,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tools.checks._kube import SAMPLES
-from tools.findings import Finding, Priority, fail, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 from tools.triage.data.kube_model import DaemonSet, Deployment, Pod
 
 CHECK = "k8s-cni"
+FINDINGS = Findings(CHECK, "O")
 EXCERPT = 160
 
 # aws-node log lines and what they mean; the first matching pattern of each kind wins.
@@ -103,10 +104,8 @@ def judge_daemonset(
     if daemonset is None:
         if name == "aws-node":
             return [
-                fail(
-                    CHECK,
+                FINDINGS.fail(
                     Priority.P0,
-                    "O",
                     "DaemonSet aws-node is missing from kube-system: without the VPC CNI no "
                     "pod gets a network",
                     daemonset=name,
@@ -114,10 +113,8 @@ def judge_daemonset(
             ]
         # Some clusters replace kube-proxy (e.g. a CNI that handles services itself).
         return [
-            warn(
-                CHECK,
+            FINDINGS.warn(
                 Priority.P2,
-                "O",
                 "DaemonSet kube-proxy is not in kube-system: service routing needs it unless "
                 "another component replaces it",
                 daemonset=name,
@@ -126,9 +123,7 @@ def judge_daemonset(
     desired, unavailable = daemonset.desired, daemonset.unavailable
     if unavailable <= 0:
         return [
-            passed(
-                CHECK,
-                "O",
+            FINDINGS.passed(
                 f"DaemonSet {name}: {desired} of {desired} pods available",
                 daemonset=name,
                 desired=desired,
@@ -164,7 +159,7 @@ def judge_daemonset(
         if excerpt:
             text += f"; log: {quoted(excerpt, 120)}"
     resources = sorted({r["instance_id"] for r in rows if r["instance_id"]})
-    return [fail(CHECK, Priority.P0, "O", text, resources=resources[:SAMPLES], **evidence)]
+    return [FINDINGS.fail(Priority.P0, text, resources=resources[:SAMPLES], **evidence)]
 
 
 def _pending_reason(pod: Pod) -> str:
@@ -187,10 +182,8 @@ def judge_coredns(
         replicas = deployment.replicas if deployment else 0
         what = "no CoreDNS Deployment" if deployment is None else f"{replicas} replicas wanted"
         return [
-            fail(
-                CHECK,
+            FINDINGS.fail(
                 Priority.P0,
-                "O",
                 f"No CoreDNS pod (k8s-app=kube-dns) in kube-system ({what}): pods cannot "
                 "resolve service or external names",
                 replicas=replicas,
@@ -204,11 +197,8 @@ def judge_coredns(
             bad.append(pod)
     if not bad:
         return [
-            passed(
-                CHECK,
-                "O",
-                f"CoreDNS: {len(dns)} of {len(dns)} pods Running and Ready",
-                pods=len(dns),
+            FINDINGS.passed(
+                f"CoreDNS: {len(dns)} of {len(dns)} pods Running and Ready", pods=len(dns)
             )
         ]
     described = []
@@ -231,21 +221,13 @@ def judge_coredns(
         {nodes[str(d["node"])] or "" for d in described if d["node"] in nodes} - {""}
     )
     return [
-        fail(
-            CHECK,
-            priority,
-            "O",
-            text,
-            resources=resources,
-            pods=described[:SAMPLES],
-            serving=serving,
+        FINDINGS.fail(
+            priority, text, resources=resources, pods=described[:SAMPLES], serving=serving
         )
     ]
 
 
-@check(
-    CHECK, section="O", title="CNI, kube-proxy and CoreDNS", orchestrators=("eks",), scope="node"
-)
+@check(FINDINGS, title="CNI, kube-proxy and CoreDNS", orchestrators=("eks",), scope="node")
 def k8s_cni(data: ClusterData) -> Iterable[Finding]:
     """aws-node and kube-proxy DaemonSet availability (with aws-node log hints) and
     CoreDNS pod state, in kube-system."""

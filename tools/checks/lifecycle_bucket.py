@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
 from tools.checks._iam_policy import evaluate
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
@@ -25,6 +25,7 @@ from tools.triage.data.iam_model import PolicyDocument
 from tools.triage.data.sagemaker_model import InstanceGroup
 
 CHECK_BUCKET = "lifecycle-bucket-access"
+BUCKET_FINDINGS = Findings(CHECK_BUCKET, "D.1")
 
 MANAGED_PREFIX = "sagemaker-"
 MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
@@ -72,9 +73,7 @@ def lifecycle_sources(
         parsed = parse_s3_uri(uri) if uri else None
         if parsed is None:
             notes.append(
-                info(
-                    CHECK_BUCKET,
-                    "D.1",
+                BUCKET_FINDINGS.info(
                     f"Instance group {name}: no readable LifeCycleConfig.SourceS3Uri "
                     f"({quoted(uri, 120) if uri else 'missing'})",
                     group=name,
@@ -182,9 +181,7 @@ def judge_bucket_access(
         role_name = role.rsplit("/", 1)[-1] if role else ""
         if verdict == "no-role":
             findings.append(
-                info(
-                    CHECK_BUCKET,
-                    "D.1",
+                BUCKET_FINDINGS.info(
                     f"Instance group {named} has no ExecutionRole: access to lifecycle bucket "
                     f"{bucket} not judged",
                     **evidence,
@@ -193,19 +190,15 @@ def judge_bucket_access(
         elif verdict == "granted":
             via = f" (through {MANAGED_POLICY} or an equivalent grant)" if managed else ""
             findings.append(
-                passed(
-                    CHECK_BUCKET,
-                    "D.1",
+                BUCKET_FINDINGS.passed(
                     f"Instance role {role_name} may read lifecycle bucket {bucket} ({named}){via}",
                     **evidence,
                 )
             )
         elif verdict == "denied":
             findings.append(
-                fail(
-                    CHECK_BUCKET,
+                BUCKET_FINDINGS.fail(
                     Priority.P0,
-                    "D.1",
                     f"Instance role {role_name} cannot read lifecycle bucket {bucket} "
                     f"({named}): its identity policies explicitly deny "
                     f"{_actions(denied_actions)}"
@@ -223,10 +216,8 @@ def judge_bucket_access(
                 else f"; the managed {MANAGED_POLICY} only covers sagemaker-* buckets"
             )
             findings.append(
-                warn(
-                    CHECK_BUCKET,
+                BUCKET_FINDINGS.warn(
                     Priority.P1,
-                    "D.1",
                     f"Identity policies of role {role_name} do not grant {_actions(lacking)} "
                     f"on lifecycle bucket {bucket} ({named}) (a bucket policy may still allow "
                     f"it; not read){why}",
@@ -237,7 +228,7 @@ def judge_bucket_access(
     return findings
 
 
-@check(CHECK_BUCKET, section="D.1", title="Lifecycle bucket access")
+@check(BUCKET_FINDINGS, title="Lifecycle bucket access")
 def lifecycle_bucket_access(data: ClusterData) -> Iterable[Finding]:
     """Whether each group's execution role may read its lifecycle scripts from S3."""
     sources, notes = lifecycle_sources(data.instance_groups())

@@ -27,7 +27,7 @@ from tools.checks._lifecycle_families import (
     classify_line,
 )
 from tools.checks._logs import no_log_group, scan_streams, stream_coverage, stream_parts
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.lifecycle_failure import script_failure
 from tools.registry import check
 from tools.text import clip, quoted
@@ -35,6 +35,7 @@ from tools.triage.data import LOG_PAGE_BUDGET, ClusterData
 from tools.triage.data.logs_model import LogEvent
 
 CHECK_LIFECYCLE_LOGS = "lifecycle-logs"
+LIFECYCLE_LOGS_FINDINGS = Findings(CHECK_LIFECYCLE_LOGS, "D.2")
 
 STREAM_PREFIX = "LifecycleConfig/"
 LOG_CAP = 300
@@ -149,15 +150,13 @@ def judge_lifecycle_logs(
         )
         evidence: dict[str, Any] = {"pages": pages, "read": len(events), "stopped_by": "pages"}
         if by_family:
-            findings.append(warn(CHECK_LIFECYCLE_LOGS, Priority.P2, "D.2", text, **evidence))
+            findings.append(LIFECYCLE_LOGS_FINDINGS.warn(Priority.P2, text, **evidence))
         else:
-            findings.append(info(CHECK_LIFECYCLE_LOGS, "D.2", text, **evidence))
+            findings.append(LIFECYCLE_LOGS_FINDINGS.info(text, **evidence))
     elif truncated:
         findings.append(
-            warn(
-                CHECK_LIFECYCLE_LOGS,
+            LIFECYCLE_LOGS_FINDINGS.warn(
                 Priority.P2,
-                "D.2",
                 f"Lifecycle log scan capped at {cap} candidate lines, newest first: older "
                 f"lines of the last week were not read{hint}",
                 cap=cap,
@@ -167,9 +166,7 @@ def judge_lifecycle_logs(
         )
     if not by_family:
         findings.append(
-            passed(
-                CHECK_LIFECYCLE_LOGS,
-                "D.2",
+            LIFECYCLE_LOGS_FINDINGS.passed(
                 "No lifecycle script errors in the LifecycleConfig streams of the last week"
                 + (f" for {node}" if node else "")
                 + (
@@ -196,10 +193,8 @@ def _running_finding(family: LogFamily, members: list[tuple[str, int, str]]) -> 
     instances = sorted({stream_parts(s)[1] for s, _, _ in members})
     sample_stream, _, sample = max(members, key=lambda m: (m[1], m[0]))
     shown = ", ".join(instances[:5]) + ("…" if len(instances) > 5 else "")
-    return warn(
-        CHECK_LIFECYCLE_LOGS,
+    return LIFECYCLE_LOGS_FINDINGS.warn(
         Priority.P2,
-        "D.2",
         f"Lifecycle scripts on {shown} logged a failure but the "
         f"node{'s are' if len(instances) != 1 else ' is'} Running ({family.title}; the "
         f"scripts did not fail overall, a step may be missing): {quoted(sample)}",
@@ -240,10 +235,8 @@ def _root_cause_finding(
     )
     # The script name is the node's log text: clipped like the sample.
     script = clip(failure.describe(), 200)
-    return fail(
-        CHECK_LIFECYCLE_LOGS,
+    return LIFECYCLE_LOGS_FINDINGS.fail(
         Priority.P0,
-        "D.2",
         f"{what} and its lifecycle script failed on {shown or 'unknown instances'} (now gone "
         f"from the cluster): {script} ({family.title}) — the root cause of the failed create "
         f"or update; fix the script and retry: {quoted(sample)}",
@@ -281,19 +274,15 @@ def _family_finding(
     }
     if history:
         those = "that instance is" if len(instances) == 1 else "those instances are"
-        return info(
-            CHECK_LIFECYCLE_LOGS,
-            "D.2",
+        return LIFECYCLE_LOGS_FINDINGS.info(
             f"History: lifecycle scripts on {shown} failed ({family.title}), but {those} no "
             f"longer in the cluster (replaced or removed): {quoted(sample)}",
             resources=instances,
             history=True,
             **evidence,
         )
-    return fail(
-        CHECK_LIFECYCLE_LOGS,
+    return LIFECYCLE_LOGS_FINDINGS.fail(
         Priority.P0,
-        "D.2",
         f"Lifecycle scripts on {shown or 'unknown instances'} failed "
         f"({family.title}): {quoted(sample)}",
         resources=instances,
@@ -301,7 +290,7 @@ def _family_finding(
     )
 
 
-@check(CHECK_LIFECYCLE_LOGS, section="D.2", title="Lifecycle script logs", scope="node")
+@check(LIFECYCLE_LOGS_FINDINGS, title="Lifecycle script logs", scope="node")
 def lifecycle_logs(data: ClusterData) -> Iterable[Finding]:
     """Known lifecycle failure patterns in the LifecycleConfig CloudWatch streams."""
     if not data.log_group_exists():

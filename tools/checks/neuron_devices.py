@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
-from tools.findings import Finding, Priority, fail, info, passed
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.neuron import NeuronListing, parse_neuron_device_files, parse_neuron_ls
 from tools.registry import check
 from tools.triage.data import ClusterData
 
 CHECK_ID = "neuron-devices"
 SECTION = "G.5"
+FINDINGS = Findings(CHECK_ID, SECTION)
 
 
 def judge_neuron_devices(
@@ -33,33 +34,27 @@ def judge_neuron_devices(
         "source": source,
     }
     if visible < expected:
-        return fail(
-            CHECK_ID,
+        return FINDINGS.fail(
             Priority.P0,
-            SECTION,
             f"{where}: {visible} of {expected} Neuron devices visible to {source} — reboot "
             "the node, replace it if devices are still missing",
             resources=[instance_id],
             **evidence,
         )
     if visible > expected:
-        return info(
-            CHECK_ID,
-            SECTION,
+        return FINDINGS.info(
             f"{where}: {visible} Neuron devices visible, more than the {expected} the type lists",
             resources=[instance_id],
             **evidence,
         )
-    return passed(
-        CHECK_ID,
-        SECTION,
+    return FINDINGS.passed(
         f"{where}: {visible} of {expected} Neuron devices visible to {source}",
         resources=[instance_id],
         **evidence,
     )
 
 
-@check(CHECK_ID, section=SECTION, title="Neuron device count", scope="node")
+@check(FINDINGS, title="Neuron device count", scope="node")
 def neuron_devices(data: ClusterData) -> Iterable[Finding]:
     """Neuron devices from neuron-ls against the type's count on trn / inf nodes."""
     nodes = judged_nodes(data, lambda facts: facts.neuron_devices)

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from tools.checks._accel import judged_nodes
 from tools.checks._node_reads import read_kernel_log
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog
 from tools.registry import check
 from tools.text import clip
@@ -30,6 +30,7 @@ from tools.triage.data import ClusterData
 
 CHECK_ID = "neuron-driver-errors"
 SECTION = "G.5"
+FINDINGS = Findings(CHECK_ID, SECTION)
 QUOTED_LINES = 3
 
 _ACTION = re.compile(r"\baction=(?P<action>[A-Za-z_]{1,40})")
@@ -89,10 +90,8 @@ def _hardware(
         )
         again = " (the previous boot had one too)" if before else ""
         return [
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                SECTION,
                 f"{where}: {_what(now)} in this boot{again} — {advice}",
                 resources=[instance_id],
                 boot="current",
@@ -104,10 +103,8 @@ def _hardware(
     if before and any(needs_replacement(e) for e in before):
         # A reboot keeps the instance on the same host: the hardware is still the same.
         return [
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P1,
-                SECTION,
                 f"{where}: {_what(before)} before the last reboot; none since, but a reboot "
                 "does not move the instance to other hardware — replace the node (§ F.4)",
                 resources=[instance_id],
@@ -118,10 +115,8 @@ def _hardware(
         ]
     if before:
         return [
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P2,
-                SECTION,
                 f"{where}: {_what(before)} before the last reboot, of a kind a reboot "
                 "repairs; none since — history, replace the node if it returns",
                 resources=[instance_id],
@@ -137,10 +132,8 @@ def _driver(where: str, instance_id: str, now: tuple[KernelEvent, ...]) -> list[
     if not now:
         return []
     return [
-        warn(
-            CHECK_ID,
+        FINDINGS.warn(
             Priority.P1,
-            SECTION,
             f"{where}: {len(now)} Neuron driver line(s) reporting an error or timeout in this "
             "boot — the driver retries some operations itself, so check neuron-ls and "
             "neuron-monitor for the devices and the job's runtime log for NRT errors before "
@@ -169,9 +162,7 @@ def judge_neuron_errors(
     findings += _driver(where, instance_id, current.of_kind(KernelEventKind.NEURON))
     if not findings:
         findings.append(
-            passed(
-                CHECK_ID,
-                SECTION,
+            FINDINGS.passed(
                 f"{where}: no Neuron hardware or driver error in the kernel log",
                 resources=[instance_id],
             )
@@ -179,15 +170,13 @@ def judge_neuron_errors(
     return findings
 
 
-@check(CHECK_ID, section=SECTION, title="Neuron hardware and driver errors", scope="node")
+@check(FINDINGS, title="Neuron hardware and driver errors", scope="node")
 def neuron_driver_errors(data: ClusterData) -> Iterable[Finding]:
     """NEURON_HW_ERR reports (FAIL, with the driver's action) and Neuron driver errors."""
     nodes = judged_nodes(data, lambda facts: facts.neuron_devices)
     if not nodes:
         # Worded apart from neuron-devices' note, which a GPU cluster prints next to this one.
-        return [
-            info(CHECK_ID, SECTION, "No probed node is a Neuron node: no Neuron driver log to read")
-        ]
+        return [FINDINGS.info("No probed node is a Neuron node: no Neuron driver log to read")]
     findings: list[Finding] = []
     for node, _ in nodes:
         current = read_kernel_log(node, "kernel_log", CHECK_ID, SECTION, findings)

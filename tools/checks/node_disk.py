@@ -18,13 +18,14 @@ from tools.checks._node_reads import (
     read_probe,
     unreadable,
 )
-from tools.findings import Finding, Priority, fail, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.df import DfReport, parse_df
 from tools.registry import check
 from tools.text import clip
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-disk"
+FINDINGS = Findings(CHECK_ID, "I.1")
 ROOT, SAGEMAKER, NVME = "/", "/opt/sagemaker", "/opt/dlami/nvme"
 ROOT_P0_PCT = 90
 ROOT_P1_PCT = 80
@@ -60,10 +61,8 @@ def _judge_usage(node: str, usage: DfReport) -> list[Finding]:
     root = _own_pct(usage, ROOT)
     if root is not None and root > ROOT_P0_PCT:
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                "I.1",
                 f"Root volume of {node} is {root} % full (above {ROOT_P0_PCT} %): writes to / "
                 "fail soon; move images, caches and checkpoints to /opt/sagemaker or "
                 "/opt/dlami/nvme",
@@ -75,10 +74,8 @@ def _judge_usage(node: str, usage: DfReport) -> list[Finding]:
         )
     elif root is not None and root > ROOT_P1_PCT:
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P1,
-                "I.1",
                 f"Root volume of {node} is {root} % full (above {ROOT_P1_PCT} %); it cannot "
                 "be grown, so redirect caches and scratch space to /opt/sagemaker or "
                 "/opt/dlami/nvme",
@@ -91,10 +88,8 @@ def _judge_usage(node: str, usage: DfReport) -> list[Finding]:
     sagemaker = _own_pct(usage, SAGEMAKER)
     if sagemaker is not None and sagemaker > SAGEMAKER_P1_PCT:
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P1,
-                "I.1",
                 f"/opt/sagemaker on {node} is {sagemaker} % full (above {SAGEMAKER_P1_PCT} %)",
                 resources=[node],
                 mount=SAGEMAKER,
@@ -117,10 +112,8 @@ def _judge_instance_store(node: str, usage: DfReport) -> list[Finding]:
         else "the directory does not exist"
     )
     return [
-        warn(
-            CHECK_ID,
+        FINDINGS.warn(
             Priority.P2,
-            "I.1",
             f"Instance store of {node} is not mounted at {NVME} ({seen}): data written there "
             "lands on the small root volume",
             resources=[node],
@@ -133,10 +126,8 @@ def _judge_instance_store(node: str, usage: DfReport) -> list[Finding]:
 
 def _judge_inodes(node: str, inodes: DfReport) -> list[Finding]:
     return [
-        fail(
-            CHECK_ID,
+        FINDINGS.fail(
             Priority.P1,
-            "I.1",
             f"Inodes of {clip(row.mounted_on, 80)} on {node} are {row.use_pct} % used (above "
             f"{INODES_P1_PCT} %): file creation fails even with free space; look for "
             "directories with millions of small files",
@@ -158,7 +149,7 @@ def _usage_evidence(report: DfReport | None) -> dict[str, int | None]:
     return {clip(row.mounted_on, 200): row.use_pct for row in report.mounts()}
 
 
-@check(CHECK_ID, section="I.1", title="Disk space and inodes", scope="node")
+@check(FINDINGS, title="Disk space and inodes", scope="node")
 def node_disk(data: ClusterData) -> Iterable[Finding]:
     """Root, /opt/sagemaker and inode usage of each probed node; the instance store mount."""
     findings: list[Finding] = []

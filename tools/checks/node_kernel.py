@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tools.checks._node_reads import healthy_summary, read_kernel_log, read_probe
-from tools.findings import Finding, Priority, fail, warn
+from tools.findings import Finding, Findings, Priority, fail, warn
 from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog
 from tools.parsers.uptime import parse_uptime
 from tools.registry import check
@@ -27,6 +27,7 @@ from tools.text import clip, duration
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-kernel"
+FINDINGS = Findings(CHECK_ID, "N")
 QUOTED_LINES = 3  # lines quoted in evidence per signature (the count covers all)
 
 K = KernelEventKind
@@ -127,10 +128,8 @@ def _history(
         if current_read
         else "this boot's log could not be read to tell whether it is back"
     )
-    return warn(
-        CHECK_ID,
+    return FINDINGS.warn(
         Priority.P2,
-        "N",
         f"{len(events)} {sig.label} line(s) on {node} in the previous boot"
         f"{when if first else ''}{_shown(events)}; {since} — history, likely why the node "
         "rebooted; replace it if the signature returns",
@@ -163,7 +162,7 @@ def judge_kernel(
     return findings
 
 
-@check(CHECK_ID, section="N", title="Kernel panics, lockups and hung tasks", scope="node")
+@check(FINDINGS, title="Kernel panics, lockups and hung tasks", scope="node")
 def node_kernel(data: ClusterData) -> Iterable[Finding]:
     """Panic, lockup, oops, hung task, NMI, MCE and NVRM signatures in this and the previous
     boot."""

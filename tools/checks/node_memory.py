@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 
 from tools.checks._node_reads import healthy_summary, read_kernel_log, read_probe, unreadable
-from tools.findings import Finding, Priority, fail, info, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog
 from tools.parsers.meminfo import MemInfo, parse_meminfo
 from tools.registry import check
@@ -33,6 +33,7 @@ from tools.text import clip
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-memory"
+FINDINGS = Findings(CHECK_ID, "I.2")
 LOW_AVAILABLE_PCT = 5.0
 # "Plenty" of memory for judging a cgroup kill: four times the low-memory floor. At a fifth
 # of MemTotal still available the node is far from the global OOM killer, which only runs
@@ -119,10 +120,8 @@ def judge_cgroup_kills(
     ended = f"{len(victims)} process(es): {_victim_list(victims)}"
     if any(c in POD_ROOT_CGROUPS for c in cgroups):
         # Not one workload's limit: every pod together reached the node's allocatable memory.
-        return fail(
-            CHECK_ID,
+        return FINDINGS.fail(
             Priority.P1,
-            "I.2",
             f"The pods on {node} together reached the memory Kubernetes allots to pods (the "
             f"kubepods cgroup) in this boot and the kernel ended {ended} — compare the pods' "
             f"memory requests and limits with the node's allocatable memory{hint}",
@@ -131,10 +130,8 @@ def judge_cgroup_kills(
             **evidence,
         )
     if memory_is_plenty(meminfo):
-        return warn(
-            CHECK_ID,
+        return FINDINGS.warn(
             Priority.P2,
-            "I.2",
             f"Workload signal, not a node fault: a container or job on {node} reached its own "
             f"memory limit in this boot and its memory cgroup ended {ended}, while the node "
             f"has {pct:.0f} % of its memory available — raise that container's or job's "
@@ -148,10 +145,8 @@ def judge_cgroup_kills(
         if pct is not None
         else "the node's available memory could not be read"
     )
-    return warn(
-        CHECK_ID,
+    return FINDINGS.warn(
         Priority.P1,
-        "I.2",
         f"A container or job on {node} reached its own memory limit in this boot and its "
         f"memory cgroup ended {ended}; {state}, so check what uses the node's memory before "
         f"raising the limit{hint}",
@@ -175,10 +170,8 @@ def judge_memory(
     if victims:
         hint = f"; {EFA_HINT}" if efa else ""
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P1,
-                "I.2",
                 f"The OOM killer ended {len(victims)} process(es) on {node} in this boot: "
                 f"{_victim_list(victims)}{hint}",
                 resources=[node],
@@ -201,9 +194,7 @@ def judge_memory(
         if earlier:
             who = "The OOM killer" if scope == "node" else "The memory cgroup OOM killer"
             findings.append(
-                info(
-                    CHECK_ID,
-                    "I.2",
+                FINDINGS.info(
                     f"{who} ended {len(earlier)} process(es) on {node} in the previous "
                     f"boot: {_victim_list(earlier)}",
                     resources=[node],
@@ -216,10 +207,8 @@ def judge_memory(
     pct = meminfo.available_pct if meminfo is not None else None
     if meminfo is not None and pct is not None and pct < LOW_AVAILABLE_PCT:
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P1,
-                "I.2",
                 f"Only {pct:.1f} % of memory is available on {node} "
                 f"({meminfo.mem_available_kib} of {meminfo.mem_total_kib} KiB, below "
                 f"{LOW_AVAILABLE_PCT:g} %)",
@@ -231,10 +220,8 @@ def judge_memory(
         )
     if efa and exhausted and meminfo is not None and not (victims or limited):
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P2,
-                "I.2",
                 f"All {meminfo.hugepages_total} huge pages of {node} are in use; {EFA_HINT}",
                 resources=[node],
                 hugepages_total=meminfo.hugepages_total,
@@ -245,7 +232,7 @@ def judge_memory(
     return findings
 
 
-@check(CHECK_ID, section="I.2", title="Memory and OOM kills", scope="node")
+@check(FINDINGS, title="Memory and OOM kills", scope="node")
 def node_memory(data: ClusterData) -> Iterable[Finding]:
     """OOM kills in the kernel log, MemAvailable below 5 %, EFA huge pages exhausted."""
     findings: list[Finding] = []

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from tools.checks._node_reads import healthy_summary, node_label, read_probe, unreadable
-from tools.findings import Finding, Priority, Status, info, warn
+from tools.findings import Finding, Findings, Priority, Status
 from tools.parsers.node_network import (
     COUNTERS,
     CURL_EXITS,
@@ -36,8 +36,10 @@ from tools.triage.data import ClusterData
 
 IMDS_CHECK = "node-imds"
 IMDS_SECTION = "B"
+IMDS_FINDINGS = Findings(IMDS_CHECK, IMDS_SECTION)
 NIC_CHECK = "node-nic"
 NIC_SECTION = "A"
+NIC_FINDINGS = Findings(NIC_CHECK, NIC_SECTION)
 _HOP_NOTE = (
     "the probe runs on the host, where a PUT response hop limit of 1 is enough; pods "
     "without host networking need 2"
@@ -67,10 +69,8 @@ def judge_imds(node: str, answer: ImdsAnswer, where: str = "") -> list[Finding]:
         return []
     if answer.read_ok:
         return [
-            warn(
-                IMDS_CHECK,
+            IMDS_FINDINGS.warn(
                 Priority.P2,
-                IMDS_SECTION,
                 f"{where or node}: IMDS answers without a token (IMDSv1) but the IMDSv2 "
                 f"token request failed ({token}): something on the host blocks or rewrites "
                 "the PUT (a firewall rule, a proxy); clients that require IMDSv2 get no "
@@ -97,10 +97,8 @@ def judge_imds(node: str, answer: ImdsAnswer, where: str = "") -> list[Finding]:
     else:
         cause = f"token: {token}; read: {read}"
     return [
-        warn(
-            IMDS_CHECK,
+        IMDS_FINDINGS.warn(
             Priority.P1,
-            IMDS_SECTION,
             f"{where or node}: the host cannot read instance metadata ({cause}) — the "
             "instance role's credentials, the VPC CNI on EKS and the AWS CLI depend on it "
             f"({_HOP_NOTE})",
@@ -110,7 +108,7 @@ def judge_imds(node: str, answer: ImdsAnswer, where: str = "") -> list[Finding]:
     ]
 
 
-@check(IMDS_CHECK, section=IMDS_SECTION, title="Instance metadata service", scope="node")
+@check(IMDS_FINDINGS, title="Instance metadata service", scope="node")
 def node_imds(data: ClusterData) -> Iterable[Finding]:
     """IMDSv2 token and an instance-type read from each probed node's host."""
     findings: list[Finding] = []
@@ -157,10 +155,8 @@ def judge_nic_errors(
         for i in erring
     ]
     return [
-        warn(
-            NIC_CHECK,
+        NIC_FINDINGS.warn(
             Priority.P2,
-            NIC_SECTION,
             f"{where or instance_id}: network errors on {len(erring)} ENA interface(s) "
             f"({'; '.join(parts)}). "
             "The counters add up since boot"
@@ -187,9 +183,7 @@ def judge_unaddressed(
     if not peers:
         names = ", ".join(f"{i.name} ({i.operstate or 'state ?'})" for i in lacking)
         return [
-            info(
-                NIC_CHECK,
-                NIC_SECTION,
+            NIC_FINDINGS.info(
                 f"{where or instance_id}: ENA interface(s) down or without an IPv4 address: "
                 f"{names}; no peer of the same group and type was probed to compare with",
                 resources=[instance_id],
@@ -214,10 +208,8 @@ def judge_unaddressed(
         for name, having in flagged.items()
     ]
     return [
-        warn(
-            NIC_CHECK,
+        NIC_FINDINGS.warn(
             Priority.P2,
-            NIC_SECTION,
             f"{where or instance_id}: ENA interface(s) not configured as on their peers: "
             f"{'; '.join(parts)} — "
             "traffic routed through them (a socket bootstrap that names the interface, a "
@@ -241,7 +233,7 @@ def _uptime(node: NodeProbes) -> str:
     return f"{days} d {rest // 3600} h" if days else f"{rest // 3600} h {rest % 3600 // 60} min"
 
 
-@check(NIC_CHECK, section=NIC_SECTION, title="ENA interfaces: errors and addresses", scope="node")
+@check(NIC_FINDINGS, title="ENA interfaces: errors and addresses", scope="node")
 def node_nic(data: ClusterData) -> Iterable[Finding]:
     """ENA interface error counters, and interfaces left without an address unlike peers."""
     findings: list[Finding] = []

@@ -10,28 +10,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from tools.checks._node_reads import node_label
-from tools.findings import Finding, Priority, fail, info
+from tools.findings import Finding, Findings, Priority
 from tools.probes.model import NodeProbes
 from tools.registry import check
 from tools.text import clip
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-reachability"
+FINDINGS = Findings(CHECK_ID, "K")
 
 
 def judge_reachability(nodes: Sequence[NodeProbes]) -> list[Finding]:
     """FAIL P0 per unreachable node, then one INFO listing the nodes probed."""
     if not nodes:
-        return [info(CHECK_ID, "K", "No node was selected for on-node probes")]
+        return [FINDINGS.info("No node was selected for on-node probes")]
     findings: list[Finding] = []
     for node in nodes:
         if node.unreachable is None:
             continue
         findings.append(
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P0,
-                "K",
                 f"Node {node_label(node)} could not be probed over SSM: "
                 f"{clip(node.unreachable)}; check the SSM agent on it (amazon-ssm-agent) and "
                 f"the session target, then re-run with --node {node.instance_id}",
@@ -47,19 +46,14 @@ def judge_reachability(nodes: Sequence[NodeProbes]) -> list[Finding]:
     if missed:
         summary += f" ({len(reached)} answered, {len(missed)} unreachable)"
     findings.append(
-        info(
-            CHECK_ID,
-            "K",
-            summary,
-            resources=[n.instance_id for n in nodes],
-            reached=reached,
-            unreachable=missed,
+        FINDINGS.info(
+            summary, resources=[n.instance_id for n in nodes], reached=reached, unreachable=missed
         )
     )
     return findings
 
 
-@check(CHECK_ID, section="K", title="Nodes reachable over SSM", scope="node")
+@check(FINDINGS, title="Nodes reachable over SSM", scope="node")
 def node_reachability(data: ClusterData) -> Iterable[Finding]:
     """Nodes chosen for probing that no SSM session could reach (TargetNotConnected, ...)."""
     return judge_reachability(list(data.node_probes().values()))

@@ -21,7 +21,7 @@ from typing import Literal
 
 from tools.checks._node_reads import healthy_summary, partly_read, read_probe, unreadable
 from tools.checks._slurm import NOT_COMPUTE_GROUP
-from tools.findings import Finding, Priority, fail, info, warn
+from tools.findings import Finding, Findings, Priority, fail
 from tools.parsers.systemd import Units, UnitState, parse_units
 from tools.registry import check
 from tools.text import clip
@@ -29,6 +29,7 @@ from tools.triage.data import ClusterData
 from tools.triage.data.node_probes import CONTROLLER_GROUP
 
 CHECK_ID = "node-services"
+FINDINGS = Findings(CHECK_ID, "K")
 SSM_UNITS = ("amazon-ssm-agent", "snap.amazon-ssm-agent.amazon-ssm-agent")
 
 # A Slurm node's part in the cluster, which decides the daemons it needs.
@@ -113,10 +114,8 @@ def judge_services(
         containerd = units.get("containerd")
         if containerd is not None and containerd.installed and not containerd.active:
             findings.append(
-                warn(
-                    CHECK_ID,
+                FINDINGS.at("M").warn(
                     Priority.P2,
-                    "M",
                     f"containerd is {clip(containerd.state, 80)} on {node}: Docker container "
                     "jobs cannot start there",
                     resources=[node],
@@ -136,9 +135,7 @@ def _judge_ssm(node: str, units: Units, unknown: list[str]) -> list[Finding]:
     installed = [u for u in agents if u.installed]
     if not installed:
         return [
-            info(
-                CHECK_ID,
-                "K",
+            FINDINGS.info(
                 f"No SSM agent unit ({', '.join(SSM_UNITS)}) is installed on {node}, although "
                 "the node answered over SSM: the agent runs under another name",
                 resources=[node],
@@ -146,10 +143,8 @@ def _judge_ssm(node: str, units: Units, unknown: list[str]) -> list[Finding]:
         ]
     agent = installed[0]
     return [
-        fail(
-            CHECK_ID,
+        FINDINGS.fail(
             Priority.P1,
-            "K",
             f"SSM agent {clip(agent.name, 80)} is {clip(agent.state, 80)} on {node}: the node "
             "drops out of "
             "Session Manager once the current session ends",
@@ -159,7 +154,7 @@ def _judge_ssm(node: str, units: Units, unknown: list[str]) -> list[Finding]:
     ]
 
 
-@check(CHECK_ID, section="K", title="Node services", scope="node")
+@check(FINDINGS, title="Node services", scope="node")
 def node_services(data: ClusterData) -> Iterable[Finding]:
     """SSM agent, containerd and kubelet (EKS), slurmd / slurmctld and munge (Slurm)."""
     findings: list[Finding] = []

@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._node_reads import healthy_summary, partly_read, read_probe, unreadable
-from tools.findings import Finding, Priority, fail
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.df import DfReport, parse_df
 from tools.registry import check
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-shm"
+FINDINGS = Findings(CHECK_ID, "I.3")
 SHM = "/dev/shm"
 SHM_P1_PCT = 80
 
@@ -32,10 +33,8 @@ def judge_shm(node: str, usage_pct: int, size_kib: int | None = None) -> list[Fi
         return []
     size = f" of {size_kib // 1024} MiB" if size_kib else ""
     return [
-        fail(
-            CHECK_ID,
+        FINDINGS.fail(
             Priority.P1,
-            "I.3",
             f"/dev/shm on {node} is {usage_pct} % full{size} (above {SHM_P1_PCT} %): "
             "DataLoader workers and NCCL fail with bus errors; look for files left by "
             "crashed jobs before removing anything",
@@ -48,7 +47,7 @@ def judge_shm(node: str, usage_pct: int, size_kib: int | None = None) -> list[Fi
     ]
 
 
-@check(CHECK_ID, section="I.3", title="Shared memory (/dev/shm)", scope="node")
+@check(FINDINGS, title="Shared memory (/dev/shm)", scope="node")
 def node_shm(data: ClusterData) -> Iterable[Finding]:
     """/dev/shm usage of each probed node."""
     findings: list[Finding] = []

@@ -8,14 +8,16 @@ from typing import Any
 
 from tools.aws.errors import ResourceNotFound
 from tools.checks._grouping import GROUP_ABOVE
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import NODE_CAP, ClusterData
 from tools.triage.data.sagemaker_model import ClusterNode
 
 CHECK_NODES = "cluster-nodes"
+NODES_FINDINGS = Findings(CHECK_NODES, "F")
 CHECK_DETAIL = "node-detail"
+DETAIL_FINDINGS = Findings(CHECK_DETAIL, "F")
 
 # InstanceStatus.Status values and how they are judged.
 FAILED_STATUSES = frozenset({"Failure", "NotFound"})
@@ -46,22 +48,18 @@ def judge_node_counts(
         counts = per_group[group]
         text = ", ".join(f"{counts[s]} {s}" for s in sorted(counts))
         findings.append(
-            info(
-                CHECK_NODES,
-                "F",
+            NODES_FINDINGS.info(
                 f"Instance group {group}: {_plural(sum(counts.values()), 'node')} ({text})",
                 group=group,
                 counts=dict(sorted(counts.items())),
             )
         )
     if not nodes:
-        findings.append(info(CHECK_NODES, "F", "ListClusterNodes returned no nodes", count=0))
+        findings.append(NODES_FINDINGS.info("ListClusterNodes returned no nodes", count=0))
     if truncated:
         findings.append(
-            warn(
-                CHECK_NODES,
+            NODES_FINDINGS.warn(
                 Priority.P2,
-                "F",
                 f"Node list capped at {cap:,} nodes: use --node to triage a specific node",
                 cap=cap,
                 read=len(nodes),
@@ -86,12 +84,12 @@ def _kind(status: str) -> str:
 
 def _judged(kind: str, text: str, resources: list[str], evidence: dict[str, Any]) -> Finding:
     if kind == "failed":
-        return fail(CHECK_NODES, Priority.P0, "F", text, resources=resources, **evidence)
+        return NODES_FINDINGS.fail(Priority.P0, text, resources=resources, **evidence)
     if kind == "transient":
-        return warn(CHECK_NODES, Priority.P1, "F", text, resources=resources, **evidence)
+        return NODES_FINDINGS.warn(Priority.P1, text, resources=resources, **evidence)
     if kind == "expected":
-        return info(CHECK_NODES, "F", text, resources=resources, **evidence)
-    return warn(CHECK_NODES, Priority.P2, "F", text, resources=resources, **evidence)
+        return NODES_FINDINGS.info(text, resources=resources, **evidence)
+    return NODES_FINDINGS.warn(Priority.P2, text, resources=resources, **evidence)
 
 
 _MANUAL = " (NodeRecovery is None: reboot or replace it yourself, see § F.4)"
@@ -179,7 +177,7 @@ def judge_node_status(
     running = sum(1 for n in nodes if n.status == RUNNING)
     if nodes and running == len(nodes):
         findings.append(
-            passed(CHECK_NODES, "F", f"All {running} judged nodes are Running", running=running)
+            NODES_FINDINGS.passed(f"All {running} judged nodes are Running", running=running)
         )
     return findings
 
@@ -188,10 +186,8 @@ def judge_node_detail(node_id: str, detail: ClusterNode | None) -> list[Finding]
     """The focused node: FAIL when the cluster does not know it, else its placement (INFO)."""
     if detail is None:
         return [
-            fail(
-                CHECK_DETAIL,
+            DETAIL_FINDINGS.fail(
                 Priority.P1,
-                "F",
                 f"Node {node_id} is not in this cluster (it may have been replaced: "
                 "list-cluster-nodes shows the current instance ids)",
                 resources=[node_id],
@@ -201,9 +197,7 @@ def judge_node_detail(node_id: str, detail: ClusterNode | None) -> list[Finding]
     status = detail.status
     zone = detail.availability_zone if detail.availability_zone is not None else "?"
     return [
-        info(
-            CHECK_DETAIL,
-            "F",
+        DETAIL_FINDINGS.info(
             f"Node {node_id} ({_or_unknown(detail.instance_group)}, "
             f"{_or_unknown(detail.instance_type)}) is {status} in {zone}, "
             f"IP {_or_unknown(detail.private_ip)}, "
@@ -224,7 +218,7 @@ def _or_unknown(value: str | int | None) -> str | int:
     return "?" if value is None or value == "" else value
 
 
-@check(CHECK_NODES, section="F", title="Node status", scope="node")
+@check(NODES_FINDINGS, title="Node status", scope="node")
 def cluster_nodes(data: ClusterData) -> Iterable[Finding]:
     """Per-group node counts by status, and every node that is not Running (ListClusterNodes)."""
     listed = data.nodes()
@@ -241,7 +235,7 @@ def cluster_nodes(data: ClusterData) -> Iterable[Finding]:
     return findings
 
 
-@check(CHECK_DETAIL, section="F", title="Focused node", scope="node")
+@check(DETAIL_FINDINGS, title="Focused node", scope="node")
 def node_detail(data: ClusterData) -> Iterable[Finding]:
     """With --node: DescribeClusterNode for that node; an unknown id is the finding."""
     node_id = data.target.node

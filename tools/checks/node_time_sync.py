@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tools.checks._node_reads import healthy_summary, read_probe, unreadable
-from tools.findings import Finding, Priority, fail, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.time_sync import TimeSync, parse_time_sync
 from tools.registry import check
 from tools.text import clip
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-time-sync"
+FINDINGS = Findings(CHECK_ID, "I.4")
 MAX_OFFSET_S = 1.0
 
 
@@ -36,10 +37,8 @@ def judge_time_sync(node: str, sync: TimeSync) -> list[Finding]:
         unsynced.append(f"chrony Leap status: {clip(sync.leap_status, 60)}")
     if unsynced:
         return [
-            fail(
-                CHECK_ID,
+            FINDINGS.fail(
                 Priority.P1,
-                "I.4",
                 f"Clock of {node} is not synchronised ({'; '.join(unsynced)}): munge, TLS "
                 "and signed AWS requests fail on a drifting clock",
                 resources=[node],
@@ -49,10 +48,8 @@ def judge_time_sync(node: str, sync: TimeSync) -> list[Finding]:
     if sync.offset_s is not None and abs(sync.offset_s) > MAX_OFFSET_S:
         direction = "ahead of" if sync.offset_s > 0 else "behind"
         return [
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P1,
-                "I.4",
                 f"Clock of {node} is {abs(sync.offset_s):.3f} s {direction} NTP time (more "
                 f"than {MAX_OFFSET_S:g} s)",
                 resources=[node],
@@ -62,7 +59,7 @@ def judge_time_sync(node: str, sync: TimeSync) -> list[Finding]:
     return []
 
 
-@check(CHECK_ID, section="I.4", title="Clock synchronisation", scope="node")
+@check(FINDINGS, title="Clock synchronisation", scope="node")
 def node_time_sync(data: ClusterData) -> Iterable[Finding]:
     """NTPSynchronized, chrony's leap status and the system clock offset of each node."""
     findings: list[Finding] = []

@@ -13,13 +13,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tools.checks._node_reads import healthy_summary, read_probe, unreadable
-from tools.findings import Finding, Priority, fail, info
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.lscpu import CpuInfo, parse_lscpu
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.sagemaker_model import InstanceGroup
 
 CHECK_ID = "node-vcpus"
+FINDINGS = Findings(CHECK_ID, "J")
 
 
 def judge_vcpus(
@@ -42,9 +43,7 @@ def judge_vcpus(
     }
     if expected is None:
         return [
-            info(
-                CHECK_ID,
-                "J",
+            FINDINGS.info(
                 f"vCPU count of {instance_type or 'an unknown type'} is not known: "
                 f"{node} shows {cpu.cpus} CPU(s), not judged",
                 resources=[node],
@@ -63,9 +62,7 @@ def judge_vcpus(
     )
     if threads_per_core == 1 and visible == expected // 2:
         return [
-            info(
-                CHECK_ID,
-                "J",
+            FINDINGS.info(
                 f"{node} ({instance_type}) shows {visible} of {expected} vCPUs: {where} runs "
                 "with ThreadsPerCore=1 (multithreading off), which gives half of them; see the "
                 "ThreadsPerCore finding",
@@ -83,10 +80,8 @@ def judge_vcpus(
             f"another reason{offline}"
         )
     return [
-        fail(
-            CHECK_ID,
+        FINDINGS.fail(
             Priority.P1,
-            "J",
             f"{node} ({instance_type}) shows {visible} of {expected} vCPUs online: {cause}",
             resources=[node],
             **evidence,
@@ -106,7 +101,7 @@ def group_threads(groups: Sequence[InstanceGroup], group: str, instance_type: st
     return None
 
 
-@check(CHECK_ID, section="J", title="vCPUs visible on the node", scope="node")
+@check(FINDINGS, title="vCPUs visible on the node", scope="node")
 def node_vcpus(data: ClusterData) -> Iterable[Finding]:
     """Online CPUs below what the type and the group's ThreadsPerCore give (offline CPUs,
     missing cores); ThreadsPerCore=1 halving them is an INFO."""

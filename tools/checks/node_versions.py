@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tools.checks._accel import ProbeText, could_not_read, judged_nodes, label, none_probed, read
-from tools.findings import Finding, Priority, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.efa import parse_ofi_nccl_plugin
 from tools.parsers.nvidia_smi import parse_row_remap
 from tools.parsers.versions import (
@@ -25,6 +25,7 @@ from tools.triage.data import ClusterData
 
 CHECK_ID = "node-versions"
 SECTION = "E"
+FINDINGS = Findings(CHECK_ID, SECTION)
 
 
 def node_versions(node: NodeProbes) -> NodeVersions:
@@ -63,9 +64,7 @@ def judge_versions(per_node: Mapping[str, NodeVersions], eks: bool = False) -> l
     the host NCCL is not necessarily what containers use."""
     known = {node: v for node, v in per_node.items() if v.known}
     findings = [
-        info(
-            CHECK_ID,
-            SECTION,
+        FINDINGS.info(
             f"{node} versions: {_summary(versions)}",
             resources=[node],
             **versions.as_dict(),
@@ -87,10 +86,8 @@ def judge_versions(per_node: Mapping[str, NodeVersions], eks: bool = False) -> l
             f"{value} on {', '.join(nodes)}" for value, nodes in sorted(by_value.items())
         )
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P1,
-                SECTION,
                 f"{name} version drift across probed nodes: {listed} — bring the odd nodes "
                 "back to the cluster's image (replace them, or update the cluster software)"
                 f"{EKS_NCCL_NOTE if eks and key == 'nccl' else ''}",
@@ -101,21 +98,16 @@ def judge_versions(per_node: Mapping[str, NodeVersions], eks: bool = False) -> l
         )
     if len(known) > 1 and not drifted:
         findings.append(
-            passed(
-                CHECK_ID,
-                SECTION,
-                f"Versions match across {len(known)} probed nodes",
-                resources=sorted(known),
+            FINDINGS.passed(
+                f"Versions match across {len(known)} probed nodes", resources=sorted(known)
             )
         )
     if not known:
-        findings.append(
-            info(CHECK_ID, SECTION, "No probed node reported driver, NCCL or EFA versions")
-        )
+        findings.append(FINDINGS.info("No probed node reported driver, NCCL or EFA versions"))
     return findings
 
 
-@check(CHECK_ID, section=SECTION, title="Software versions and drift", scope="node")
+@check(FINDINGS, title="Software versions and drift", scope="node")
 def versions(data: ClusterData) -> Iterable[Finding]:
     """Versions per node as INFO; WARN P1 when they differ between probed nodes."""
     per_node = {node.instance_id: node_versions(node) for node in data.reachable_nodes()}
@@ -125,6 +117,7 @@ def versions(data: ClusterData) -> Iterable[Finding]:
 # -- EFA installer and aws-ofi-nccl present where they are needed ------------------------------
 
 SOFTWARE_CHECK = "efa-software"
+SOFTWARE_FINDINGS = Findings(SOFTWARE_CHECK, SECTION)
 _NO_FILE = "no such file or directory"
 
 
@@ -174,10 +167,8 @@ def judge_efa_software(
     findings: list[Finding] = []
     if software.installer == "":
         findings.append(
-            warn(
-                SOFTWARE_CHECK,
+            SOFTWARE_FINDINGS.warn(
                 Priority.P2 if eks else Priority.P1,
-                SECTION,
                 f"{where}: the EFA installer's marker /opt/amazon/efa_installed_packages is "
                 "missing: the EFA user-space stack (libfabric, fi_info) was not installed by "
                 "the EFA installer, or the node is not on the cluster's image"
@@ -193,9 +184,7 @@ def judge_efa_software(
         )
         if eks:
             findings.append(
-                info(
-                    SOFTWARE_CHECK,
-                    SECTION,
+                SOFTWARE_FINDINGS.info(
                     text + ": containers that mount the host's plugin fall back to sockets; "
                     "images that bring their own are unaffected",
                     resources=[instance_id],
@@ -204,10 +193,8 @@ def judge_efa_software(
             )
         else:
             findings.append(
-                warn(
-                    SOFTWARE_CHECK,
+                SOFTWARE_FINDINGS.warn(
                     Priority.P1,
-                    SECTION,
                     text + ": NCCL cannot use EFA and falls back to TCP sockets ('Using "
                     "network Socket' in an NCCL_DEBUG=INFO log)",
                     resources=[instance_id],
@@ -217,7 +204,7 @@ def judge_efa_software(
     return findings
 
 
-@check(SOFTWARE_CHECK, section=SECTION, title="EFA installer and aws-ofi-nccl", scope="node")
+@check(SOFTWARE_FINDINGS, title="EFA installer and aws-ofi-nccl", scope="node")
 def efa_software_check(data: ClusterData) -> Iterable[Finding]:
     """The EFA installer's marker on EFA nodes; the aws-ofi-nccl plugin on GPU EFA nodes."""
     nodes = judged_nodes(data, lambda facts: facts.efa_interfaces)
@@ -240,9 +227,7 @@ def efa_software_check(data: ClusterData) -> Iterable[Finding]:
             healthy.append(node.instance_id)
     if healthy:
         findings.append(
-            passed(
-                SOFTWARE_CHECK,
-                SECTION,
+            SOFTWARE_FINDINGS.passed(
                 f"EFA installer (and aws-ofi-nccl on GPU nodes) present on {len(healthy)} "
                 f"node(s): {', '.join(healthy)}",
                 resources=healthy,

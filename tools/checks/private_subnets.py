@@ -22,12 +22,13 @@ from tools.checks._network import (
     route_table_for,
     vpc_ids,
 )
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.network_model import Route, RouteTable, Subnet
 
 CHECK_PRIVATE = "private-subnets"
+PRIVATE_FINDINGS = Findings(CHECK_PRIVATE, "B.3")
 
 
 def judge_private_subnets(
@@ -41,10 +42,8 @@ def judge_private_subnets(
         map_public = subnet.map_public_ip_on_launch
         if map_public:
             findings.append(
-                warn(
-                    CHECK_PRIVATE,
+                PRIVATE_FINDINGS.warn(
                     Priority.P2,
-                    "B.3",
                     f"Subnet {subnet_id} has MapPublicIpOnLaunch=true: HyperPod subnets should "
                     "be private",
                     resources=[subnet_id],
@@ -54,9 +53,7 @@ def judge_private_subnets(
             )
         if table is None:
             findings.append(
-                info(
-                    CHECK_PRIVATE,
-                    "B.3",
+                PRIVATE_FINDINGS.info(
                     f"No route table found for subnet {subnet_id} (no association and no main "
                     "table in its VPC): routing not judged",
                     resources=[subnet_id],
@@ -78,10 +75,8 @@ def judge_private_subnets(
         }
         if route is not None and is_internet_gateway(route):
             findings.append(
-                fail(
-                    CHECK_PRIVATE,
+                PRIVATE_FINDINGS.fail(
                     Priority.P0,
-                    "B.3",
                     f"Subnet {subnet_id} is a public subnet: its {how} {table_id} routes "
                     f"{DEFAULT_ROUTE} to {target}; HyperPod nodes have no public IPs and need "
                     "a private subnet with a NAT gateway",
@@ -100,10 +95,8 @@ def judge_private_subnets(
         if other_igw:
             destinations = sorted(r.destination for r in other_igw)
             findings.append(
-                warn(
-                    CHECK_PRIVATE,
+                PRIVATE_FINDINGS.warn(
                     Priority.P2,
-                    "B.3",
                     f"Subnet {subnet_id}: {how} {table_id} routes {', '.join(destinations)} "
                     f"to {other_igw[0].target}; nodes without public IPs cannot reach "
                     "those destinations",
@@ -114,10 +107,8 @@ def judge_private_subnets(
             )
         if route is not None and not route.active:
             findings.append(
-                warn(
-                    CHECK_PRIVATE,
+                PRIVATE_FINDINGS.warn(
                     Priority.P1,
-                    "B.3",
                     f"Subnet {subnet_id}: the default route of {how} {table_id} to {target} is "
                     f"{route.state} (its target was deleted): nodes have no outbound path",
                     resources=[subnet_id, table_id],
@@ -142,9 +133,7 @@ def judge_private_subnets(
         else:
             egress = "no default route (VPC endpoints needed, see B.4)"
         findings.append(
-            passed(
-                CHECK_PRIVATE,
-                "B.3",
+            PRIVATE_FINDINGS.passed(
                 f"Subnet {subnet_id} is private ({how} {table_id}): {egress}",
                 resources=[subnet_id],
                 **evidence,
@@ -162,10 +151,10 @@ def _route_tables(data: ClusterData, vpcs: list[str]) -> list[RouteTable]:
     return [table for vpc_id in vpcs for table in data.route_tables(vpc_id)]
 
 
-@check(CHECK_PRIVATE, section="B.3", title="Private cluster subnets")
+@check(PRIVATE_FINDINGS, title="Private cluster subnets")
 def private_subnets(data: ClusterData) -> Iterable[Finding]:
     """No cluster subnet routes 0.0.0.0/0 to an internet gateway (main table if unassociated)."""
     if data.cluster().uses_managed_vpc:
-        return [managed_vpc_finding(CHECK_PRIVATE, "B.3", "private-subnet routing")]
+        return [managed_vpc_finding(PRIVATE_FINDINGS, "private-subnet routing")]
     subnets = cluster_subnets(data)
     return judge_private_subnets(subnets, _route_tables(data, vpc_ids(subnets)))

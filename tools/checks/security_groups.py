@@ -23,13 +23,14 @@ from typing import Any
 
 from tools.checks._cluster_events import classify, problem_events, split_by_age
 from tools.checks._network import managed_vpc_finding
-from tools.findings import Finding, Priority, Status, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority, Status
 from tools.registry import check
 from tools.triage.data import ClusterData, ec2_type
 from tools.triage.data.network_model import IpPermission, SecurityGroup
 from tools.triage.data.sagemaker_model import Cluster, ClusterEvent
 
 CHECK_ID = "efa-security-groups"
+FINDINGS = Findings(CHECK_ID, "A")
 
 
 def _allows_all_from_self(permissions: tuple[IpPermission, ...], group_id: str) -> bool:
@@ -115,13 +116,7 @@ def judge_security_groups(
     by_id = {g.group_id: g for g in groups}
     wanted = sorted({sg for ids in group_sets.values() for sg in ids})
     findings: list[Finding] = [
-        fail(
-            CHECK_ID,
-            Priority.P0,
-            "A",
-            f"Security group {missing} does not exist",
-            resources=[missing],
-        )
+        FINDINGS.fail(Priority.P0, f"Security group {missing} does not exist", resources=[missing])
         for missing in wanted
         if missing not in by_id
     ]
@@ -153,9 +148,7 @@ def _judge_set(
         evidence = {"inbound_self_all": inbound, "outbound_self_all": outbound, **base}
         if group in covering:
             findings.append(
-                passed(
-                    CHECK_ID,
-                    "A",
+                FINDINGS.passed(
                     f"{who}Security group {group_id} allows all traffic to and from itself",
                     resources=[group_id],
                     **evidence,
@@ -164,9 +157,7 @@ def _judge_set(
         elif covering:
             cover = ", ".join(g.group_id for g in covering)
             findings.append(
-                info(
-                    CHECK_ID,
-                    "A",
+                FINDINGS.info(
                     f"{who}Security group {group_id} lacks the all-traffic "
                     f"{' and '.join(_missing_directions(group))} rule referencing itself, but "
                     f"the same instances also carry {cover}, which allows all traffic to and "
@@ -181,9 +172,7 @@ def _judge_set(
         if uncovered.status is Status.FAIL and names and all(n in no_efa for n in names):
             types = ", ".join(sorted({no_efa[n] for n in names}))
             shown = ", ".join(uncovered.resources)
-            uncovered = info(
-                CHECK_ID,
-                "A",
+            uncovered = FINDINGS.info(
                 f"{who}EFA not supported on {types}; self rules not required (security "
                 f"group{'s' if len(uncovered.resources) != 1 else ''} {shown} "
                 "without all-traffic rules referencing itself)",
@@ -224,10 +213,8 @@ def _judge_egress(
     )
     if not related:
         return [
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 Priority.P2,
-                "A",
                 f"{who}Outbound rule to anywhere on an EFA security group ({shown}): {advice}",
                 resources=ids,
                 **evidence,
@@ -236,10 +223,8 @@ def _judge_egress(
     latest = max(related, key=lambda e: e.sort_time)
     count = len(related)
     return [
-        fail(
-            CHECK_ID,
+        FINDINGS.fail(
             Priority.P1,
-            "A",
             f"{who}Outbound rule to anywhere on an EFA security group ({shown}) next to "
             f"{count} EFA health-check event{'s' if count != 1 else ''} (latest at "
             f"{'?' if latest.time is None else latest.time}): a documented cause of that "
@@ -261,9 +246,7 @@ def _uncovered(present: list[SecurityGroup], who: str, base: dict[str, Any]) -> 
     missing = {g.group_id: _missing_directions(g) for g in present}
     evidence = {"inbound_within_set": inbound, "outbound_within_set": outbound, **base}
     if inbound and outbound:
-        return passed(
-            CHECK_ID,
-            "A",
+        return FINDINGS.passed(
             f"{who}No single security group allows all traffic to and from itself, but the "
             f"rules of {', '.join(ids)} together allow all traffic between instances that "
             "carry them all",
@@ -284,16 +267,16 @@ def _uncovered(present: list[SecurityGroup], who: str, base: dict[str, Any]) -> 
             f"{who}None of security groups {', '.join(ids)} has both all-traffic rules "
             f"referencing itself ({lacks}): EFA traffic is blocked"
         )
-    return fail(
-        CHECK_ID, Priority.P0, "A", message, resources=ids, missing_self_rules=missing, **evidence
+    return FINDINGS.fail(
+        Priority.P0, message, resources=ids, missing_self_rules=missing, **evidence
     )
 
 
-@check(CHECK_ID, section="A", title="EFA security-group rules")
+@check(FINDINGS, title="EFA security-group rules")
 def efa_security_groups(data: ClusterData) -> Iterable[Finding]:
     """All-traffic self rules in each instance group's SG set (OverrideVpcConfig or cluster)."""
     if data.cluster().uses_managed_vpc:
-        return [managed_vpc_finding(CHECK_ID, "A", "EFA security-group rules")]
+        return [managed_vpc_finding(FINDINGS, "EFA security-group rules")]
     # DescribeSecurityGroups fails as a whole on one unknown id; judge the ones that exist.
     found, _missing = data.existing_security_groups(data.cluster_security_group_ids())
     sets = effective_security_groups(data.cluster())

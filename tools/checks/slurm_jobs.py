@@ -22,7 +22,7 @@ from tools.checks._slurm import (
     where,
     with_source,
 )
-from tools.findings import Finding, Priority, fail, info, passed
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.slurm_sinfo import SlurmNode
 from tools.parsers.slurm_squeue import SlurmJob, SqueueJobs
 from tools.registry import check
@@ -31,6 +31,7 @@ from tools.triage.data import ClusterData
 from tools.triage.data.slurm_reads import SlurmNodeRow
 
 CHECK_ID = "slurm-jobs"
+FINDINGS = Findings(CHECK_ID, "H.2")
 # CONFIGURING covers node boot and the prolog: minutes at most when nodes are already up.
 # Ten minutes is well past that, and short enough that a job waiting on a node that never
 # comes back is caught in the same triage.
@@ -71,10 +72,8 @@ def _judge_job(
     if job.state == CONFIGURING:
         if job.elapsed_s is None or job.elapsed_s < threshold_s:
             return None
-        return fail(
-            CHECK_ID,
+        return FINDINGS.fail(
             Priority.P1,
-            "H.2",
             f"{_job_label(job)} has been CONFIGURING for {duration(job.elapsed_s)} on "
             f"{_nodes_text(job, rows)}: its nodes are still booting or running the prolog",
             resources=resources,
@@ -85,19 +84,15 @@ def _judge_job(
     out = [nodes[n] for n in job.node_names if n in nodes and nodes[n].problems]
     if out:
         states = ", ".join(f"{n.name} is {clip(n.state.raw, 40)}" for n in out[:3])
-        return fail(
-            CHECK_ID,
+        return FINDINGS.fail(
             Priority.P1,
-            "H.2",
             f"{_job_label(job)} is stuck COMPLETING on {_nodes_text(job, rows)}: {states}, "
             "so the clean-up cannot finish until that node is back or set down and resumed",
             resources=resources,
             out_of_service=[n.name for n in out],
             **_evidence(job),
         )
-    return info(
-        CHECK_ID,
-        "H.2",
+    return FINDINGS.info(
         f"{_job_label(job)} was COMPLETING on {_nodes_text(job, rows)} when probed (squeue "
         "does not show since when): if it is still there on a second run, see § H.2",
         resources=resources,
@@ -117,7 +112,7 @@ def judge_stuck_jobs(
     out of service), INFO for other COMPLETING jobs; beyond `group_above` findings of one
     kind, one finding with the count and sample job ids."""
     if not jobs.jobs:
-        return [passed(CHECK_ID, "H.2", "No job is COMPLETING or CONFIGURING")]
+        return [FINDINGS.passed("No job is COMPLETING or CONFIGURING")]
     judged = [_judge_job(job, nodes, rows, threshold_s) for job in jobs.jobs]
     findings = [f for f in judged if f is not None]
     stuck = [f for f in findings if f.priority is not None]
@@ -137,23 +132,21 @@ def judge_stuck_jobs(
         text += f", e.g. {', '.join(ids[:5])}"
         evidence = {"count": len(members), "sample_jobs": ids[:SAMPLES]}
         result.append(
-            fail(CHECK_ID, Priority.P1, "H.2", text, resources=resources, **evidence)
+            FINDINGS.fail(Priority.P1, text, resources=resources, **evidence)
             if kind == "stuck"
-            else info(CHECK_ID, "H.2", text, resources=resources, **evidence)
+            else FINDINGS.info(text, resources=resources, **evidence)
         )
     if not stuck:
         result.append(
-            passed(
-                CHECK_ID,
-                "H.2",
+            FINDINGS.passed(
                 f"No job stuck: none CONFIGURING for {duration(threshold_s)} or more, none "
-                "COMPLETING on a node out of service",
+                "COMPLETING on a node out of service"
             )
         )
     return result
 
 
-@check(CHECK_ID, section="H.2", title="Slurm jobs stuck", orchestrators=("slurm",), scope="node")
+@check(FINDINGS, title="Slurm jobs stuck", orchestrators=("slurm",), scope="node")
 def slurm_jobs(data: ClusterData) -> Iterable[Finding]:
     """Jobs CONFIGURING for 10 minutes or more, or COMPLETING on a node out of service."""
     return with_source(_judge_jobs(data), data.slurm_source())
@@ -173,11 +166,9 @@ def _judge_jobs(data: ClusterData) -> list[Finding]:
     findings = judge_stuck_jobs(jobs, nodes, rows)
     if jobs.jobs and not nodes:
         findings.append(
-            info(
-                CHECK_ID,
-                "H.2",
+            FINDINGS.info(
                 f"sinfo could not be read on {where(state.host)}: COMPLETING jobs were not "
-                "checked against their nodes' states",
+                "checked against their nodes' states"
             )
         )
     return findings

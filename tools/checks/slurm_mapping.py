@@ -12,13 +12,14 @@ from collections import Counter
 from collections.abc import Iterable
 
 from tools.checks._slurm import GROUP_ABOVE, NOT_COMPUTE_GROUP, SAMPLES, with_source
-from tools.findings import Finding, Priority, bounded, info, warn
+from tools.findings import Finding, Findings, Priority, bounded
 from tools.registry import check
 from tools.text import clip
 from tools.triage.data import ClusterData
 from tools.triage.data.slurm_reads import SlurmNodeMap, SlurmNodeRow
 
 CHECK_ID = "slurm-node-mapping"
+FINDINGS = Findings(CHECK_ID, "H.3")
 TABLE_ROWS = 50  # rows kept as evidence (the whole table in the message up to this)
 TEXT_ROWS = 10  # rows shown in the message of a larger table
 
@@ -58,9 +59,7 @@ def _table(node_map: SlurmNodeMap, rows: list[SlurmNodeRow]) -> Finding:
         text += "; sinfo could not be read whole, so names come from HyperPod only"
     if node_map.hyperpod_problem:
         text += f"; {clip(node_map.hyperpod_problem, 200)}"
-    return info(
-        CHECK_ID,
-        "H.3",
+    return FINDINGS.info(
         text,
         resources=[r.instance_id for r in shown if r.instance_id],
         **bounded(
@@ -88,10 +87,8 @@ def _table(node_map: SlurmNodeMap, rows: list[SlurmNodeRow]) -> Finding:
 def _one_sided(rows: list[SlurmNodeRow], priority: Priority, one: str, many: str) -> list[Finding]:
     if len(rows) <= GROUP_ABOVE:
         return [
-            warn(
-                CHECK_ID,
+            FINDINGS.warn(
                 priority,
-                "H.3",
                 one.format(name=r.slurm_name, instance=r.instance_id, group=r.group or "?"),
                 resources=[r.instance_id] if r.instance_id else [],
                 slurm_name=r.slurm_name or None,
@@ -102,10 +99,8 @@ def _one_sided(rows: list[SlurmNodeRow], priority: Priority, one: str, many: str
         ]
     labels = [r.slurm_name or r.instance_id for r in rows]
     return [
-        warn(
-            CHECK_ID,
+        FINDINGS.warn(
             priority,
-            "H.3",
             many.format(count=len(rows)) + f", e.g. {', '.join(labels[:5])}",
             resources=[r.instance_id for r in rows if r.instance_id][:SAMPLES],
             count=len(rows),
@@ -120,16 +115,9 @@ def judge_node_map(node_map: SlurmNodeMap, focus: str | None = None) -> list[Fin
     if focus is not None:
         rows = [r for r in rows if r.instance_id == focus]
         if not rows:
-            return [
-                info(
-                    CHECK_ID,
-                    "H.3",
-                    f"Node {focus} has no known Slurm node name",
-                    resources=[focus],
-                )
-            ]
+            return [FINDINGS.info(f"Node {focus} has no known Slurm node name", resources=[focus])]
     if not rows:
-        return [info(CHECK_ID, "H.3", "No Slurm node and no HyperPod node to map")]
+        return [FINDINGS.info("No Slurm node and no HyperPod node to map")]
     findings = [_table(node_map, rows)]
     if node_map.slurm_listed:
         # Only nodes whose name is known: a nameless node may well be in Slurm.
@@ -164,13 +152,7 @@ def judge_node_map(node_map: SlurmNodeMap, focus: str | None = None) -> list[Fin
     return findings
 
 
-@check(
-    CHECK_ID,
-    section="H.3",
-    title="Slurm node names and instance ids",
-    orchestrators=("slurm",),
-    scope="node",
-)
+@check(FINDINGS, title="Slurm node names and instance ids", orchestrators=("slurm",), scope="node")
 def slurm_node_mapping(data: ClusterData) -> Iterable[Finding]:
     """The Slurm node name <-> instance id table, with where each mapping came from, and
     nodes that HyperPod runs but Slurm does not list (or the other way round)."""

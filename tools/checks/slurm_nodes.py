@@ -23,7 +23,7 @@ from tools.checks._slurm import (
     where,
     with_source,
 )
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.parsers.slurm_config import Controller, PingResult
 from tools.parsers.slurm_sinfo import (
     DOWN,
@@ -40,6 +40,7 @@ from tools.triage.data import ClusterData
 from tools.triage.data.slurm_reads import SlurmNodeRow, SlurmRead
 
 CHECK_ID = "slurm-nodes"
+FINDINGS = Findings(CHECK_ID, "H.1")
 TOP_REASONS = 3
 P0_PROBLEMS = frozenset({DOWN, FAIL, NOT_RESPONDING})
 REBOOTED = re.compile(r"unexpectedly rebooted", re.IGNORECASE)
@@ -92,10 +93,8 @@ def judge_controller(read: SlurmRead[PingResult], host: str) -> list[Finding]:
             else clip(ping.errors[0] if ping.errors else read.problem or "no answer", 160)
         )
         return [
-            fail(
-                CHECK_ID,
+            FINDINGS.at("H").fail(
                 Priority.P0,
-                "H",
                 f"slurmctld does not answer scontrol ping on {where(host)} ({detail}): no "
                 "job can be scheduled and every node looks unresponsive",
                 **evidence,
@@ -106,10 +105,8 @@ def judge_controller(read: SlurmRead[PingResult], host: str) -> list[Finding]:
     if down:
         names = ", ".join(_controller(c) for c in down)
         findings.append(
-            warn(
-                CHECK_ID,
+            FINDINGS.at("H").warn(
                 Priority.P2,
-                "H",
                 f"A slurmctld answers scontrol ping but {names} is DOWN: no failover is left",
                 **evidence,
             )
@@ -117,7 +114,7 @@ def judge_controller(read: SlurmRead[PingResult], host: str) -> list[Finding]:
     else:
         up = ", ".join(_controller(c) for c in ping.controllers)
         findings.append(
-            passed(CHECK_ID, "H", f"slurmctld answers scontrol ping ({up})", **evidence)
+            FINDINGS.at("H").passed(f"slurmctld answers scontrol ping ({up})", **evidence)
         )
     return findings
 
@@ -149,7 +146,7 @@ def _one_node(node: SlurmNode, rows: Mapping[str, SlurmNodeRow]) -> Finding:
         "group": row.group if row and row.group else None,
     }
     resources = [instance] if instance else []
-    return fail(CHECK_ID, _priority(node.problems), "H.1", text, resources=resources, **evidence)
+    return FINDINGS.fail(_priority(node.problems), text, resources=resources, **evidence)
 
 
 def _many_nodes(
@@ -167,10 +164,8 @@ def _many_nodes(
         text += _REBOOT_NOTE
     problems = {p for n in members for p in n.problems}
     resources = instances_of(names, rows)[:SAMPLES]
-    return fail(
-        CHECK_ID,
+    return FINDINGS.fail(
         _priority(problems),
-        "H.1",
         text,
         resources=resources,
         problem=problem,
@@ -191,13 +186,11 @@ def judge_slurm_nodes(
     by its main problem above `group_above` nodes), or a PASS when every node is in use."""
     if not sinfo.nodes:
         detail = f": {clip(sinfo.errors[0], 160)}" if sinfo.errors else ""
-        return [info(CHECK_ID, "H.1", f"sinfo on {where(host)} listed no nodes{detail}")]
+        return [FINDINGS.info(f"sinfo on {where(host)} listed no nodes{detail}")]
     states = Counter(n.state.raw.lower() for n in sinfo.nodes)
     summary = ", ".join(f"{count} {state}" for state, count in sorted(states.items()))
     findings = [
-        info(
-            CHECK_ID,
-            "H.1",
+        FINDINGS.info(
             f"Slurm lists {len(sinfo.nodes)} node{'s' if len(sinfo.nodes) != 1 else ''} "
             f"({summary})",
             counts=dict(sorted(states.items())),
@@ -213,19 +206,11 @@ def judge_slurm_nodes(
         else:
             findings.extend(_one_node(n, rows) for n in sorted(members, key=lambda n: n.name))
     if not buckets:
-        findings.append(
-            passed(CHECK_ID, "H.1", f"All {len(sinfo.nodes)} Slurm nodes are in service")
-        )
+        findings.append(FINDINGS.passed(f"All {len(sinfo.nodes)} Slurm nodes are in service"))
     return findings
 
 
-@check(
-    CHECK_ID,
-    section="H.1",
-    title="Slurm controller and node states",
-    orchestrators=("slurm",),
-    scope="node",
-)
+@check(FINDINGS, title="Slurm controller and node states", orchestrators=("slurm",), scope="node")
 def slurm_nodes(data: ClusterData) -> Iterable[Finding]:
     """slurmctld answering scontrol ping, and every Slurm node that is DOWN, FAIL, not
     responding or drained, with its reason and instance id; and whose Slurm answered."""
@@ -252,9 +237,7 @@ def _judge_cluster(data: ClusterData) -> list[Finding]:
         focused = [n for n in sinfo.nodes if n.name == name]
         if not focused:
             findings.append(
-                info(
-                    CHECK_ID,
-                    "H.1",
+                FINDINGS.info(
                     f"Node {focus} is not among the Slurm nodes sinfo lists"
                     + (f" (its Slurm name would be {name})" if name else ""),
                     resources=[focus],

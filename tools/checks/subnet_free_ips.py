@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.checks._network import cluster_subnets, managed_vpc_finding
-from tools.findings import Finding, Priority, fail, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.probes.instance_facts import ec2_type
 from tools.registry import check
 from tools.triage.data import ClusterData
@@ -41,6 +41,7 @@ from tools.triage.data.network_model import InstanceTypeInfo, Subnet
 from tools.triage.data.sagemaker_model import InstanceGroup
 
 CHECK_FREE_IPS = "subnet-free-ips"
+FREE_IPS_FINDINGS = Findings(CHECK_FREE_IPS, "B.6")
 
 FAIL_FLOOR = 5  # below this, even a small node or a CNI warm address may not fit
 WARN_FLOOR = 50  # headroom for endpoints, load balancers and other interfaces in the subnet
@@ -153,9 +154,7 @@ def _judge_subnet(subnet: Subnet, demands: list[Demand]) -> Finding:
     }
     where = f"Subnet {subnet_id} ({subnet.cidr_block})"
     if free is None:
-        return info(
-            CHECK_FREE_IPS,
-            "B.6",
+        return FREE_IPS_FINDINGS.info(
             f"Subnet {subnet_id} reports no AvailableIpAddressCount",
             resources=[subnet_id],
             **evidence,
@@ -173,10 +172,8 @@ def _judge_subnet(subnet: Subnet, demands: list[Demand]) -> Finding:
             if short
             else ": the next node replacement or scale-up will fail"
         )
-        return fail(
-            CHECK_FREE_IPS,
+        return FREE_IPS_FINDINGS.fail(
             Priority.P0 if short else Priority.P1,
-            "B.6",
             f"{where} has only {free} free IP addresses; {what}{now}",
             resources=[subnet_id],
             **evidence,
@@ -188,29 +185,25 @@ def _judge_subnet(subnet: Subnet, demands: list[Demand]) -> Finding:
             if wave and wave.wave >= WARN_FLOOR
             else f"the headroom floor is {WARN_FLOOR}"
         )
-        return warn(
-            CHECK_FREE_IPS,
+        return FREE_IPS_FINDINGS.warn(
             Priority.P1,
-            "B.6",
             f"{where} has only {free} free IP addresses; {what}: several replacements or "
             "a scale-up may fail",
             resources=[subnet_id],
             **evidence,
         )
-    return passed(
-        CHECK_FREE_IPS,
-        "B.6",
+    return FREE_IPS_FINDINGS.passed(
         f"Subnet {subnet_id} has {free} free IP addresses (enough for a replacement wave)",
         resources=[subnet_id],
         **evidence,
     )
 
 
-@check(CHECK_FREE_IPS, section="B.6", title="Free IP addresses per subnet")
+@check(FREE_IPS_FINDINGS, title="Free IP addresses per subnet")
 def subnet_free_ips(data: ClusterData) -> Iterable[Finding]:
     """Free addresses in every cluster subnet against what the nodes of its groups take."""
     if data.cluster().uses_managed_vpc:
-        return [managed_vpc_finding(CHECK_FREE_IPS, "B.6", "subnet free-IP counts")]
+        return [managed_vpc_finding(FREE_IPS_FINDINGS, "subnet free-IP counts")]
     groups = data.instance_groups()
     wanted = sorted({ec2_type(t) for g in groups for t in g.instance_types})
     # Unreadable types: the prerequisites' P5 figures stand in (see the module docstring).

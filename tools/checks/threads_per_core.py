@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tools.findings import Finding, Priority, info, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.triage.data import ClusterData, ec2_type
 from tools.triage.data.network_model import InstanceTypeInfo
 from tools.triage.data.sagemaker_model import InstanceGroup
 
 CHECK_ID = "threads-per-core"
+FINDINGS = Findings(CHECK_ID, "J")
 
 
 def single_thread_types(groups: Sequence[InstanceGroup]) -> list[str]:
@@ -37,9 +38,7 @@ def judge_threads_per_core(
         pairs = group.type_threads
         if not pairs:
             findings.append(
-                info(
-                    CHECK_ID,
-                    "J",
+                FINDINGS.info(
                     f"Instance group {name}: no instance type reported (neither InstanceType "
                     "nor the InstanceTypeDetails / InstanceRequirements of a flexible group): "
                     "instance types not judged",
@@ -63,18 +62,13 @@ def _judge_type(
     }
     if threads != 1:
         shown = threads if threads is not None else "not set (default)"
-        return passed(
-            CHECK_ID,
-            "J",
-            f"Instance group {name} ({hyperpod_type}): ThreadsPerCore {shown}",
-            **evidence,
+        return FINDINGS.passed(
+            f"Instance group {name} ({hyperpod_type}): ThreadsPerCore {shown}", **evidence
         )
     described = by_type.get(ec2_type(hyperpod_type))
     vcpu = described.vcpu if described else None
     if vcpu is None:
-        return info(
-            CHECK_ID,
-            "J",
+        return FINDINGS.info(
             f"Instance group {name} ({hyperpod_type}) runs with ThreadsPerCore=1; "
             "no instance-type data to tell whether that hides vCPUs",
             **evidence,
@@ -83,9 +77,7 @@ def _judge_type(
     cores, total = vcpu.default_cores, vcpu.default_vcpus
     evidence.update(valid_threads_per_core=valid, default_cores=cores, default_vcpus=total)
     if 2 not in valid:
-        return passed(
-            CHECK_ID,
-            "J",
+        return FINDINGS.passed(
             f"Instance group {name} ({hyperpod_type}): ThreadsPerCore 1, the type has "
             "no simultaneous multithreading",
             **evidence,
@@ -94,17 +86,15 @@ def _judge_type(
         counts = f": {cores} of {total} vCPUs visible"
     else:
         counts = ": half of the vCPUs are hidden"
-    return warn(
-        CHECK_ID,
+    return FINDINGS.warn(
         Priority.P1,
-        "J",
         f"{hyperpod_type} group {name} runs with ThreadsPerCore=1{counts} "
         "(ThreadsPerCore=2 restores them)",
         **evidence,
     )
 
 
-@check(CHECK_ID, section="J", title="Threads per core")
+@check(FINDINGS, title="Threads per core")
 def threads_per_core(data: ClusterData) -> Iterable[Finding]:
     """Groups with multithreading off on types that support it (e.g. 96 of 192 vCPUs on p5)."""
     groups = data.instance_groups()

@@ -13,11 +13,12 @@ from tools.checks._network import (
     managed_vpc_finding,
     vpc_ids,
 )
-from tools.findings import Finding, Priority, fail, passed
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.triage.data import ClusterData
 
 CHECK_DNS = "vpc-dns"
+DNS_FINDINGS = Findings(CHECK_DNS, "B.2")
 
 
 def judge_dns(vpc_id: str, dns_support: bool, dns_hostnames: bool) -> list[Finding]:
@@ -26,10 +27,8 @@ def judge_dns(vpc_id: str, dns_support: bool, dns_hostnames: bool) -> list[Findi
     findings: list[Finding] = []
     if not dns_support:
         findings.append(
-            fail(
-                CHECK_DNS,
+            DNS_FINDINGS.fail(
                 Priority.P0,
-                "B.2",
                 f"VPC {vpc_id} has enableDnsSupport=false: nodes cannot resolve AWS endpoints "
                 "or the EKS API server",
                 resources=[vpc_id],
@@ -38,10 +37,8 @@ def judge_dns(vpc_id: str, dns_support: bool, dns_hostnames: bool) -> list[Findi
         )
     if not dns_hostnames:
         findings.append(
-            fail(
-                CHECK_DNS,
+            DNS_FINDINGS.fail(
                 Priority.P0,
-                "B.2",
                 f"VPC {vpc_id} has enableDnsHostnames=false: private DNS of interface "
                 "endpoints and node hostnames do not work",
                 resources=[vpc_id],
@@ -50,9 +47,7 @@ def judge_dns(vpc_id: str, dns_support: bool, dns_hostnames: bool) -> list[Findi
         )
     if not findings:
         findings.append(
-            passed(
-                CHECK_DNS,
-                "B.2",
+            DNS_FINDINGS.passed(
                 f"VPC {vpc_id} has enableDnsSupport and enableDnsHostnames enabled",
                 resources=[vpc_id],
                 **evidence,
@@ -61,11 +56,11 @@ def judge_dns(vpc_id: str, dns_support: bool, dns_hostnames: bool) -> list[Findi
     return findings
 
 
-@check(CHECK_DNS, section="B.2", title="VPC DNS support and hostnames")
+@check(DNS_FINDINGS, title="VPC DNS support and hostnames")
 def vpc_dns(data: ClusterData) -> Iterable[Finding]:
     """enableDnsSupport and enableDnsHostnames on the cluster VPC."""
     if data.cluster().uses_managed_vpc:
-        return [managed_vpc_finding(CHECK_DNS, "B.2", "VPC DNS attributes")]
+        return [managed_vpc_finding(DNS_FINDINGS, "VPC DNS attributes")]
     findings: list[Finding] = []
     for vpc_id in vpc_ids(cluster_subnets(data)):
         support = data.vpc_attribute(vpc_id, "enableDnsSupport")

@@ -20,12 +20,13 @@ from tools.checks._network import (
     route_table_for,
     vpc_ids,
 )
-from tools.findings import Finding, Priority, fail, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.network_model import RouteTable, Subnet, VpcEndpoint
 
 CHECK_ENDPOINTS = "vpc-endpoints"
+ENDPOINTS_FINDINGS = Findings(CHECK_ENDPOINTS, "B.4")
 
 # Interface (or, for s3, gateway) endpoints a HyperPod node needs when its subnet has no
 # route to the internet: image pulls (ecr.*, s3), credentials (sts), SSM sessions (ssm,
@@ -105,9 +106,7 @@ def judge_endpoints(
                 f"{listing(set(appliances.values()))}, whose onward route is not judged)"
             )
         return [
-            passed(
-                CHECK_ENDPOINTS,
-                "B.4",
+            ENDPOINTS_FINDINGS.passed(
                 f"Cluster subnets in {vpc_id} have a NAT or other egress route{via}: VPC "
                 "endpoints are optional",
                 resources=[vpc_id],
@@ -117,10 +116,8 @@ def judge_endpoints(
     missing = [name for name in needed if name not in available]
     if missing:
         return [
-            fail(
-                CHECK_ENDPOINTS,
+            ENDPOINTS_FINDINGS.fail(
                 Priority.P0,
-                "B.4",
                 f"Subnet(s) {listing(isolated)} have no NAT or other egress route and VPC "
                 f"{vpc_id} lacks the endpoints {', '.join(missing)}",
                 resources=[vpc_id, *isolated],
@@ -136,10 +133,8 @@ def judge_endpoints(
     )
     if no_private_dns:
         findings.append(
-            warn(
-                CHECK_ENDPOINTS,
+            ENDPOINTS_FINDINGS.warn(
                 Priority.P1,
-                "B.4",
                 f"Interface endpoint(s) {listing(no_private_dns)} in {vpc_id} have private "
                 "DNS disabled: without NAT the default service hostnames do not reach them",
                 resources=[vpc_id, *no_private_dns],
@@ -147,9 +142,7 @@ def judge_endpoints(
             )
         )
     findings.append(
-        passed(
-            CHECK_ENDPOINTS,
-            "B.4",
+        ENDPOINTS_FINDINGS.passed(
             f"Subnet(s) {listing(isolated)} have no egress route, and VPC {vpc_id} has every "
             f"required endpoint ({', '.join(needed)})",
             resources=[vpc_id, *isolated],
@@ -159,11 +152,11 @@ def judge_endpoints(
     return findings
 
 
-@check(CHECK_ENDPOINTS, section="B.4", title="VPC endpoints without NAT")
+@check(ENDPOINTS_FINDINGS, title="VPC endpoints without NAT")
 def vpc_endpoints(data: ClusterData) -> Iterable[Finding]:
     """Subnets without NAT egress need the HyperPod interface endpoints in their VPC."""
     if data.cluster().uses_managed_vpc:
-        return [managed_vpc_finding(CHECK_ENDPOINTS, "B.4", "VPC endpoints")]
+        return [managed_vpc_finding(ENDPOINTS_FINDINGS, "VPC endpoints")]
     subnets = cluster_subnets(data)
     findings: list[Finding] = []
     for vpc_id in vpc_ids(subnets):

@@ -15,13 +15,15 @@ from tools.checks._network import (
     managed_vpc_finding,
     vpc_ids,
 )
-from tools.findings import Finding, Priority, fail, passed, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.network_model import SecurityGroup, Subnet, VpcEndpoint
 
 CHECK_MEMBERSHIP = "vpc-membership"
+MEMBERSHIP_FINDINGS = Findings(CHECK_MEMBERSHIP, "B.1")
 CHECK_S3 = "s3-gateway-endpoint"
+S3_FINDINGS = Findings(CHECK_S3, "B.1")
 
 
 def reference_vpc(subnets: Sequence[Subnet], vpc_config_subnets: list[str]) -> str | None:
@@ -44,10 +46,8 @@ def judge_vpc_membership(
     findings: list[Finding] = []
     if missing_subnets:
         findings.append(
-            fail(
-                CHECK_MEMBERSHIP,
+            MEMBERSHIP_FINDINGS.fail(
                 Priority.P0,
-                "B.1",
                 f"Subnet(s) {listing(missing_subnets)} in the cluster VPC configuration do "
                 "not exist",
                 resources=sorted(missing_subnets),
@@ -56,10 +56,8 @@ def judge_vpc_membership(
         )
     if missing_security_groups:
         findings.append(
-            fail(
-                CHECK_MEMBERSHIP,
+            MEMBERSHIP_FINDINGS.fail(
                 Priority.P0,
-                "B.1",
                 f"Security group(s) {listing(missing_security_groups)} in the cluster VPC "
                 "configuration do not exist",
                 resources=sorted(missing_security_groups),
@@ -75,10 +73,8 @@ def judge_vpc_membership(
     if odd:
         where = ", ".join(f"{rid} in {vpc}" for rid, vpc in sorted(odd.items()))
         findings.append(
-            fail(
-                CHECK_MEMBERSHIP,
+            MEMBERSHIP_FINDINGS.fail(
                 Priority.P0,
-                "B.1",
                 f"Cluster subnets and security groups are not all in {vpc_id} (the VPC of the "
                 f"cluster-level subnets): {where}",
                 resources=sorted(odd),
@@ -88,9 +84,7 @@ def judge_vpc_membership(
         )
     else:
         findings.append(
-            passed(
-                CHECK_MEMBERSHIP,
-                "B.1",
+            MEMBERSHIP_FINDINGS.passed(
                 f"All {len(subnets)} subnet(s) and {len(security_groups)} security group(s) "
                 f"are in {vpc_id}",
                 resources=[vpc_id],
@@ -112,9 +106,7 @@ def judge_s3_gateway(vpc_id: str, endpoints: Sequence[VpcEndpoint]) -> list[Find
     if gateways:
         ids = sorted(e.vpc_endpoint_id for e in gateways)
         return [
-            passed(
-                CHECK_S3,
-                "B.1",
+            S3_FINDINGS.passed(
                 f"VPC {vpc_id} has an S3 gateway endpoint ({listing(ids)})",
                 resources=[vpc_id, *ids],
                 **evidence,
@@ -122,10 +114,8 @@ def judge_s3_gateway(vpc_id: str, endpoints: Sequence[VpcEndpoint]) -> list[Find
         ]
     extra = " (only an S3 interface endpoint exists)" if s3 else ""
     return [
-        warn(
-            CHECK_S3,
+        S3_FINDINGS.warn(
             Priority.P2,
-            "B.1",
             f"VPC {vpc_id} has no S3 gateway endpoint{extra}: lifecycle scripts and images "
             "are pulled from S3 through NAT or not at all",
             resources=[vpc_id],
@@ -134,24 +124,22 @@ def judge_s3_gateway(vpc_id: str, endpoints: Sequence[VpcEndpoint]) -> list[Find
     ]
 
 
-@check(CHECK_MEMBERSHIP, section="B.1", title="Subnets and security groups in one VPC")
+@check(MEMBERSHIP_FINDINGS, title="Subnets and security groups in one VPC")
 def vpc_membership(data: ClusterData) -> Iterable[Finding]:
     """Every cluster and OverrideVpcConfig subnet and SG exists and shares one VPC."""
     if data.cluster().uses_managed_vpc:
-        return [
-            managed_vpc_finding(CHECK_MEMBERSHIP, "B.1", "the one-VPC rule for subnets and SGs")
-        ]
+        return [managed_vpc_finding(MEMBERSHIP_FINDINGS, "the one-VPC rule for subnets and SGs")]
     subnets, missing_subnets = data.existing_subnets(data.cluster_subnet_ids())
     groups, missing_groups = data.existing_security_groups(data.cluster_security_group_ids())
     vpc_config = list(data.cluster().vpc_config.subnets)
     return judge_vpc_membership(subnets, missing_subnets, groups, missing_groups, vpc_config)
 
 
-@check(CHECK_S3, section="B.1", title="S3 gateway endpoint")
+@check(S3_FINDINGS, title="S3 gateway endpoint")
 def s3_gateway_endpoint(data: ClusterData) -> Iterable[Finding]:
     """An S3 gateway endpoint in the cluster VPC (lifecycle scripts and images come from S3)."""
     if data.cluster().uses_managed_vpc:
-        return [managed_vpc_finding(CHECK_S3, "B.1", "S3 gateway endpoint")]
+        return [managed_vpc_finding(S3_FINDINGS, "S3 gateway endpoint")]
     findings: list[Finding] = []
     for vpc_id in vpc_ids(cluster_subnets(data)):
         findings.extend(judge_s3_gateway(vpc_id, data.vpc_endpoints(vpc_id)))
