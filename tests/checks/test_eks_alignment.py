@@ -10,6 +10,8 @@ import pytest
 from tools.checks.eks_alignment import (
     CHECK_CLUSTER,
     CHECK_NETWORK,
+    CLUSTER_FINDINGS,
+    NETWORK_FINDINGS,
     GroupNetwork,
     judge_control_plane_access,
     judge_eks_cluster,
@@ -292,13 +294,13 @@ ELSEWHERE = {
 def test_eks_cluster_elsewhere_is_info_naming_account_and_region() -> None:
     from tools.checks.eks_alignment import judge_eks_elsewhere
 
-    finding = judge_eks_elsewhere(CHECK_CLUSTER, EksElsewhere(**ELSEWHERE))
+    finding = judge_eks_elsewhere(CLUSTER_FINDINGS, EksElsewhere(**ELSEWHERE))
     assert (finding.status, finding.section) == (Status.INFO, "B.5")
     assert "account 444455556666 / region us-east-1" in finding.message
     assert "not described (B.5 checks need access there)" in finding.message
     assert finding.resources == [ELSEWHERE["arn"]]
     only_region = {**ELSEWHERE, "eks_account": "111122223333"}
-    message = judge_eks_elsewhere(CHECK_NETWORK, EksElsewhere(**only_region)).message
+    message = judge_eks_elsewhere(NETWORK_FINDINGS, EksElsewhere(**only_region)).message
     assert "is in region us-east-1 (" in message
 
 

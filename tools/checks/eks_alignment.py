@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.aws.errors import ResourceNotFound
-from tools.findings import Finding, Findings, Priority, info
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.eks_model import EksCluster
@@ -243,7 +243,7 @@ def judge_control_plane_access(
     ]
 
 
-def judge_eks_elsewhere(check_id: str, location: EksElsewhere) -> Finding:
+def judge_eks_elsewhere(findings: Findings, location: EksElsewhere) -> Finding:
     """INFO, never FAIL: an EKS cluster in another account or region is not described."""
     where = []
     if location.eks_account != location.hyperpod_account:
@@ -252,9 +252,7 @@ def judge_eks_elsewhere(check_id: str, location: EksElsewhere) -> Finding:
         where.append(f"region {location.eks_region}")
     if not where:  # same account and run region, but the HyperPod ARN names another region
         where.append(f"region {location.eks_region}")
-    return info(
-        check_id,
-        "B.5",
+    return findings.info(
         f"EKS cluster {location.arn} is in {' / '.join(where)} (HyperPod: account "
         f"{location.hyperpod_account}, region {location.hyperpod_region}): not "
         "described (B.5 checks need access there)",
@@ -269,7 +267,7 @@ def judge_eks_elsewhere(check_id: str, location: EksElsewhere) -> Finding:
 def _eks_or_finding(data: ClusterData) -> tuple[EksCluster | None, list[Finding]]:
     elsewhere = data.eks_cluster_elsewhere()
     if elsewhere is not None:
-        return None, [judge_eks_elsewhere(CHECK_CLUSTER, elsewhere)]
+        return None, [judge_eks_elsewhere(CLUSTER_FINDINGS, elsewhere)]
     try:
         eks = data.eks_cluster()
     except ResourceNotFound as exc:
@@ -318,7 +316,7 @@ def eks_network(data: ClusterData) -> Iterable[Finding]:
     """EKS shares the HyperPod VPC and its control-plane SGs admit the nodes on 443."""
     elsewhere = data.eks_cluster_elsewhere()
     if elsewhere is not None:
-        return [judge_eks_elsewhere(CHECK_NETWORK, elsewhere)]
+        return [judge_eks_elsewhere(NETWORK_FINDINGS, elsewhere)]
     eks, _ = _eks_or_finding(data)
     if eks is None:
         return []  # eks-cluster reports a missing EKS cluster
