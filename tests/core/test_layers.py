@@ -85,6 +85,17 @@ RULES: tuple[Rule, ...] = (
         why="checks judge what the data layer read: no client, no session, no runner",
     ),
     Rule(
+        "tools.signals",
+        ("tools",),
+        allowed=("tools.signals",),
+        why="the wording registry is a leaf: checks and explain both import it",
+    ),
+    Rule(
+        "tools.explain",
+        (*ACCESS, "tools.triage", "tools.checks", "tools.registry", "tools.parsers"),
+        why="explain reads pasted text only: no AWS, Kubernetes or cluster data",
+    ),
+    Rule(
         "tools.registry",
         ("tools.aws", "tools.kube", "tools.recorded", *ORCHESTRATION),
         why="the registry names checks; it does not run them",
@@ -213,3 +224,11 @@ def test_from_package_import_module_counts_as_importing_the_module(tmp_path: Pat
     ]
     assert _under("tools.checks.events", "tools.checks")
     assert not _under("tools.checksum", "tools.checks")
+
+
+def test_the_architecture_page_states_every_rule() -> None:
+    """docs/architecture.md names each governed layer in its table (docs held true)."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = [line for line in page.splitlines() if line.startswith("| ")]
+    for rule in RULES:
+        assert any(f"`{rule.layer}`" in row for row in rows), rule.layer
