@@ -111,7 +111,9 @@ def _instance_id(provider: str, name: str, labels: dict[str, Any]) -> str | None
     return None
 
 
-def _fault_details(annotations: dict[str, Any]) -> tuple[tuple[dict[str, Any], ...], str | None]:
+def _fault_details(
+    annotations: dict[str, Any],
+) -> tuple[tuple[dict[str, object], ...], str | None]:
     """The fault-details annotation as JSON objects, and why it could not be read (None
     when absent or parsed). HyperPod writes it, but it is read as untrusted text: anything
     that is not a JSON list of objects is reported, not used."""
@@ -143,7 +145,8 @@ class KubeNode:
     group_label: str | None  # the instance-group-name label
     fault_type: str | None  # the first non-empty fault-type(s) label
     fault_reason: str | None  # the first non-empty fault-reason(s) label
-    fault_details: tuple[dict[str, Any], ...]  # the fault-details annotation's objects
+    # The fault-details annotation's objects: untrusted JSON, each value narrowed where used.
+    fault_details: tuple[dict[str, object], ...]
     fault_details_problem: str | None  # why that annotation could not be read
     conditions: tuple[Condition, ...]
 
