@@ -16,6 +16,7 @@ is new and what remains, before the model's reading of it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,27 +40,37 @@ Emit = Callable[[str], None]
 EventSink = Callable[[dict[str, Any]], None]
 
 
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    """How a conversation runs: the answer's token budget, the tool rounds per turn, the
+    context size past which old tool results are trimmed, whether text streams, and the
+    date the prompt gives as today (None: the real date)."""
+
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    max_tool_rounds: int = DEFAULT_TOOL_ROUNDS
+    context_chars: int = DEFAULT_CONTEXT_CHARS
+    stream: bool = True
+    today: str | None = None
+
+
 class Agent:
     def __init__(
         self,
         provider: Provider,
         toolset: Toolset,
         *,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        max_tool_rounds: int = DEFAULT_TOOL_ROUNDS,
-        context_chars: int = DEFAULT_CONTEXT_CHARS,
-        stream: bool = True,
-        today: str | None = None,
+        settings: AgentSettings | None = None,
         on_event: EventSink | None = None,
     ) -> None:
+        settings = settings or AgentSettings()
         self.provider = provider
         self.toolset = toolset
         self.state: ConversationState = toolset.state
-        self.max_tokens = max_tokens
-        self.max_tool_rounds = max_tool_rounds
-        self.context_chars = context_chars
-        self.stream = stream
-        self.today = today or datetime.now(UTC).date().isoformat()
+        self.max_tokens = settings.max_tokens
+        self.max_tool_rounds = settings.max_tool_rounds
+        self.context_chars = settings.context_chars
+        self.stream = settings.stream
+        self.today = settings.today or datetime.now(UTC).date().isoformat()
         self.on_event = on_event
         self.messages: list[dict[str, Any]] = []
         self.usage = Usage()

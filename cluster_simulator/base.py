@@ -215,7 +215,7 @@ def _managed_policy() -> Json:
 
 
 def _instance_type(
-    name: str, vcpus: int, cores: int, memory_mib: int, network: str, extra: Json
+    name: str, vcpus: int, cores: int, memory_mib: int, network: str, *, extra: Json
 ) -> Json:
     """One DescribeInstanceTypes entry (botocore output shape, the fields triage reads)."""
     return {
@@ -246,7 +246,7 @@ def _instance_types() -> list[Json]:
         96,
         2_097_152,
         "3200 Gigabit",
-        {
+        extra={
             "EfaSupported": True,
             "EfaInfo": {"MaximumEfaInterfaces": 32},
             "MaximumNetworkCards": 32,
@@ -267,8 +267,8 @@ def _instance_types() -> list[Json]:
     }
     return [
         p5,
-        _instance_type("m5.2xlarge", 8, 4, 32768, "Up to 10 Gigabit", _one_card(15)),
-        _instance_type("m5.4xlarge", 16, 8, 65536, "Up to 10 Gigabit", _one_card(30)),
+        _instance_type("m5.2xlarge", 8, 4, 32768, "Up to 10 Gigabit", extra=_one_card(15)),
+        _instance_type("m5.4xlarge", 16, 8, 65536, "Up to 10 Gigabit", extra=_one_card(30)),
     ]
 
 

@@ -17,7 +17,7 @@ from cluster_simulator.scenario import Scenario
 from cluster_simulator.scenarios import SCENARIOS
 from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
-from tools.kube.access import KubeAccess
+from tools.kube.access import KubeAccess, KubeObservers
 from tools.probes.runner import ProbeRunner
 from tools.probes.transport import RecordedProbes
 from tools.recorded.model import RecordedCluster, dump_recorded
@@ -47,7 +47,10 @@ def world_sources(world: World, recorder: Recorder) -> NodeSources:
             recorder.record_unavailable("kubernetes", "kubeconfig", reason)
             raise KubernetesUnavailable(reason)
         return KubeAccess.from_objects(
-            world.kubernetes, on_list=recorder.record_kube_list, on_log=recorder.record_kube_log
+            world.kubernetes,
+            observers=KubeObservers(
+                on_list=recorder.record_kube_list, on_log=recorder.record_kube_log
+            ),
         )
 
     def probes() -> ProbeRunner:

@@ -5,6 +5,7 @@ Each family edits a world that `node_world.add_node_level` made healthy at node 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from cluster_simulator import base
 from cluster_simulator.node_samples import slurm
@@ -33,22 +34,31 @@ def rewrite_sinfo(world: World, faults: dict[str, tuple[str, str]]) -> None:
     set_controller(world, "slurm_nodes", slurm.sinfo(rows))
 
 
+@dataclass(frozen=True)
+class ExpectedFinding:
+    """The one FAIL/WARN finding a scenario expects: its check, status and section, and the
+    node it names ("" for none)."""
+
+    check: str
+    status: str
+    section: str
+    node: str
+
+
 def one_finding(
     name: str,
     description: str,
     base_kind: Base,
     edit: Callable[[World], None],
-    check: str,
-    status: str,
-    section: str,
-    node: str,
+    expected: ExpectedFinding,
 ) -> Scenario:
-    """A scenario with exactly one FAIL/WARN finding, naming `node`."""
+    """A scenario with exactly one FAIL/WARN finding, `expected`."""
+    check, node = expected.check, expected.node
     return Scenario(
         name,
         description,
         base_kind,
         edit,
-        expect=[(check, status, section)],
+        expect=[(check, expected.status, expected.section)],
         resources={check: [node]} if node else {},
     )

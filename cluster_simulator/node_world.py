@@ -76,8 +76,8 @@ def healthy_outputs(world: World, node: Json) -> dict[str, ProbeOutput]:
     if facts.gpus:
         outputs |= {
             "gpu_list": _out(accel.gpu_list(facts.gpus)),
-            "gpu_query": _out(accel.gpu_query(facts.gpus)),
-            "gpu_row_remap": _out(accel.row_remap(facts.gpus)),
+            "gpu_query": _out(accel.gpu_query(accel.GpuQuerySpec(facts.gpus))),
+            "gpu_row_remap": _out(accel.row_remap(accel.RowRemapSpec(facts.gpus))),
             "gpu_page_retirement": _out(accel.page_retirement(facts.gpus)),
             "dcgm_health": _out(accel.dcgm_health()),
             "dcgm_diag_logs": _out(accel.dcgm_diag_logs()),

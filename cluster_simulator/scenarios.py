@@ -38,9 +38,11 @@ def demo_eks(world: World) -> None:
         world.kubernetes,
         FAILED_NODE,
         "UnschedulablePendingReplacement",
-        fault_type="NvidiaErrorReplace",
-        fault_reason="XidHardwareFailure",
-        fault_details=k8s_faults.xid_fault_details(),
+        fault=k8s_faults.NodeFault(
+            type="NvidiaErrorReplace",
+            reason="XidHardwareFailure",
+            details=k8s_faults.xid_fault_details(),
+        ),
     )
 
 

@@ -12,6 +12,7 @@ from cluster_simulator.node_scenario import (
     GPU_NODE,
     SECOND_GPU_NODE,
     SLURM_GPU_NODE,
+    ExpectedFinding,
     one_finding,
     rewrite_sinfo,
 )
@@ -28,8 +29,10 @@ XID_WHEN = base.RECORDED_AT - timedelta(minutes=25)
 def fell_off_the_bus(world: World, instance: str, gpu: int = 3) -> None:
     """GPU `gpu` of `instance` fell off the bus: Xid 79 in this boot, 7 of 8 GPUs visible."""
     set_probe(world, instance, "gpu_list", accel.gpu_list(8, missing=(gpu,)))
-    set_probe(world, instance, "gpu_query", accel.gpu_query(8, missing=(gpu,)))
-    set_probe(world, instance, "gpu_row_remap", accel.row_remap(8, missing=(gpu,)))
+    set_probe(world, instance, "gpu_query", accel.gpu_query(accel.GpuQuerySpec(8, missing=(gpu,))))
+    set_probe(
+        world, instance, "gpu_row_remap", accel.row_remap(accel.RowRemapSpec(8, missing=(gpu,)))
+    )
     line = accel.xid_line(accel.driver_pci(gpu), 79, "GPU has fallen off the bus.", XID_WHEN)
     set_probe(world, instance, "kernel_log", system.kernel_log([line.rstrip("\n")]))
 
@@ -57,15 +60,19 @@ def xid79_repeated_after_reboot(world: World) -> None:
 
 
 def row_remap_pending(world: World) -> None:
-    set_probe(world, GPU_NODE, "gpu_row_remap", accel.row_remap(8, pending=(2,)))
+    set_probe(
+        world, GPU_NODE, "gpu_row_remap", accel.row_remap(accel.RowRemapSpec(8, pending=(2,)))
+    )
 
 
 def row_remap_failure(world: World) -> None:
-    set_probe(world, SLURM_GPU_NODE, "gpu_row_remap", accel.row_remap(8, failure=(5,)))
+    set_probe(
+        world, SLURM_GPU_NODE, "gpu_row_remap", accel.row_remap(accel.RowRemapSpec(8, failure=(5,)))
+    )
 
 
 def uncorrectable_ecc(world: World) -> None:
-    query = accel.gpu_query(8, ecc_volatile={1: 2}, ecc_aggregate={1: 6})
+    query = accel.gpu_query(accel.GpuQuerySpec(8, ecc_volatile={1: 2}, ecc_aggregate={1: 6}))
     set_probe(world, SLURM_GPU_NODE, "gpu_query", query)
 
 
@@ -74,7 +81,9 @@ def dcgm_failure(world: World) -> None:
 
 
 def thermal_throttling(world: World) -> None:
-    query = accel.gpu_query(8, throttled={4: ("hw_thermal", "hw_slowdown")}, temps={4: 91})
+    query = accel.gpu_query(
+        accel.GpuQuerySpec(8, throttled={4: ("hw_thermal", "hw_slowdown")}, temps={4: 91})
+    )
     set_probe(world, GPU_NODE, "gpu_query", query)
 
 
@@ -171,7 +180,7 @@ def imds_unreachable(world: World) -> None:
 
 def gpu_probes_timed_out(world: World) -> None:
     """nvidia-smi hung after printing part of its answers; the probes' timeout killed it."""
-    remap = accel.row_remap(8)
+    remap = accel.row_remap(accel.RowRemapSpec(8))
     cut = remap[: remap.index(f"GPU {accel.bus_id(4)}")]
     set_probe(world, GPU_NODE, "gpu_row_remap", cut, 137)
     listing = accel.gpu_list(8)
@@ -192,9 +201,14 @@ def version_drift(world: World) -> None:
         world,
         SECOND_GPU_NODE,
         "gpu_row_remap",
-        accel.row_remap(8, driver="535.183.01", cuda="12.2"),
+        accel.row_remap(accel.RowRemapSpec(8, driver="535.183.01", cuda="12.2")),
     )
-    set_probe(world, SECOND_GPU_NODE, "gpu_query", accel.gpu_query(8, driver="535.183.01"))
+    set_probe(
+        world,
+        SECOND_GPU_NODE,
+        "gpu_query",
+        accel.gpu_query(accel.GpuQuerySpec(8, driver="535.183.01")),
+    )
     set_probe(world, SECOND_GPU_NODE, "nccl_libraries", accel.nccl_libraries("2.18.5"))
 
 
@@ -232,130 +246,91 @@ ACCELERATORS: list[Scenario] = [
         "A row remap is pending on one GPU: a reset (reboot) is needed to apply it.",
         "eks",
         row_remap_pending,
-        "gpu-row-remap",
-        "FAIL",
-        "G.1.a",
-        GPU_NODE,
+        ExpectedFinding("gpu-row-remap", "FAIL", "G.1.a", GPU_NODE),
     ),
     one_finding(
         "gpu-row-remap-failure",
         "A GPU ran out of spare rows (Remapping Failure Occurred: Yes) on a Slurm worker.",
         "slurm",
         row_remap_failure,
-        "gpu-row-remap",
-        "FAIL",
-        "G.1.a",
-        SLURM_GPU_NODE,
+        ExpectedFinding("gpu-row-remap", "FAIL", "G.1.a", SLURM_GPU_NODE),
     ),
     one_finding(
         "gpu-uncorrectable-ecc",
         "Uncorrectable ECC errors (volatile and aggregate) on one GPU of a Slurm worker.",
         "slurm",
         uncorrectable_ecc,
-        "gpu-ecc",
-        "FAIL",
-        "G.3",
-        SLURM_GPU_NODE,
+        ExpectedFinding("gpu-ecc", "FAIL", "G.3", SLURM_GPU_NODE),
     ),
     one_finding(
         "gpu-dcgm-failure",
         "DCGM health reports Failure (a double-bit ECC error) on an EKS GPU node.",
         "eks",
         dcgm_failure,
-        "gpu-dcgm",
-        "FAIL",
-        "G.1.b",
-        GPU_NODE,
+        ExpectedFinding("gpu-dcgm", "FAIL", "G.1.b", GPU_NODE),
     ),
     one_finding(
         "gpu-dcgm-diag-log-failure",
         "The newest nvvs log of an EKS GPU node shows a failed DCGM memory test.",
         "eks",
         dcgm_diag_log_failure,
-        "gpu-dcgm-logs",
-        "FAIL",
-        "G.1.b",
-        GPU_NODE,
+        ExpectedFinding("gpu-dcgm-logs", "FAIL", "G.1.b", GPU_NODE),
     ),
     one_finding(
         "gpu-thermal-throttling",
         "One GPU at 91 °C with hardware and thermal slowdown active.",
         "eks",
         thermal_throttling,
-        "gpu-throttle",
-        "FAIL",
-        "G.4",
-        GPU_NODE,
+        ExpectedFinding("gpu-throttle", "FAIL", "G.4", GPU_NODE),
     ),
     one_finding(
         "neuron-devices-missing-trn1",
         "A trn1.32xlarge node shows 15 of its 16 Neuron devices.",
         "eks",
         neuron_missing_trn1,
-        "neuron-devices",
-        "FAIL",
-        "G.5",
-        GPU_NODE,
+        ExpectedFinding("neuron-devices", "FAIL", "G.5", GPU_NODE),
     ),
     one_finding(
         "neuron-hardware-error-trn1",
         "A trn1.32xlarge node's kernel log has NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR.",
         "eks",
         neuron_hardware_error,
-        "neuron-driver-errors",
-        "FAIL",
-        "G.5",
-        GPU_NODE,
+        ExpectedFinding("neuron-driver-errors", "FAIL", "G.5", GPU_NODE),
     ),
     one_finding(
         "efa-device-count-short",
         "A p5.48xlarge Slurm worker shows 31 of 32 EFA devices.",
         "slurm",
         efa_device_short,
-        "efa-devices",
-        "FAIL",
-        "A",
-        SLURM_GPU_NODE,
+        ExpectedFinding("efa-devices", "FAIL", "A", SLURM_GPU_NODE),
     ),
     one_finding(
         "efa-ofi-nccl-plugin-missing",
         "A p5.48xlarge Slurm worker has the EFA installer but no aws-ofi-nccl plugin.",
         "slurm",
         ofi_nccl_plugin_missing,
-        "efa-software",
-        "WARN",
-        "E",
-        SLURM_GPU_NODE,
+        ExpectedFinding("efa-software", "WARN", "E", SLURM_GPU_NODE),
     ),
     one_finding(
         "efa-installer-missing",
         "A p5.48xlarge Slurm worker lacks /opt/amazon/efa_installed_packages.",
         "slurm",
         efa_installer_missing,
-        "efa-software",
-        "WARN",
-        "E",
-        SLURM_GPU_NODE,
+        ExpectedFinding("efa-software", "WARN", "E", SLURM_GPU_NODE),
     ),
     one_finding(
         "nic-rx-errors",
         "The primary ENA interface of an EKS GPU node counts receive errors since boot.",
         "eks",
         nic_errors,
-        "node-nic",
-        "WARN",
-        "A",
-        GPU_NODE,
+        ExpectedFinding("node-nic", "WARN", "A", GPU_NODE),
     ),
     one_finding(
         "imds-unreachable",
         "The instance metadata service does not answer on an EKS GPU node's host.",
         "eks",
         imds_unreachable,
-        "node-imds",
-        "WARN",
-        "B",
-        GPU_NODE,
+        ExpectedFinding("node-imds", "WARN", "B", GPU_NODE),
     ),
     Scenario(
         "gpu-probes-timed-out",

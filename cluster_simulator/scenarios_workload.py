@@ -43,8 +43,7 @@ def workload_misbehaving(world: World) -> None:
         13,
         "Graphics SM Warp Exception on (GPC 1, TPC 3, SM 0): Out Of Range Address",
         WORKLOAD_WHEN,
-        pid="'48377'",
-        process="python",
+        origin=accel.XidOrigin(pid="'48377'", process="python"),
     )
     lines = [*cgroup_oom_lines(), xid.rstrip("\n")]
     set_probe(world, GPU_NODE, "kernel_log", system.kernel_log(lines))

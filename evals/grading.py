@@ -15,7 +15,7 @@ from tools.findings import Status
 from tools.recorded.model import RecordedCluster
 from tools.target import TriageTarget
 from tools.triage.data import ClusterNotFound
-from tools.triage.open_cluster import CredentialsError, open_cluster
+from tools.triage.open_cluster import CredentialsError, DataSource, open_cluster
 from tools.triage.report import TriageReport
 from tools.triage.runner import run_triage
 
@@ -34,7 +34,7 @@ class CaseResult:
 def replay(recording: RecordedCluster) -> TriageReport:
     node = recording.expect.node if recording.expect else None
     target = TriageTarget(cluster=recording.cluster, region=recording.region, node=node)
-    return run_triage(open_cluster(target, recorded=recording))
+    return run_triage(open_cluster(target, source=DataSource(recorded=recording)))
 
 
 def grade(name: str, recording: RecordedCluster) -> CaseResult:

@@ -112,7 +112,8 @@ def one_run(path: Path, latency: float) -> tuple[float, float, CountingResponder
     try:
         start, start_cpu = time.perf_counter(), time.process_time()
         options = NodeOptions(probes=False, replay_latency=latency)
-        access = AwsAccess(target.region, replay=aws, replay_latency=latency)
+        access = AwsAccess(target.region, replay=aws)
+        access.pace_replay(latency)
         data = ClusterData(
             access,
             target,

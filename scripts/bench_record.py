@@ -102,7 +102,7 @@ def recording_sources(recording: RecordedCluster, recorder: Recorder) -> NodeSou
     the recorder (only the AWS layer takes both), so the hooks are attached here."""
     from dataclasses import replace
 
-    from tools.kube.access import KubeAccess
+    from tools.kube.access import KubeAccess, KubeObservers
     from tools.probes.runner import ProbeRunner
     from tools.recorded.model import KubernetesObjects
     from tools.recorded.recorder import KUBE_READS
@@ -124,8 +124,9 @@ def recording_sources(recording: RecordedCluster, recorder: Recorder) -> NodeSou
         }
         return KubeAccess.from_objects(
             recording.kubernetes or KubernetesObjects(),
-            on_list=recorder.record_kube_list,
-            on_log=recorder.record_kube_log,
+            observers=KubeObservers(
+                on_list=recorder.record_kube_list, on_log=recorder.record_kube_log
+            ),
             unavailable=refused,
         )
 
@@ -162,7 +163,7 @@ def one_record(path: Path, output: Path, *, mask_account: bool) -> RecordTimes:
     from tools.recorded.recorder import Recorder
     from tools.target import TriageTarget
     from tools.triage.data import ClusterData
-    from tools.triage.open_cluster import caller_account, open_access, recording_time
+    from tools.triage.open_cluster import DataSource, caller_account, open_access, recording_time
     from tools.triage.runner import run_triage
 
     clock = RedactionClock()
@@ -172,7 +173,7 @@ def one_record(path: Path, output: Path, *, mask_account: bool) -> RecordTimes:
         node = recording.expect.node if recording.expect else None
         target = TriageTarget(cluster=recording.cluster, region=recording.region, node=node)
         recorder = Recorder(mask_account=mask_account)
-        access = open_access(target, recording=recording, recorder=recorder)
+        access = open_access(target, DataSource(recorded=recording, recorder=recorder))
         sources = recording_sources(recording, recorder)
         data = ClusterData(access, target, now=recording_time(recording), sources=sources)
         data.account = caller_account(access)

@@ -146,12 +146,12 @@ def startup_rows(runs: int) -> list[Row]:
 def json_size_row(label: str, path: Path, nodes: int) -> Row:
     from tools.recorded.model import load_recorded
     from tools.target import TriageTarget
-    from tools.triage.open_cluster import open_cluster
+    from tools.triage.open_cluster import DataSource, open_cluster
     from tools.triage.runner import run_triage
 
     recording = load_recorded(path)
     target = TriageTarget(cluster=recording.cluster, region=recording.region)
-    report = run_triage(open_cluster(target, recorded=recording))
+    report = run_triage(open_cluster(target, source=DataSource(recorded=recording)))
     # As `triage --format json` prints it.
     size = len(json.dumps(report.to_json(), indent=2, ensure_ascii=False).encode())
     return Row(

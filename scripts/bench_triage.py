@@ -316,14 +316,14 @@ def one_triage(path: Path) -> tuple[int, int]:
 
     from tools.recorded.model import load_recorded
     from tools.target import TriageTarget
-    from tools.triage.open_cluster import open_cluster
+    from tools.triage.open_cluster import DataSource, open_cluster
     from tools.triage.render import render_text
     from tools.triage.runner import run_triage
 
     recording = load_recorded(path)
     node = recording.expect.node if recording.expect else None
     target = TriageTarget(cluster=recording.cluster, region=recording.region, node=node)
-    report = run_triage(open_cluster(target, recorded=recording))
+    report = run_triage(open_cluster(target, source=DataSource(recorded=recording)))
     render_text(report)
     json.dumps(report.to_json())
     return len(report.findings), len(report.skipped)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -151,10 +151,17 @@ class Skipped(BaseModel):
     hint: str = ""
 
 
+class Site(NamedTuple):
+    """Which check a finding is of and the reference section it points to. Unchecked here:
+    the finding validates the section (a `Findings` checks it when the check binds it)."""
+
+    check: str
+    section: str
+
+
 def finding(
-    check: str,
+    site: Site,
     status: Status,
-    section_id: str,
     message: str,
     *,
     priority: Priority | None = None,
@@ -164,10 +171,10 @@ def finding(
     """The one constructor every finding goes through (`Findings` and the four shorthands
     below call it), so what a finding holds is decided in one place."""
     return Finding(
-        check=check,
+        check=site.check,
         status=status,
         priority=priority,
-        section=section_id,
+        section=site.section,
         message=message,
         resources=resources or [],
         evidence=evidence or {},
@@ -184,9 +191,8 @@ def fail(
     **evidence: Any,
 ) -> Finding:
     return finding(
-        check,
+        Site(check, section_id),
         Status.FAIL,
-        section_id,
         message,
         priority=priority,
         resources=resources,
@@ -204,9 +210,8 @@ def warn(
     **evidence: Any,
 ) -> Finding:
     return finding(
-        check,
+        Site(check, section_id),
         Status.WARN,
-        section_id,
         message,
         priority=priority,
         resources=resources,
@@ -222,7 +227,9 @@ def passed(
     resources: list[str] | None = None,
     **evidence: Any,
 ) -> Finding:
-    return finding(check, Status.PASS, section_id, message, resources=resources, evidence=evidence)
+    return finding(
+        Site(check, section_id), Status.PASS, message, resources=resources, evidence=evidence
+    )
 
 
 def info(
@@ -233,7 +240,9 @@ def info(
     resources: list[str] | None = None,
     **evidence: Any,
 ) -> Finding:
-    return finding(check, Status.INFO, section_id, message, resources=resources, evidence=evidence)
+    return finding(
+        Site(check, section_id), Status.INFO, message, resources=resources, evidence=evidence
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,9 +270,8 @@ class Findings:
         **evidence: Any,
     ) -> Finding:
         return finding(
-            self.check,
+            Site(self.check, self.section),
             Status.FAIL,
-            self.section,
             message,
             priority=priority,
             resources=resources,
@@ -279,9 +287,8 @@ class Findings:
         **evidence: Any,
     ) -> Finding:
         return finding(
-            self.check,
+            Site(self.check, self.section),
             Status.WARN,
-            self.section,
             message,
             priority=priority,
             resources=resources,
@@ -296,9 +303,8 @@ class Findings:
         **evidence: Any,
     ) -> Finding:
         return finding(
-            self.check,
+            Site(self.check, self.section),
             Status.PASS,
-            self.section,
             message,
             resources=resources,
             evidence=evidence,
@@ -312,9 +318,8 @@ class Findings:
         **evidence: Any,
     ) -> Finding:
         return finding(
-            self.check,
+            Site(self.check, self.section),
             Status.INFO,
-            self.section,
             message,
             resources=resources,
             evidence=evidence,

@@ -9,25 +9,26 @@ from typing import Annotated
 
 import typer
 
+from agent.commands.cluster_setup import ClusterArgs
 from agent.commands.common import EXIT_FAILED, die, lenient_stdin, shown
-from agent.commands.converse import (
-    AgentOptions,
-    ModelOption,
-    ProviderChoice,
-    ProviderOption,
-    RecordedOption,
-    ScriptOption,
-    ToolRoundsOption,
-    TranscriptOption,
-)
-from agent.commands.triage import (
+from agent.commands.converse import AgentOptions
+from agent.commands.options import (
+    MAX_TOOL_ROUNDS,
     ClusterOption,
     ContextOption,
     KubeconfigOption,
+    ModelOption,
+    NoColorOption,
     NodeOption,
     NoProbesOption,
     ProfileOption,
+    ProviderChoice,
+    ProviderOption,
+    RecordedSequenceOption,
     RegionOption,
+    ScriptOption,
+    ToolRoundsOption,
+    TranscriptOption,
 )
 
 
@@ -41,7 +42,7 @@ def ask_command(
     cluster: ClusterOption = None,
     region: RegionOption = None,
     node: NodeOption = None,
-    recorded: RecordedOption = None,
+    recorded: RecordedSequenceOption = None,
     provider: ProviderOption = ProviderChoice.anthropic,
     model: ModelOption = None,
     script: ScriptOption = None,
@@ -49,8 +50,8 @@ def ask_command(
         AskFormat, typer.Option("--format", "-f", help="text, or one JSON object.")
     ] = AskFormat.text,
     transcript_path: TranscriptOption = None,
-    max_tool_rounds: ToolRoundsOption = 12,
-    no_color: Annotated[bool, typer.Option("--no-color", help="Never colour the output.")] = False,
+    max_tool_rounds: ToolRoundsOption = MAX_TOOL_ROUNDS,
+    no_color: NoColorOption = False,
     profile: ProfileOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
@@ -74,17 +75,19 @@ def ask_command(
     transcript = Transcript({"command": "ask"})
     agent = build_agent(
         AgentOptions(
-            cluster=cluster,
-            region=region,
-            node=node,
+            cluster=ClusterArgs(
+                cluster=cluster,
+                region=region,
+                node=node,
+                profile=profile,
+                kubeconfig=kubeconfig,
+                context=context,
+                no_probes=no_probes,
+            ),
             recorded=list(recorded or []),
             provider=provider,
             model=model,
             script=script,
-            profile=profile,
-            kubeconfig=kubeconfig,
-            context=context,
-            no_probes=no_probes,
             max_tool_rounds=max_tool_rounds,
             stream=not as_json,
         ),

@@ -9,29 +9,30 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 
+from agent.commands.cluster_setup import ClusterArgs
 from agent.commands.common import lenient_stdin
-from agent.commands.converse import (
-    AgentOptions,
-    ModelOption,
-    ProviderChoice,
-    ProviderOption,
-    RecordedOption,
-    ScriptOption,
-    ToolRoundsOption,
-    TranscriptOption,
-)
-from agent.commands.triage import (
+from agent.commands.converse import AgentOptions
+from agent.commands.options import (
+    MAX_TOOL_ROUNDS,
     ClusterOption,
     ContextOption,
     KubeconfigOption,
+    ModelOption,
+    NoColorOption,
     NodeOption,
     NoProbesOption,
     ProfileOption,
+    ProviderChoice,
+    ProviderOption,
+    RecordedSequenceOption,
     RegionOption,
+    ScriptOption,
+    ToolRoundsOption,
+    TranscriptOption,
 )
 from tools.display import argument as shown_argument
 
@@ -51,13 +52,13 @@ def chat_command(
     cluster: ClusterOption = None,
     region: RegionOption = None,
     node: NodeOption = None,
-    recorded: RecordedOption = None,
+    recorded: RecordedSequenceOption = None,
     provider: ProviderOption = ProviderChoice.anthropic,
     model: ModelOption = None,
     script: ScriptOption = None,
     transcript_path: TranscriptOption = None,
-    max_tool_rounds: ToolRoundsOption = 12,
-    no_color: Annotated[bool, typer.Option("--no-color", help="Never colour the output.")] = False,
+    max_tool_rounds: ToolRoundsOption = MAX_TOOL_ROUNDS,
+    no_color: NoColorOption = False,
     profile: ProfileOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
@@ -72,17 +73,19 @@ def chat_command(
     transcript = Transcript({"command": "chat"})
     agent = build_agent(
         AgentOptions(
-            cluster=cluster,
-            region=region,
-            node=node,
+            cluster=ClusterArgs(
+                cluster=cluster,
+                region=region,
+                node=node,
+                profile=profile,
+                kubeconfig=kubeconfig,
+                context=context,
+                no_probes=no_probes,
+            ),
             recorded=list(recorded or []),
             provider=provider,
             model=model,
             script=script,
-            profile=profile,
-            kubeconfig=kubeconfig,
-            context=context,
-            no_probes=no_probes,
             max_tool_rounds=max_tool_rounds,
             stream=True,
         ),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die, shown
-from agent.commands.converse import ModelOption, ProviderChoice
+from agent.commands.options import ModelOption, ProviderChoice
 
 if TYPE_CHECKING:
     from agent.providers.base import Provider

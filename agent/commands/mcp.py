@@ -11,15 +11,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agent.commands.common import (
-    EXIT_USAGE,
-    build_target,
-    die,
-    load_recording_or_exit,
-    resolve_region,
-    shown,
-)
-from agent.commands.triage import (
+from agent.commands.cluster_setup import ClusterArgs, session_set_up
+from agent.commands.common import EXIT_USAGE, die, shown
+from agent.commands.options import (
     ClusterOption,
     ContextOption,
     KubeconfigOption,
@@ -93,53 +87,19 @@ def mcp_command(
                 "reach it reads the cluster with these credentials",
                 err=True,
             )
-    toolset = _toolset(cluster, region, node, recorded, profile, kubeconfig, context, no_probes)
-    _serve(toolset, address, full_text)
-
-
-def _toolset(
-    cluster: str | None,
-    region: str | None,
-    node: str | None,
-    recorded: Path | None,
-    profile: str | None,
-    kubeconfig: Path | None,
-    context: str | None,
-    no_probes: bool,
-) -> Toolset:
-    """The same session as `chat` builds, minus the model: one cluster (or none yet) from
-    the command line and the standard credential chains."""
-    from agent.state import ConversationState
-    from agent.toolset import Toolset
-    from agent.toolset.cluster import ClusterSession
-    from tools.triage.node_sources import NodeOptions
-
-    recording = load_recording_or_exit(recorded) if recorded is not None else None
-    if recording is not None:
-        if region and region != recording.region:
-            die(
-                f"{shown(recorded)} was recorded in {shown(recording.region)}; "
-                f"--region {shown(region)} does not match",
-                EXIT_USAGE,
-            )
-        cluster, region = cluster or recording.cluster, recording.region
-    target = None
-    if cluster:
-        target = build_target(cluster, resolve_region(region, cluster), node)
-    elif node:
-        die("--node needs --cluster (or --recorded)", EXIT_USAGE)
-    session = ClusterSession(
-        target=target,
-        recordings=[recording] if recording is not None else [],
-        options=NodeOptions(kubeconfig=kubeconfig, context=context, probes=not no_probes),
+    args = ClusterArgs(
+        cluster=cluster,
+        region=region,
+        node=node,
         profile=profile,
+        kubeconfig=kubeconfig,
+        context=context,
+        no_probes=no_probes,
     )
-    state = ConversationState(
-        cluster=target.cluster if target else None,
-        region=target.region if target else region,
-        focus_node=target.node if target else None,
-    )
-    return Toolset(session, state)
+    # The same session as `chat` builds, minus the model: one cluster (or none yet) from the
+    # command line and the standard credential chains.
+    cluster_set_up = session_set_up(args, [recorded] if recorded is not None else [])
+    _serve(cluster_set_up.toolset(), address, full_text)
 
 
 def _serve(toolset: Toolset, address: tuple[str, int] | None, full_text: bool) -> None:

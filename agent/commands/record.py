@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agent.commands.common import EXIT_FAILED, EXIT_USAGE, build_target, die, resolve_region, shown
-from agent.commands.triage import (
+from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
+from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die, shown
+from agent.commands.options import (
     MAX_PROBE_NODES,
     PROBE_CONCURRENCY,
     ClusterOption,
@@ -21,7 +22,6 @@ from agent.commands.triage import (
     ProbeConcurrencyOption,
     ProfileOption,
     RegionOption,
-    run_or_exit,
 )
 
 if TYPE_CHECKING:
@@ -48,28 +48,28 @@ def record_command(
     Kubernetes objects, node probe outputs), secrets redacted."""
     from tools.recorded.model import dump_recorded
     from tools.recorded.recorder import Recorder
-    from tools.triage.node_sources import NodeOptions
-    from tools.triage.open_cluster import open_cluster
     from tools.triage.runner import run_triage
 
-    if not cluster:
-        die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
-    target = build_target(cluster, resolve_region(region, cluster), node)
-    _check_writable(output)  # before a long live triage, not after it
-    recorder = Recorder(mask_account=mask_account)
-    options = NodeOptions(
+    args = ClusterArgs(
+        cluster=cluster,
+        region=region,
+        node=node,
+        profile=profile,
         kubeconfig=kubeconfig,
         context=context,
-        probes=not no_probes,
+        no_probes=no_probes,
         probe_concurrency=probe_concurrency,
         max_probe_nodes=max_probe_nodes,
     )
+    cluster_set_up = triage_set_up(args)
+    _check_writable(output)  # before a long live triage, not after it
+    recorder = Recorder(mask_account=mask_account)
 
     def run() -> TriageReport:
-        data = open_cluster(target, recorder=recorder, options=options, profile=profile)
-        return run_triage(data)
+        return run_triage(cluster_set_up.open(recorder=recorder))
 
     report = run_or_exit(run)
+    target = cluster_set_up.target
     recording = recorder.build(
         cluster=target.cluster, region=target.region, description=description
     )

@@ -22,15 +22,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agent.commands.common import (
-    EXIT_FAILED,
-    EXIT_USAGE,
-    build_target,
-    die,
-    load_recording_or_exit,
-    resolve_region,
-)
-from agent.commands.triage import (
+from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
+from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die
+from agent.commands.options import (
     MAX_PROBE_NODES,
     PROBE_CONCURRENCY,
     ClusterOption,
@@ -41,8 +35,8 @@ from agent.commands.triage import (
     NoProbesOption,
     ProbeConcurrencyOption,
     ProfileOption,
+    RecordedFileOption,
     RegionOption,
-    run_or_exit,
 )
 
 if TYPE_CHECKING:
@@ -76,9 +70,7 @@ def ticket_command(
             "from now (6h, 2d). Default: the earliest timestamp in the findings' evidence.",
         ),
     ] = None,
-    recorded: Annotated[
-        Path | None, typer.Option("--recorded", help="Replay a recorded cluster file.")
-    ] = None,
+    recorded: RecordedFileOption = None,
     force: Annotated[
         bool, typer.Option("--force", help="Write into a DIR that is not empty.")
     ] = False,
@@ -100,8 +92,7 @@ def ticket_command(
     """Prepare an AWS Support case: triage read-only, then write a redacted summary, the
     triage report and an archive of both, with the log-collection commands to run yourself."""
     from agent.ticket import build_ticket, parse_since
-    from tools.triage.node_sources import NodeOptions
-    from tools.triage.open_cluster import TRIAGE_TIME_BUDGET, open_cluster
+    from tools.triage.open_cluster import TRIAGE_TIME_BUDGET
     from tools.triage.runner import run_triage
 
     window = None
@@ -110,35 +101,22 @@ def ticket_command(
             window = parse_since(since)
         except ValueError as exc:
             die(str(exc), EXIT_USAGE)
-    recording = load_recording_or_exit(recorded) if recorded else None
-    if recording is not None:
-        if region and region != recording.region:
-            die(
-                f"{recorded} was recorded in {recording.region}; --region {region} does not match",
-                EXIT_USAGE,
-            )
-        cluster = cluster or recording.cluster
-        region = recording.region
-    if not cluster:
-        die("--cluster is required (a cluster name or ARN)", EXIT_USAGE)
-    target = build_target(cluster, resolve_region(region, cluster), node)
-    _prepare_directory(output, force=force)  # before a long live triage, not after it
-    options = NodeOptions(
+    args = ClusterArgs(
+        cluster=cluster,
+        region=region,
+        node=node,
+        profile=profile,
         kubeconfig=kubeconfig,
         context=context,
-        probes=not no_probes,
+        no_probes=no_probes,
         probe_concurrency=probe_concurrency,
         max_probe_nodes=max_probe_nodes,
     )
+    cluster_set_up = triage_set_up(args, recorded, mismatch=_recorded_elsewhere)
+    _prepare_directory(output, force=force)  # before a long live triage, not after it
 
     def run() -> tuple[datetime, TriageReport]:
-        data = open_cluster(
-            target,
-            recorded=recording,
-            options=options,
-            profile=profile,
-            time_budget=TRIAGE_TIME_BUDGET,
-        )
+        data = cluster_set_up.open(time_budget=TRIAGE_TIME_BUDGET)
         return data.now, run_triage(data)
 
     now, report = run_or_exit(run)
@@ -149,6 +127,11 @@ def ticket_command(
     paths = write_bundle(output, report, facts, created=created, mask=mask)
     for path in paths:
         typer.echo(str(path))
+
+
+def _recorded_elsewhere(path: Path, recorded_region: str, region: str) -> str:
+    # ticket has always echoed these values unclipped: kept, so its messages stay the same.
+    return f"{path} was recorded in {recorded_region}; --region {region} does not match"
 
 
 def bundle_texts(report: TriageReport, facts: TicketFacts, *, created: datetime) -> dict[str, str]:

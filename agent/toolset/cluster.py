@@ -56,14 +56,14 @@ class ClusterSession:
                 "then call use_cluster"
             )
         if self._data is None:
-            from tools.triage.open_cluster import open_cluster
+            from tools.triage.open_cluster import DataSource, open_cluster
 
             self._data = open_cluster(
                 self.target,
-                recorded=self.recording,
+                source=DataSource(
+                    recorded=self.recording, profile=self.profile, endpoint_url=self.endpoint_url
+                ),
                 options=self.options,
-                profile=self.profile,
-                endpoint_url=self.endpoint_url,
             )
         return self._data
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -61,25 +62,30 @@ def gpu_list(count: int = 8, missing: Iterable[int] = ()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def gpu_query(
-    gpus: int = 8,
-    ecc_volatile: Mapping[int, int] | None = None,
-    ecc_aggregate: Mapping[int, int] | None = None,
-    throttled: Mapping[int, Iterable[str]] | None = None,
-    temps: Mapping[int, int] | None = None,
-    missing: Iterable[int] = (),
-    driver: str = DRIVER,
-) -> str:
-    """`nvidia-smi --query-gpu=... --format=csv,noheader,nounits`.
+@dataclass(frozen=True)
+class GpuQuerySpec:
+    """The node `gpu_query` prints: `gpus` GPUs (those in `missing` gone), their ECC
+    counts, throttle reasons ("hw_slowdown", "hw_thermal", "sw_thermal" per GPU index),
+    temperatures (default 32-39 °C) and the driver."""
 
-    `throttled` maps a GPU index to reasons among "hw_slowdown", "hw_thermal",
-    "sw_thermal"; `temps` overrides the temperature (default 32-39 °C).
-    """
-    volatile = ecc_volatile or {}
-    aggregate = ecc_aggregate or {}
-    reasons = {i: set(r) for i, r in (throttled or {}).items()}
-    heat = temps or {}
-    gone = set(missing)
+    gpus: int = 8
+    ecc_volatile: Mapping[int, int] | None = None
+    ecc_aggregate: Mapping[int, int] | None = None
+    throttled: Mapping[int, Iterable[str]] | None = None
+    temps: Mapping[int, int] | None = None
+    missing: Iterable[int] = ()
+    driver: str = DRIVER
+
+
+def gpu_query(spec: GpuQuerySpec | None = None) -> str:
+    """`nvidia-smi --query-gpu=... --format=csv,noheader,nounits` of the `spec` node."""
+    spec = spec or GpuQuerySpec()
+    gpus, driver = spec.gpus, spec.driver
+    volatile = spec.ecc_volatile or {}
+    aggregate = spec.ecc_aggregate or {}
+    reasons = {i: set(r) for i, r in (spec.throttled or {}).items()}
+    heat = spec.temps or {}
+    gone = set(spec.missing)
     rows: list[str] = []
     for shown, index in enumerate(i for i in range(gpus) if i not in gone):
         active = reasons.get(index, set())
@@ -117,22 +123,31 @@ def _histogram(low: bool, correctable: int, uncorrectable: int) -> list[str]:
     return [f"            {name:<30}: {count} bank(s)" for name, count in buckets.items()]
 
 
-def row_remap(
-    gpus: int = 8,
-    pending: Iterable[int] = (),
-    failure: Iterable[int] = (),
-    driver: str = DRIVER,
-    cuda: str = CUDA,
-    histogram_low: Iterable[int] = (),
-    uncorrectable: Mapping[int, int] | None = None,
-    missing: Iterable[int] = (),
-) -> str:
+@dataclass(frozen=True)
+class RowRemapSpec:
+    """The node `row_remap` prints: `gpus` GPUs (those in `missing` gone), the GPU indexes
+    with a pending remap, a remapping failure or a low bank histogram, uncorrectable counts
+    per GPU (1 for a pending or failed one unless given), and the driver and CUDA."""
+
+    gpus: int = 8
+    pending: Iterable[int] = ()
+    failure: Iterable[int] = ()
+    driver: str = DRIVER
+    cuda: str = CUDA
+    histogram_low: Iterable[int] = ()
+    uncorrectable: Mapping[int, int] | None = None
+    missing: Iterable[int] = ()
+
+
+def row_remap(spec: RowRemapSpec | None = None) -> str:
     """`nvidia-smi -q -d ROW_REMAPPER`: header with driver / CUDA, one block per GPU."""
-    waiting, failed, low = set(pending), set(failure), set(histogram_low)
-    counts = dict(uncorrectable or {})
+    spec = spec or RowRemapSpec()
+    gpus, driver, cuda = spec.gpus, spec.driver, spec.cuda
+    waiting, failed, low = set(spec.pending), set(spec.failure), set(spec.histogram_low)
+    counts = dict(spec.uncorrectable or {})
     for index in waiting | failed:
         counts.setdefault(index, 1)
-    gone = set(missing)
+    gone = set(spec.missing)
     lines = [
         "",
         "==============NVSMI LOG==============",
@@ -227,17 +242,28 @@ def nccl_libraries(version: str = NCCL) -> str:
 Style = Literal["dmesg", "journal"]
 
 
+@dataclass(frozen=True)
+class XidOrigin:
+    """Who an Xid line names (the process id and name, unknown for a kernel-side fault)
+    and the host a journal line carries."""
+
+    pid: str = "'<unknown>'"
+    process: str = "<unknown>"
+    host: str = "ip-10-1-88-12"
+
+
 def xid_line(
     pci: str,
     xid: int,
     text: str,
     when: datetime | None = None,
+    *,
     style: Style = "dmesg",
-    pid: str = "'<unknown>'",
-    process: str = "<unknown>",
-    host: str = "ip-10-1-88-12",
+    origin: XidOrigin | None = None,
 ) -> str:
     """One NVRM Xid kernel line as `dmesg -T` or `journalctl -k -o short-iso` prints it."""
+    origin = origin or XidOrigin()
+    pid, process, host = origin.pid, origin.process, origin.host
     moment = when or datetime(2024, 10, 8, 3, 22, 7, tzinfo=UTC)
     message = f"NVRM: Xid (PCI:{pci}): {xid}, pid={pid}, name={process}, {text}"
     if style == "journal":
@@ -387,6 +413,7 @@ P3_BUS_IDS = (
 
 def page_retirement(
     gpus: int = 8,
+    *,
     pending: Iterable[int] = (),
     double_bit: Mapping[int, int] | None = None,
     single_bit: Mapping[int, int] | None = None,
@@ -443,6 +470,7 @@ def _nvvs(moment: datetime, severity: str, message: str) -> str:
 
 def dcgm_diag_logs(
     failed_test: str | None = None,
+    *,
     remap: Literal["pending", "failure"] | None = None,
     errors: Iterable[str] = (),
     has_log: bool = True,

@@ -8,6 +8,7 @@ image that cannot be pulled, an OOM-killed container.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from cluster_simulator.base import RECORDED_AT, iso
@@ -21,6 +22,7 @@ from cluster_simulator.node_samples.k8s_node import (
 from cluster_simulator.node_samples.k8s_objects import (
     WORKLOAD_IMAGE,
     WORKLOAD_NAMESPACE,
+    PodTemplate,
     find_daemonset,
     find_pod,
     find_workload,
@@ -58,19 +60,31 @@ SANDBOX_50051_MESSAGE = (
 )
 
 
+@dataclass(frozen=True)
+class NodeFault:
+    """The fault HyperPod names on a node: its type and reason labels (the plural keys
+    with `plural`) and the fault-details annotation (a list, or raw text to plant
+    garbage)."""
+
+    type: str | None = None
+    reason: str | None = None
+    details: list[Json] | str | None = None
+    plural: bool = False
+
+
 def set_node_health(
     objects: KubernetesObjects,
     instance_id: str,
     health: str,
     *,
     deep: str | None = None,
-    fault_type: str | None = None,
-    fault_reason: str | None = None,
-    fault_details: list[Json] | str | None = None,
-    plural: bool = False,
+    fault: NodeFault | None = None,
 ) -> KubernetesObjects:
     """HyperPod's verdict on a node: labels (singular or plural fault keys), the
-    fault-details annotation (a list, or raw text to plant garbage), and the taint."""
+    fault-details annotation, and the taint."""
+    fault = fault or NodeFault()
+    fault_type, fault_reason, fault_details = fault.type, fault.reason, fault.details
+    plural = fault.plural
     target = find_node(objects, instance_id)
     labels = target["metadata"]["labels"]
     labels["sagemaker.amazonaws.com/node-health-status"] = health
@@ -220,11 +234,13 @@ def sandbox_failure(
     stuck = pod(
         name,
         WORKLOAD_NAMESPACE,
-        "eval",
-        WORKLOAD_IMAGE,
         host,
-        labels={"app": "llm-eval"},
-        owner=("batch/v1", "Job", "llm-eval"),
+        PodTemplate(
+            "eval",
+            WORKLOAD_IMAGE,
+            labels={"app": "llm-eval"},
+            owner=("batch/v1", "Job", "llm-eval"),
+        ),
     )
     container = stuck["status"]["containerStatuses"][0]
     container.update(

@@ -10,6 +10,7 @@ Deployment with two pods, and one running workload pod per node. The fault edito
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import timedelta
 
 from cluster_simulator.base import RECORDED_AT, iso
@@ -85,18 +86,22 @@ def _running_status(name: str, image: str, node_ip: str, pod_ip: str) -> Json:
     }
 
 
-def pod(
-    name: str,
-    namespace: str,
-    container: str,
-    image: str,
-    node: str | None,
-    *,
-    labels: Json,
-    owner: tuple[str, str, str] | None = None,
-    host_network: bool = False,
-) -> Json:
-    """A running, ready pod (owner = (apiVersion, kind, name) of its controller)."""
+@dataclass(frozen=True)
+class PodTemplate:
+    """What a controller stamps on each of its pods: the one container and its image, the
+    labels, the owner ((apiVersion, kind, name) of the controller) and host networking."""
+
+    container: str
+    image: str
+    labels: Json
+    owner: tuple[str, str, str] | None = None
+    host_network: bool = False
+
+
+def pod(name: str, namespace: str, node: str | None, template: PodTemplate) -> Json:
+    """A running, ready pod of `template` on `node` (None: not scheduled)."""
+    container, image, labels = template.container, template.image, template.labels
+    owner, host_network = template.owner, template.host_network
     instance = node.removeprefix("hyperpod-") if node else ""
     node_ip = instance_ip(instance) if instance else ""
     pod_ip = node_ip if host_network else f"10.1.200.{int(name_suffix(name, length=2), 36) % 250}"
@@ -275,12 +280,14 @@ def healthy_objects(nodes: list[NodeSpec]) -> KubernetesObjects:
                 pod(
                     f"{app}-{name_suffix(app, instance_id)}",
                     "kube-system",
-                    container,
-                    image,
                     host,
-                    labels={"k8s-app": app, "controller-revision-hash": "6d8f7c9b5"},
-                    owner=("apps/v1", "DaemonSet", app),
-                    host_network=True,
+                    PodTemplate(
+                        container,
+                        image,
+                        labels={"k8s-app": app, "controller-revision-hash": "6d8f7c9b5"},
+                        owner=("apps/v1", "DaemonSet", app),
+                        host_network=True,
+                    ),
                 )
             )
     # CoreDNS runs on the last two nodes (unscheduled when the cluster has none).
@@ -290,15 +297,17 @@ def healthy_objects(nodes: list[NodeSpec]) -> KubernetesObjects:
             pod(
                 f"coredns-6b9575c64c-{name_suffix('coredns', str(index))}",
                 "kube-system",
-                "coredns",
-                DNS_IMAGE,
                 dns_host,
-                labels={
-                    "k8s-app": "kube-dns",
-                    "eks.amazonaws.com/component": "coredns",
-                    "pod-template-hash": "6b9575c64c",
-                },
-                owner=("apps/v1", "ReplicaSet", "coredns-6b9575c64c"),
+                PodTemplate(
+                    "coredns",
+                    DNS_IMAGE,
+                    labels={
+                        "k8s-app": "kube-dns",
+                        "eks.amazonaws.com/component": "coredns",
+                        "pod-template-hash": "6b9575c64c",
+                    },
+                    owner=("apps/v1", "ReplicaSet", "coredns-6b9575c64c"),
+                ),
             )
         )
     for index, (instance_id, group, *_rest) in enumerate(nodes):
@@ -306,11 +315,13 @@ def healthy_objects(nodes: list[NodeSpec]) -> KubernetesObjects:
             pod(
                 f"llm-train-worker-{index}",
                 WORKLOAD_NAMESPACE,
-                "pytorch",
-                WORKLOAD_IMAGE,
                 node_name(instance_id),
-                labels={"training.kubeflow.org/job-name": "llm-train", "group": group},
-                owner=("kubeflow.org/v1", "PyTorchJob", "llm-train"),
+                PodTemplate(
+                    "pytorch",
+                    WORKLOAD_IMAGE,
+                    labels={"training.kubeflow.org/job-name": "llm-train", "group": group},
+                    owner=("kubeflow.org/v1", "PyTorchJob", "llm-train"),
+                ),
             )
         )
     return KubernetesObjects(

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.loop import Agent
+from agent.loop import Agent, AgentSettings
 from agent.providers.base import Provider, ProviderError, Usage
 from agent.state import ConversationState
 from agent.toolset import Toolset
@@ -61,8 +61,8 @@ def build_agent(loaded: LoadedCase, provider: Provider, transcript: Transcript) 
     return Agent(
         provider,
         Toolset(session, state),
-        stream=True,  # the streaming path and its safety gate, as a user would meet them
-        today=first.recorded_at[:10],
+        # The streaming path and its safety gate, as a user would meet them.
+        settings=AgentSettings(stream=True, today=first.recorded_at[:10]),
         on_event=transcript.add,
     )
 

@@ -14,7 +14,7 @@ from tools.aws.allowlist import READ_ONLY_OPERATIONS
 from tools.aws.session import AwsAccess
 from tools.recorded.recorder import Recorder
 from tools.triage.node_sources import NodeOptions
-from tools.triage.open_cluster import open_access, open_cluster, triage_cluster
+from tools.triage.open_cluster import DataSource, open_access, open_cluster, triage_cluster
 from tools.triage.runner import run_checks, run_triage
 
 from ._moto_cluster import (
@@ -38,7 +38,7 @@ from ._moto_cluster import (
 def test_live_triage_sends_only_allow_listed_reads(cluster: MotoCluster) -> None:
     # Built by hand so the traffic is watched from the first call: open_cluster sends its
     # credentials preflight before a watch could be attached.
-    access = open_access(cluster.target, endpoint_url=cluster.url)
+    access = open_access(cluster.target, DataSource(endpoint_url=cluster.url))
     traffic = watch(access)
     report = triage_cluster(cluster.target, access)
 
@@ -83,7 +83,7 @@ def test_missing_outbound_self_rule_fails_on_moto(
     moto_server: str, moto_client: MotoClient, aws_only: NodeOptions
 ) -> None:
     world = build_cluster(moto_client, moto_server, outbound_self_rule=False)
-    data = open_cluster(world.target, endpoint_url=world.url, options=aws_only)
+    data = open_cluster(world.target, source=DataSource(endpoint_url=world.url), options=aws_only)
     (efa,) = run_checks(data, ["efa-security-groups"])
     failures = [f for f in efa.findings if f.status == "FAIL"]
     assert len(failures) == 1
@@ -126,7 +126,9 @@ def test_access_denied_on_one_api_is_a_skip(
 ) -> None:
     recorder = Recorder()
     data = open_cluster(
-        cluster.target, recorder=recorder, endpoint_url=cluster.url, options=aws_only
+        cluster.target,
+        source=DataSource(recorder=recorder, endpoint_url=cluster.url),
+        options=aws_only,
     )
     denied: list[str] = []
 
@@ -153,7 +155,7 @@ def test_access_denied_on_one_api_is_a_skip(
     assert [(c.operation, c.error.code, c.error.http_status) for c in errors if c.error] == [
         ("DescribeSecurityGroups", code, 403)
     ]
-    replayed = run_triage(open_cluster(cluster.target, recorded=recording))
+    replayed = run_triage(open_cluster(cluster.target, source=DataSource(recorded=recording)))
     assert replayed.skipped == report.skipped
     assert replayed.findings == report.findings
 

@@ -12,7 +12,7 @@ import pytest
 from tools.recorded.model import dump_recorded, load_recorded
 from tools.recorded.recorder import MASKED_ACCOUNT, REDACTED, Recorder
 from tools.triage.node_sources import NodeOptions
-from tools.triage.open_cluster import open_cluster
+from tools.triage.open_cluster import DataSource, open_cluster
 from tools.triage.runner import run_triage
 
 from ._moto_cluster import (
@@ -52,9 +52,9 @@ def test_recorder_redacts_secret_keys_and_values(tmp_path: Path) -> None:
         "ec2",
         "DescribeSubnets",
         {"SubnetIds": ["subnet-1"]},
-        "AuthFailure",
-        f"credential {SECRET_KEY_ID} secret={SECRET_VALUE}",
-        401,
+        code="AuthFailure",
+        message=f"credential {SECRET_KEY_ID} secret={SECRET_VALUE}",
+        status=401,
     )
     path = tmp_path / "secrets.json"
     dump_recorded(recorder.build(cluster=CLUSTER, region=REGION), path)
@@ -96,7 +96,9 @@ def test_live_recording_redacts_and_masks_accounts(
     )
     recorder = Recorder(mask_account=True)
     data = open_cluster(
-        cluster.target, recorder=recorder, endpoint_url=cluster.url, options=aws_only
+        cluster.target,
+        source=DataSource(recorder=recorder, endpoint_url=cluster.url),
+        options=aws_only,
     )
     live = run_triage(data)
     # moto drops Orchestrator, so triage never asks EKS; read it once to record its secrets.
@@ -117,7 +119,7 @@ def test_live_recording_redacts_and_masks_accounts(
 
     # A masked recording still replays, to the same judgements.
     recording = load_recorded(path)
-    replayed = run_triage(open_cluster(cluster.target, recorded=recording))
+    replayed = run_triage(open_cluster(cluster.target, source=DataSource(recorded=recording)))
     assert replayed.cluster.account == MASKED_ACCOUNT
     assert [(f.check, f.status, f.section) for f in replayed.findings] == [
         (f.check, f.status, f.section) for f in live.findings

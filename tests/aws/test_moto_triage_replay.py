@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 from tools.aws.errors import AwsAccessError, NotRecorded
-from tools.aws.session import AwsAccess
+from tools.aws.session import AwsAccess, PageRead
 from tools.recorded.model import RecordedCall, RecordedCluster, dump_recorded, load_recorded
 from tools.recorded.recorder import Recorder
 from tools.recorded.replay import ReplayStore, page_call
 from tools.target import TriageTarget
 from tools.triage.data.sagemaker_model import ClusterNode
 from tools.triage.node_sources import NodeOptions
-from tools.triage.open_cluster import open_cluster, recording_time
+from tools.triage.open_cluster import DataSource, open_cluster, recording_time
 from tools.triage.runner import run_triage
 
 from ._moto_cluster import (
@@ -44,14 +44,18 @@ def test_record_replay_round_trip(
 ) -> None:
     recorder = Recorder()
     live = run_triage(
-        open_cluster(cluster.target, recorder=recorder, endpoint_url=cluster.url, options=aws_only)
+        open_cluster(
+            cluster.target,
+            source=DataSource(recorder=recorder, endpoint_url=cluster.url),
+            options=aws_only,
+        )
     )
     path = tmp_path / "cluster.json"
     dump_recorded(recorder.build(cluster=CLUSTER, region=REGION), path)
 
     recording = load_recorded(path)
     assert recording_time(recording) == recorder.now
-    replay = open_cluster(cluster.target, recorded=recording)
+    replay = open_cluster(cluster.target, source=DataSource(recorded=recording))
     traffic = watch(replay.access)
     replayed = run_triage(replay)
 
@@ -160,9 +164,7 @@ def test_paginate_over_replay_respects_the_cap() -> None:
     capped = access.paginate(
         "sagemaker",
         "ListClusterNodes",
-        "ClusterNodeSummaries",
-        page_size=100,
-        cap=150,
+        PageRead("ClusterNodeSummaries", page_size=100, cap=150),
         ClusterName=CLUSTER,
     )
     assert len(capped.items) == 150
@@ -172,9 +174,7 @@ def test_paginate_over_replay_respects_the_cap() -> None:
     whole = access.paginate(
         "sagemaker",
         "ListClusterNodes",
-        "ClusterNodeSummaries",
-        page_size=100,
-        cap=1000,
+        PageRead("ClusterNodeSummaries", page_size=100, cap=1000),
         ClusterName=CLUSTER,
     )
     assert whole.items == items
@@ -204,9 +204,7 @@ def test_pagination_that_never_advances_fails_loudly() -> None:
         access.paginate(
             "sagemaker",
             "ListClusterNodes",
-            "ClusterNodeSummaries",
-            page_size=100,
-            cap=20_000,
+            PageRead("ClusterNodeSummaries", page_size=100, cap=20_000),
             ClusterName=CLUSTER,
         )
     assert pager.calls == 2  # not 200 requests for 20,000 copies of one page
@@ -236,7 +234,9 @@ def test_moto_node_listing_never_yields_duplicates(
         VpcConfig={"SecurityGroupIds": ["sg-1"], "Subnets": ["subnet-1"]},
     )
     target = TriageTarget(cluster="big", region=REGION)
-    data = open_cluster(target, endpoint_url=moto_server, options=aws_only, preflight=False)
+    data = open_cluster(
+        target, source=DataSource(endpoint_url=moto_server), options=aws_only, preflight=False
+    )
     traffic = watch(data.access)
     outcome: tuple[ClusterNode, ...] | AwsAccessError
     try:
@@ -260,13 +260,17 @@ def test_unrecorded_call_is_not_an_empty_result(
 ) -> None:
     recorder = Recorder()
     live = run_triage(
-        open_cluster(cluster.target, recorder=recorder, endpoint_url=cluster.url, options=aws_only)
+        open_cluster(
+            cluster.target,
+            source=DataSource(recorder=recorder, endpoint_url=cluster.url),
+            options=aws_only,
+        )
     )
     assert "probe-endpoints" in by_check(live)
     recording = recorder.build(cluster=CLUSTER, region=REGION)
     recording.aws = [c for c in recording.aws if c.operation != "DescribeVpcEndpoints"]
 
-    replay = open_cluster(cluster.target, recorded=recording)
+    replay = open_cluster(cluster.target, source=DataSource(recorded=recording))
     filters = [{"Name": "vpc-id", "Values": [cluster.vpc_id]}]
     with pytest.raises(NotRecorded) as missing:
         replay.access.call("ec2", "DescribeVpcEndpoints", Filters=filters)

@@ -21,7 +21,7 @@ from agent.cli import app
 from tools.aws.errors import OutOfTime, Throttled
 from tools.aws.session import CONNECT_TIMEOUT, DEFAULT_RETRIES, READ_TIMEOUT, AwsAccess
 from tools.triage.node_sources import NodeOptions
-from tools.triage.open_cluster import open_cluster
+from tools.triage.open_cluster import DataSource, open_cluster
 from tools.triage.runner import run_triage
 
 from ._moto_cluster import REGION, MotoCluster
@@ -107,7 +107,10 @@ def test_a_spent_time_budget_sends_nothing_more_and_says_so(
     cluster: MotoCluster, aws_only: NodeOptions
 ) -> None:
     data = open_cluster(
-        cluster.target, endpoint_url=cluster.url, options=aws_only, time_budget=1000
+        cluster.target,
+        source=DataSource(endpoint_url=cluster.url),
+        options=aws_only,
+        time_budget=1000,
     )
     data.cluster()
     sent: list[str] = []
@@ -159,11 +162,13 @@ def test_a_replay_has_no_time_budget(cluster: MotoCluster) -> None:
     from tools.recorded.recorder import Recorder
 
     recorder = Recorder()
-    data = open_cluster(cluster.target, recorder=recorder, endpoint_url=cluster.url)
+    data = open_cluster(
+        cluster.target, source=DataSource(recorder=recorder, endpoint_url=cluster.url)
+    )
     data.cluster()
     recording = recorder.build(cluster="hp", region=REGION)
 
-    replayed = open_cluster(cluster.target, recorded=recording, time_budget=0)
+    replayed = open_cluster(cluster.target, source=DataSource(recorded=recording), time_budget=0)
     assert replayed.access._deadline is None
     assert replayed.cluster().name  # DescribeCluster replayed, not an empty answer
 

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tools.checks import _event_history, events
+from tools.checks._cluster_events import EventScan
 from tools.findings import Finding, Status
 from tools.triage.data.sagemaker_model import ClusterEvent, InstanceGroup, parse_events
 
@@ -16,6 +17,7 @@ def event(
     description: str,
     level: str = "Error",
     instance: str | None = "i-0aaa",
+    *,
     minutes_ago: int = 30,
     event_id: str = "e-1",
     group: str = "gpu-workers",
@@ -61,10 +63,16 @@ def judge_events(
     groups: dict[str, Any] | None = None,
     **options: Any,
 ) -> list[Finding]:
+    """`events.judge_events` of a scan of the literal events; the scan's fields, and the
+    judge's `now` and `cap`, are named as keywords (`available=False`: no events)."""
     described = {k: ClusterEvent.from_api(d) for k, d in (details or {}).items()}
-    return events.judge_events(
-        parsed(raw), details=described, groups=parsed_groups(groups), **options
+    judged = {name: options.pop(name) for name in ("now", "cap") if name in options}
+    if not options.pop("available", True):
+        return events.judge_events(None, **judged)
+    scan = EventScan(
+        events=tuple(parsed(raw)), details=described, groups=parsed_groups(groups), **options
     )
+    return events.judge_events(scan, **judged)
 
 
 def needs_detail(raw: list[dict[str, Any]], **options: Any) -> list[str]:

@@ -3,6 +3,7 @@ literal controller probe outputs (no AWS, no SSM)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, cast
 
 from cluster_simulator.node_samples import slurm as samples
@@ -67,6 +68,16 @@ def probe_outputs(
     }
 
 
+@dataclass(frozen=True)
+class NodeReadFaults:
+    """How the literal HyperPod node reads fail: ListClusterNodes capped or denied,
+    DescribeClusterNode denied."""
+
+    list_truncated: bool = False
+    list_denied: bool = False
+    describe_denied: bool = False
+
+
 class SlurmData(ClusterData):
     """`nodes()`, `node_detail()` and `slurm_probes()` answer from literals; every other
     read is the real one (memo, Slurm parsing, the node map, the orchestrator)."""
@@ -79,19 +90,18 @@ class SlurmData(ClusterData):
         details: dict[str, dict[str, Any]] | None = None,
         focus: str | None = None,
         unreachable: str | None = None,
-        list_truncated: bool = False,
-        list_denied: bool = False,
-        describe_denied: bool = False,
+        faults: NodeReadFaults | None = None,
     ) -> None:
+        faults = faults or NodeReadFaults()
         target = TriageTarget(cluster="ml-cluster", region=REGION, node=focus)
         super().__init__(cast(AwsAccess, None), target)
         self._outputs = outputs
         self._nodes = nodes or []
         self._details = details or {}
         self._unreachable = unreachable
-        self._list_truncated = list_truncated
-        self._list_denied = list_denied
-        self._describe_denied = describe_denied
+        self._list_truncated = faults.list_truncated
+        self._list_denied = faults.list_denied
+        self._describe_denied = faults.describe_denied
         self.described: list[str] = []
 
     def cluster(self) -> Cluster:

@@ -304,3 +304,53 @@ def test_a_list_longer_than_its_cap_is_refused_not_judged_partial(
     data = _data(_paged_world())
     with pytest.raises(AwsAccessError, match="more than 120 RouteTables"):
         data.route_tables(base.VPC)
+
+
+# -- the rule alone: verdicts, no words -------------------------------------------------
+
+AZ_OF = {"subnet-c": "us-west-2c", "subnet-a": "us-west-2a"}
+
+
+def placement(
+    group_: dict[str, Any], offers: list[InstanceTypeOffering], cluster: tuple[str, ...] = ()
+) -> capacity.GroupPlacement:
+    offered_ = capacity.zonal_offerings(offers)
+    return capacity.group_placement(
+        InstanceGroup.from_api(group_), cluster or ("subnet-c",), AZ_OF, offered_
+    )
+
+
+def test_rule_places_a_type_offered_in_a_subnet_az() -> None:
+    verdict = placement(group("gpu", "ml.p5.48xlarge"), offered("p5.48xlarge", "us-west-2c"))
+    assert verdict.placement is capacity.Placement.OFFERED
+    assert verdict.subnet_azs == {"subnet-c": "us-west-2c"}
+    assert verdict.placeable_azs == {"p5.48xlarge": ("us-west-2c",)}
+
+
+def test_rule_finds_a_type_offered_only_elsewhere_not_offered() -> None:
+    verdict = placement(group("gpu", "ml.p5.48xlarge"), offered("p5.48xlarge", "us-west-2b"))
+    assert verdict.placement is capacity.Placement.NOT_OFFERED
+    assert verdict.offered_azs == {"p5.48xlarge": ("us-west-2b",)}
+
+
+def test_rule_names_the_flexible_types_that_cannot_be_placed() -> None:
+    offers = offered("p5.48xlarge", "us-west-2a") + offered("p4d.24xlarge", "us-west-2c")
+    verdict = placement(flexible("gpu", "ml.p5.48xlarge", "ml.p4d.24xlarge"), offers)
+    assert verdict.placement is capacity.Placement.OFFERED
+    assert verdict.unplaceable_types == ("p5.48xlarge",)
+
+
+def test_rule_does_not_judge_without_a_type_or_a_readable_subnet() -> None:
+    no_type = placement({"InstanceGroupName": "gpu"}, [])
+    assert (no_type.group, no_type.placement) == ("gpu", capacity.Placement.NO_INSTANCE_TYPE)
+    gone = placement(group("gpu", "ml.p5.48xlarge"), [], cluster=("subnet-gone",))
+    assert gone.placement is capacity.Placement.NO_READABLE_SUBNET
+    assert (gone.subnet_ids, gone.placeable_azs) == (("subnet-gone",), {})
+
+
+def test_zonal_offerings_leave_out_region_offerings() -> None:
+    region = InstanceTypeOffering.from_api(
+        {"InstanceType": "m5.large", "LocationType": "region", "Location": "us-west-2"}
+    )
+    offers = [region, *offered("p5.48xlarge", "us-west-2a", "us-west-2c")]
+    assert capacity.zonal_offerings(offers) == {"p5.48xlarge": {"us-west-2a", "us-west-2c"}}

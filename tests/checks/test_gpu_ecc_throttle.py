@@ -18,7 +18,9 @@ def rows(text: str) -> tuple[GpuRow, ...]:
 
 
 def test_volatile_uncorrectable_ecc_fails_p0() -> None:
-    finding = judge_ecc("i-1", P5, rows(samples.gpu_query(ecc_volatile={2: 3})))
+    finding = judge_ecc(
+        "i-1", P5, rows(samples.gpu_query(samples.GpuQuerySpec(ecc_volatile={2: 3})))
+    )
     assert finding.status is Status.FAIL
     assert finding.priority is Priority.P0
     assert finding.section == "G.3"
@@ -29,7 +31,9 @@ def test_volatile_uncorrectable_ecc_fails_p0() -> None:
 
 
 def test_aggregate_only_warns_and_points_at_row_remapping() -> None:
-    finding = judge_ecc("i-1", P5, rows(samples.gpu_query(ecc_aggregate={4: 1})))
+    finding = judge_ecc(
+        "i-1", P5, rows(samples.gpu_query(samples.GpuQuerySpec(ecc_aggregate={4: 1})))
+    )
     assert finding.status is Status.WARN
     assert finding.priority is Priority.P1
     assert "history only" in finding.message
@@ -38,7 +42,11 @@ def test_aggregate_only_warns_and_points_at_row_remapping() -> None:
 
 def test_volatile_errors_fail_even_with_aggregate_only_gpus_beside_them() -> None:
     finding = judge_ecc(
-        "i-1", P5, rows(samples.gpu_query(ecc_volatile={1: 1}, ecc_aggregate={1: 1, 4: 3}))
+        "i-1",
+        P5,
+        rows(
+            samples.gpu_query(samples.GpuQuerySpec(ecc_volatile={1: 1}, ecc_aggregate={1: 1, 4: 3}))
+        ),
     )
     assert finding.status is Status.FAIL
     assert finding.priority is Priority.P0
@@ -54,7 +62,9 @@ def test_clean_counters_pass_and_absent_counters_are_info() -> None:
 
 
 def test_thermal_throttle_fails_p1_with_gpu_and_temperature() -> None:
-    text = samples.gpu_query(throttled={1: ["hw_thermal", "sw_thermal"]}, temps={1: 93})
+    text = samples.gpu_query(
+        samples.GpuQuerySpec(throttled={1: ["hw_thermal", "sw_thermal"]}, temps={1: 93})
+    )
     finding = judge_throttle("i-1", P5, rows(text))
     assert finding.status is Status.FAIL
     assert finding.priority is Priority.P1
@@ -66,7 +76,9 @@ def test_thermal_throttle_fails_p1_with_gpu_and_temperature() -> None:
 
 
 def test_hw_slowdown_alone_fails_and_no_throttle_passes() -> None:
-    slow = judge_throttle("i-1", P5, rows(samples.gpu_query(throttled={6: ["hw_slowdown"]})))
+    slow = judge_throttle(
+        "i-1", P5, rows(samples.gpu_query(samples.GpuQuerySpec(throttled={6: ["hw_slowdown"]})))
+    )
     assert slow.status is Status.FAIL
     assert "HW slowdown" in slow.message
     assert judge_throttle("i-1", P5, rows(samples.gpu_query())).status is Status.PASS
@@ -74,7 +86,9 @@ def test_hw_slowdown_alone_fails_and_no_throttle_passes() -> None:
 
 def test_registered_checks_share_the_query_probe() -> None:
     faulty = healthy_p5(
-        gpu_query=samples.gpu_query(ecc_volatile={0: 1}, throttled={0: ["hw_slowdown"]})
+        gpu_query=samples.gpu_query(
+            samples.GpuQuerySpec(ecc_volatile={0: 1}, throttled={0: ["hw_slowdown"]})
+        )
     )
     [ecc] = run_check(ECC_ID, node("i-1", P5, faulty))
     [throttle] = run_check(THROTTLE_ID, node("i-1", P5, faulty))

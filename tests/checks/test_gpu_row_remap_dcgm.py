@@ -17,7 +17,9 @@ from ._accel_data import P5, healthy_p5, node, run_check
 
 
 def remap(**kwargs: Any) -> list[Finding]:
-    return judge_row_remap("i-1", P5, parse_row_remap(samples.row_remap(**kwargs)))
+    return judge_row_remap(
+        "i-1", P5, parse_row_remap(samples.row_remap(samples.RowRemapSpec(**kwargs)))
+    )
 
 
 def test_pending_remap_fails_p1_reboot_then_recheck() -> None:
@@ -80,7 +82,8 @@ def test_dcgm_missing_or_silent_is_info() -> None:
 
 def test_registered_remap_and_dcgm_checks() -> None:
     outputs = healthy_p5(
-        gpu_row_remap=samples.row_remap(pending=(0,)), dcgm_health=samples.dcgm_health("Failure")
+        gpu_row_remap=samples.row_remap(samples.RowRemapSpec(pending=(0,))),
+        dcgm_health=samples.dcgm_health("Failure"),
     )
     [pending] = run_check(REMAP_ID, node("i-1", P5, outputs))
     [dcgm] = run_check(DCGM_ID, node("i-1", P5, outputs))

@@ -12,8 +12,12 @@ from ._accel_data import P5, healthy_p5, node, run_check, without
 PCI = samples.driver_pci(3)
 FELL_OFF = samples.xid_line(PCI, 79, "GPU has fallen off the bus.")
 FELL_OFF_BEFORE = samples.xid_line(PCI, 79, "GPU has fallen off the bus.", style="journal")
-APP = samples.xid_line(samples.driver_pci(1), 13, "Graphics SM Warp Exception", pid="4812")
-CLEANUP = samples.xid_line(samples.driver_pci(1), 45, "Ch 00000008", pid="4812")
+APP = samples.xid_line(
+    samples.driver_pci(1), 13, "Graphics SM Warp Exception", origin=samples.XidOrigin(pid="4812")
+)
+CLEANUP = samples.xid_line(
+    samples.driver_pci(1), 45, "Ch 00000008", origin=samples.XidOrigin(pid="4812")
+)
 # Xid 71 (copy engine) is in the table now: an unlisted number stands for the unknown.
 UNKNOWN = samples.xid_line(samples.driver_pci(2), 250, "unlisted event")
 COPY_ENGINE = samples.xid_line(samples.driver_pci(2), 71, "CE4: Unknown Error")
@@ -34,7 +38,10 @@ UNPRIVILEGED_JOURNAL = (
 
 def recovery(action: str) -> str:
     return samples.xid_line(
-        PCI, 154, f"GPU recovery action changed from 0x0 (None) to {action}", pid="0"
+        PCI,
+        154,
+        f"GPU recovery action changed from 0x0 (None) to {action}",
+        origin=samples.XidOrigin(pid="0"),
     )
 
 
@@ -255,9 +262,14 @@ def test_a_refused_dmesg_is_not_a_clean_log() -> None:
 
 def test_application_xid_names_the_process_and_stays_a_warning() -> None:
     line = samples.xid_line(
-        samples.driver_pci(4), 31, "MMU Fault: ENGINE GRAPHICS", pid="'77'", process="python3"
+        samples.driver_pci(4),
+        31,
+        "MMU Fault: ENGINE GRAPHICS",
+        origin=samples.XidOrigin(pid="'77'", process="python3"),
     )
-    stopped = samples.xid_line(samples.driver_pci(4), 43, "Ch 00000010", pid="'77'")
+    stopped = samples.xid_line(
+        samples.driver_pci(4), 43, "Ch 00000010", origin=samples.XidOrigin(pid="'77'")
+    )
     [finding] = judge_xids("i-1", parse_xids(line + stopped), None, P5)
     assert (finding.status, finding.priority, finding.section) == (
         Status.WARN,

@@ -14,13 +14,14 @@ from tools.checks.health_monitoring import (
     CHECK_HMA,
     HMA_CAP,
     health_monitoring_agent,
-    judge_hma,
     parse_detection,
 )
 from tools.findings import Priority, Status
 from tools.target import TriageTarget
 from tools.triage.data import ClusterData
 from tools.triage.data.logs_model import LogEvent
+
+from ._log_scans import judge_hma
 
 GROUP = "/aws/sagemaker/Clusters/ml/abc123def456"
 STREAM = "SagemakerHealthMonitoringAgent/gpu-workers/i-0aaa"

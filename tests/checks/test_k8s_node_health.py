@@ -126,10 +126,12 @@ def test_fault_labels_and_details_are_evidence_plural_or_singular() -> None:
         IDS[0],
         "UnschedulablePendingReplacement",
         deep="Failed",
-        fault_type="NvidiaGpuError",
-        fault_reason="XidHardwareFailure",
-        fault_details=k8s_faults.xid_fault_details(),
-        plural=True,
+        fault=k8s_faults.NodeFault(
+            type="NvidiaGpuError",
+            reason="XidHardwareFailure",
+            details=k8s_faults.xid_fault_details(),
+            plural=True,
+        ),
     )
     [finding] = problems_of(judge_node_health(judged(objects)))
     assert finding.evidence["fault_type"] == "NvidiaGpuError"
@@ -142,7 +144,7 @@ def test_fault_labels_and_details_are_evidence_plural_or_singular() -> None:
 @pytest.mark.parametrize("garbage", ["{not json", '"a string"', "[1, 2]", "x" * 50_000])
 def test_garbled_fault_details_are_tolerated(garbage: str) -> None:
     objects = k8s_faults.set_node_health(
-        cluster(), IDS[0], "UnschedulablePendingReboot", fault_details=garbage
+        cluster(), IDS[0], "UnschedulablePendingReboot", fault=k8s_faults.NodeFault(details=garbage)
     )
     [finding] = problems_of(judge_node_health(judged(objects)))
     assert finding.evidence.get("fault_details_problem")
@@ -174,7 +176,7 @@ def test_not_ready_and_pressure_conditions() -> None:
 
 def test_healthy_node_with_fault_history_is_info() -> None:
     objects = k8s_faults.set_node_health(
-        cluster(), IDS[0], "Schedulable", fault_type="NvidiaGpuError"
+        cluster(), IDS[0], "Schedulable", fault=k8s_faults.NodeFault(type="NvidiaGpuError")
     )
     findings = judge_node_health(judged(objects))
     assert [f.status for f in findings] == [Status.INFO, Status.PASS]
@@ -185,7 +187,10 @@ def test_many_nodes_with_one_problem_make_one_finding() -> None:
     objects = cluster(30)
     for instance in IDS[:25]:
         k8s_faults.set_node_health(
-            objects, instance, "UnschedulablePendingReplacement", fault_reason="XidHardwareFailure"
+            objects,
+            instance,
+            "UnschedulablePendingReplacement",
+            fault=k8s_faults.NodeFault(reason="XidHardwareFailure"),
         )
     findings = problems_of(judge_node_health(judged(objects)))
     assert len(findings) == 1

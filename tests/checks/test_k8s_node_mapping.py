@@ -5,9 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from cluster_simulator.node_samples import k8s_objects
-from tools.checks.k8s_node_mapping import judge_mapping, k8s_node_mapping
+from tools.checks.k8s_node_mapping import (
+    NeverJoined,
+    NodeRow,
+    judge_mapping,
+    k8s_node_mapping,
+    mapping_rows,
+    node_membership,
+)
 from tools.findings import Priority, Status
-from tools.triage.data.kube_model import KubeNode
+from tools.triage.data.kube_model import GROUP_LABEL, KubeNode
 from tools.triage.data.sagemaker_model import ClusterNode
 
 from ._kube_world import kube_data, world_and_objects
@@ -67,3 +74,51 @@ def test_large_clusters_get_one_summary_and_grouped_missing() -> None:
 def test_all_joined_passes() -> None:
     world, objects, _ = world_and_objects()
     assert Status.PASS in [f.status for f in k8s_node_mapping(kube_data(world, objects))]
+
+
+# -- the rules alone: rows and membership, no words -------------------------------------
+
+
+def kube_node(name: str, group: str | None = None) -> KubeNode:
+    labels = {GROUP_LABEL: group} if group else {}
+    return KubeNode.from_api({"metadata": {"name": name, "labels": labels}})
+
+
+def hyperpod_node(instance_id: str, group: str = "gpu", status: str = "Running") -> ClusterNode:
+    return ClusterNode.from_api(
+        {
+            "InstanceId": instance_id,
+            "InstanceGroupName": group,
+            "InstanceStatus": {"Status": status},
+        }
+    )
+
+
+I1, I2, I3 = "i-0000000000000001a", "i-0000000000000002b", "i-0000000000000003c"
+
+
+def test_rows_take_the_label_before_hyperpods_group_and_sort_by_group() -> None:
+    nodes = [kube_node(f"hyperpod-{I1}", "worker"), kube_node(f"hyperpod-{I2}"), kube_node("ip")]
+    rows = mapping_rows(nodes, {I1: "gpu", I2: "cpu"})
+    assert rows == [
+        NodeRow("ip", None, None),  # sorted by str(group): "None" before lower-case names
+        NodeRow(f"hyperpod-{I2}", I2, "cpu"),
+        NodeRow(f"hyperpod-{I1}", I1, "worker"),
+    ]
+
+
+def test_membership_names_running_instances_without_a_node() -> None:
+    rows = mapping_rows([kube_node(f"hyperpod-{I1}")], {})
+    hyperpod = [hyperpod_node(I1), hyperpod_node(I2), hyperpod_node(I3, status="Pending")]
+    membership = node_membership(rows, rows, hyperpod, None)
+    assert membership.never_joined == (NeverJoined(I2, "gpu"),)
+    assert not membership.all_joined
+    focused = node_membership(rows, [], hyperpod, I1)
+    assert (focused.never_joined, focused.all_joined) == ((), False)
+
+
+def test_membership_finds_labelled_nodes_of_unknown_instances() -> None:
+    rows = mapping_rows([kube_node(f"hyperpod-{I1}"), kube_node(f"hyperpod-{I3}", "gpu")], {})
+    membership = node_membership(rows, rows, [hyperpod_node(I1)], None)
+    assert membership.strangers == (f"hyperpod-{I3}",)
+    assert membership.all_joined

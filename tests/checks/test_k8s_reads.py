@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects
-from tools.kube.access import KubeAccess, Query, guard
+from tools.kube.access import KubeAccess, KubeObservers, Query, guard
 from tools.kube.responder import respond
 from tools.recorded.model import KubernetesObjects
 from tools.registry import get_check
@@ -87,7 +87,9 @@ def test_a_refused_context_is_recorded_and_replays_as_the_same_skip() -> None:
     live = kube_data(
         world,
         kube=lambda: live_like(
-            Recording(objects), other, on_error=recorder.record_kube_unavailable
+            Recording(objects),
+            other,
+            observers=KubeObservers(on_error=recorder.record_kube_unavailable),
         ),
     )
     with pytest.raises(KubernetesUnavailable) as caught:
@@ -136,7 +138,10 @@ def test_only_crashing_aws_node_pods_have_their_logs_read() -> None:
     k8s_faults.aws_node_crashloop(objects, ids[3])
     logs: list[str] = []
     data = kube_data(
-        world, kube=lambda: KubeAccess.from_objects(objects, on_log=lambda k, _: logs.append(k))
+        world,
+        kube=lambda: KubeAccess.from_objects(
+            objects, observers=KubeObservers(on_log=lambda k, _: logs.append(k))
+        ),
     )
     crashed = k8s_objects.find_pod(objects, "aws-node", ids[3])["metadata"]["name"]
     assert list(data.aws_node_logs()) == [crashed]

@@ -14,11 +14,12 @@ import pytest
 from cluster_simulator.world import _pattern_matches
 from tools.checks._lifecycle_families import LOG_FILTER, classify_line
 from tools.checks._logs import stream_parts
-from tools.checks.lifecycle_logs import CHECK_LIFECYCLE_LOGS, judge_lifecycle_logs
+from tools.checks.lifecycle_logs import CHECK_LIFECYCLE_LOGS
 from tools.findings import Priority, Status
 from tools.triage.data.logs_model import LogEvent
 
 from ._lifecycle_logs import STREAM, line
+from ._log_scans import judge_lifecycle_logs
 
 
 @pytest.mark.parametrize(

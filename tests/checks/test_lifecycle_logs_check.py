@@ -8,16 +8,13 @@ from typing import Any
 from cluster_simulator import base
 from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
-from tools.checks.lifecycle_logs import (
-    LOG_CAP,
-    judge_lifecycle_logs,
-    lifecycle_logs,
-)
+from tools.checks.lifecycle_logs import LOG_CAP, lifecycle_logs
 from tools.findings import Priority, Status
 from tools.target import TriageTarget
 from tools.triage.data import ClusterData
 
 from ._lifecycle_logs import line
+from ._log_scans import judge_lifecycle_logs
 
 # -- D.2, the registered check against a world -------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cluster_simulator.node_samples import accelerators as samples
 from tools.checks.efa_devices import CHECK_ID as EFA_ID
-from tools.checks.efa_devices import judge_efa
+from tools.checks.efa_devices import EfaReads, judge_efa
 from tools.checks.neuron_devices import CHECK_ID as NEURON_ID
 from tools.checks.neuron_devices import judge_neuron_devices
 from tools.findings import Finding, Priority, Status
@@ -37,12 +37,14 @@ def test_registered_neuron_check_only_on_neuron_types() -> None:
 
 def efa(**kwargs: str) -> list[Finding]:
     return judge_efa(
-        "i-1",
-        P5,
-        32,
-        parse_lsmod(kwargs.get("lsmod", samples.lsmod())),
-        parse_infiniband(kwargs.get("ib", samples.infiniband(32))),
-        parse_fi_info(kwargs.get("fi", samples.fi_info(32))),
+        EfaReads(
+            "i-1",
+            P5,
+            32,
+            parse_lsmod(kwargs.get("lsmod", samples.lsmod())),
+            parse_infiniband(kwargs.get("ib", samples.infiniband(32))),
+            parse_fi_info(kwargs.get("fi", samples.fi_info(32))),
+        )
     )
 
 

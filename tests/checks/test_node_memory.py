@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 from cluster_simulator.node_samples import system
-from tools.checks.node_memory import CHECK_ID, judge_memory, node_memory, oom_victims
+from tools.checks.node_memory import (
+    CHECK_ID,
+    CgroupKills,
+    CgroupLimit,
+    EarlierKills,
+    HugePagesExhausted,
+    KillScope,
+    LowMemory,
+    NodeKills,
+    cgroup_kills,
+    judge_memory,
+    memory_verdicts,
+    node_memory,
+    oom_victims,
+)
 from tools.findings import Priority, Status
-from tools.parsers.kernel_log import parse_kernel_log
-from tools.parsers.meminfo import parse_meminfo
+from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog, parse_kernel_log
+from tools.parsers.meminfo import MemInfo, parse_meminfo
 from tools.probes.model import ProbeOutput
 
 from ._node_data import CPU_NODE, GPU_NODE, assert_well_formed, cpu_node, node, node_data, statuses
@@ -217,3 +231,63 @@ def test_registered_check_cgroup_kill() -> None:
     assert "reached its own memory limit" in finding.message
     # The p5 has EFA, but its huge pages are free: no fork hint.
     assert "FI_EFA_USE_HUGE_PAGE" not in finding.message
+
+
+# -- the rules alone: verdicts on literal events and meminfo, no words ------------------
+
+ROOMY = MemInfo(mem_total_kib=1_000_000, mem_available_kib=500_000)
+TIGHT = MemInfo(mem_total_kib=1_000_000, mem_available_kib=30_000)
+PAGES_GONE = MemInfo(
+    mem_total_kib=1_000_000,
+    mem_available_kib=500_000,
+    hugepages_total=64,
+    hugepages_free=0,
+    hugepage_size_kib=2048,
+)
+
+
+def kill(kind: KernelEventKind, pid: int, process: str = "python") -> KernelEvent:
+    return KernelEvent(kind, f"Killed process {pid} ({process})", process=process, pid=pid)
+
+
+NODE_KILL = kill(KernelEventKind.OOM_KILL, 7)
+CGROUP_KILL = kill(KernelEventKind.CGROUP_OOM_KILL, 8)
+
+
+def memcg(path: str) -> KernelEvent:
+    return KernelEvent(
+        KernelEventKind.OOM, f"oom-kill:constraint=CONSTRAINT_MEMCG,oom_memcg={path}"
+    )
+
+
+def test_cgroup_kill_rule_tells_the_limit_that_was_hit() -> None:
+    victims = [CGROUP_KILL]
+    pods = cgroup_kills(victims, ["/kubepods.slice"], ROOMY)
+    assert pods.limit is CgroupLimit.PODS_ROOT
+    assert cgroup_kills(victims, ["/kubepods/pod1"], ROOMY).limit is CgroupLimit.PLENTY
+    assert cgroup_kills(victims, ["/kubepods/pod1"], TIGHT).limit is CgroupLimit.SHORT
+    unread = cgroup_kills(victims, ["/kubepods/pod1"], None)
+    assert (unread.limit, unread.available_pct) == (CgroupLimit.SHORT, None)
+
+
+def test_verdicts_of_this_boot_come_node_kills_first() -> None:
+    log = KernelLog((CGROUP_KILL, memcg("/kubepods/pod1"), NODE_KILL, NODE_KILL))
+    verdicts = memory_verdicts(PAGES_GONE, log, None, efa=True)
+    assert verdicts == [
+        NodeKills((NODE_KILL,), efa_hint=True),
+        CgroupKills((CGROUP_KILL,), ("/kubepods/pod1",), CgroupLimit.PLENTY, 50.0, efa_hint=True),
+    ]
+
+
+def test_verdicts_of_history_low_memory_and_huge_pages() -> None:
+    previous = KernelLog((NODE_KILL, CGROUP_KILL))
+    assert memory_verdicts(TIGHT, KernelLog(), previous, efa=False) == [
+        EarlierKills(KillScope.NODE, (NODE_KILL,)),
+        EarlierKills(KillScope.CGROUP, (CGROUP_KILL,)),
+        LowMemory(3.0, 1_000_000, 30_000),
+    ]
+    assert memory_verdicts(PAGES_GONE, KernelLog(), None, efa=True) == [
+        HugePagesExhausted(64, 0, 2048)
+    ]
+    # Without EFA, exhausted huge pages are not the fork case: nothing to say.
+    assert memory_verdicts(PAGES_GONE, KernelLog(), None, efa=False) == []

@@ -232,7 +232,7 @@ def test_neuron_nodes_need_the_installer_but_not_the_nccl_plugin() -> None:
 
 
 def test_a_row_remap_cut_after_four_of_eight_gpus_is_not_a_pass() -> None:
-    report = samples.row_remap(8)
+    report = samples.row_remap(samples.RowRemapSpec(8))
     cut = report[: report.index(f"GPU {samples.bus_id(4)}")]
     outputs = healthy_p5(gpu_row_remap=ProbeOutput(stdout=cut, exit_code=137))
     findings = run_check("gpu-row-remap", node(NODE, P5, outputs))
@@ -249,7 +249,7 @@ def test_a_cut_off_gpu_list_is_not_a_missing_gpu() -> None:
 
 
 def test_a_cut_off_gpu_query_is_not_judged_for_ecc() -> None:
-    rows = "".join(samples.gpu_query(8).splitlines(True)[:3])
+    rows = "".join(samples.gpu_query(samples.GpuQuerySpec(8)).splitlines(True)[:3])
     outputs = healthy_p5(gpu_query=ProbeOutput(stdout=rows, exit_code=124))
     findings = run_check("gpu-ecc", node(NODE, P5, outputs))
     assert [f.status for f in findings] == [Status.INFO]

@@ -111,7 +111,10 @@ def _aws_node_reason(objects: KubernetesObjects, instance: str) -> None:
 def _fault_details(objects: KubernetesObjects, instance: str) -> None:
     details = [{"type": "NvidiaGpuError", "reason": HOSTILE, "message": HOSTILE}]
     k8s_faults.set_node_health(
-        objects, instance, "UnschedulablePendingReplacement", fault_details=details
+        objects,
+        instance,
+        "UnschedulablePendingReplacement",
+        fault=k8s_faults.NodeFault(details=details),
     )
 
 
@@ -119,7 +122,10 @@ def _fault_details_oversized(objects: KubernetesObjects, instance: str) -> None:
     # Past the slimming cap the annotation is no longer JSON: reported, never echoed.
     details = [{"type": HOSTILE, "reason": HOSTILE, "message": HOSTILE, HOSTILE: HOSTILE}]
     k8s_faults.set_node_health(
-        objects, instance, "UnschedulablePendingReplacement", fault_details=details
+        objects,
+        instance,
+        "UnschedulablePendingReplacement",
+        fault=k8s_faults.NodeFault(details=details),
     )
 
 

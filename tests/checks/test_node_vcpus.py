@@ -15,7 +15,7 @@ FULL = parse_lscpu(system.lscpu())
 
 
 def test_96_of_192_as_threads_per_core_1_sets_is_info_pointing_at_the_group() -> None:
-    [finding] = judge_vcpus("i-1", "ml.p5.48xlarge", HALF, 192, "gpu", 1)
+    [finding] = judge_vcpus("i-1", "ml.p5.48xlarge", HALF, 192, group="gpu", threads_per_core=1)
     assert (finding.status, finding.section) == (Status.INFO, "J")
     assert finding.check == CHECK_ID
     assert "shows 96 of 192 vCPUs" in finding.message
@@ -30,8 +30,8 @@ def test_fewer_than_the_groups_setting_gives_fails() -> None:
         "ml.p5.48xlarge",
         parse_lscpu(system.lscpu(cpus=80, threads_per_core=1)),
         192,
-        "gpu",
-        1,
+        group="gpu",
+        threads_per_core=1,
     )
     assert (finding.status, finding.priority) == (Status.FAIL, Priority.P1)
     assert "fewer than the 96 that ThreadsPerCore=1 on instance group gpu gives" in finding.message
@@ -43,16 +43,16 @@ def test_offline_cpus_are_counted_and_said() -> None:
     )
     cpu = parse_lscpu(text)
     assert cpu.online_cpus == 188
-    [finding] = judge_vcpus("i-1", "ml.p5.48xlarge", cpu, 192, "gpu", 2)
+    [finding] = judge_vcpus("i-1", "ml.p5.48xlarge", cpu, 192, group="gpu", threads_per_core=2)
     assert finding.status is Status.FAIL
     assert "188 of 192 vCPUs online" in finding.message
     assert "4 of its 192 CPUs are offline" in finding.message
 
 
 def test_other_causes_are_worded_apart() -> None:
-    [two] = judge_vcpus("i-1", "ml.p5.48xlarge", HALF, 192, "gpu", 2)
+    [two] = judge_vcpus("i-1", "ml.p5.48xlarge", HALF, 192, group="gpu", threads_per_core=2)
     assert "missing for another reason" in two.message
-    [unknown] = judge_vcpus("i-1", "ml.p5.48xlarge", HALF, 192, "gpu", None)
+    [unknown] = judge_vcpus("i-1", "ml.p5.48xlarge", HALF, 192, group="gpu", threads_per_core=None)
     assert "not known" in unknown.message
 
 

@@ -60,7 +60,7 @@ def test_matching_nodes_pass_and_unknown_values_do_not_drift() -> None:
 def test_registered_check_finds_driver_drift_and_skips_nodes_without_versions() -> None:
     older = healthy_p5(
         nvidia_driver=samples.nvidia_driver("535.183.01"),
-        gpu_row_remap=samples.row_remap(driver="535.183.01", cuda="12.2"),
+        gpu_row_remap=samples.row_remap(samples.RowRemapSpec(driver="535.183.01", cuda="12.2")),
     )
     findings = run_check(
         CHECK_ID,

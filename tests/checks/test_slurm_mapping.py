@@ -19,7 +19,15 @@ from tools.triage.data.slurm_reads import (
     SlurmNodeMap,
 )
 
-from ._slurm_data import CONTROLLER, SlurmData, hp_node, probe_outputs, problems, run
+from ._slurm_data import (
+    CONTROLLER,
+    NodeReadFaults,
+    SlurmData,
+    hp_node,
+    probe_outputs,
+    problems,
+    run,
+)
 
 A, B, C, D = (f"i-0aaaaaaaaaaaaaaa{i}" for i in range(1, 5))
 
@@ -35,7 +43,7 @@ def build_node_map(
     # DescribeClusterNode answers.
     return slurm_reads.build_node_map(
         slurm_names,
-        [ClusterNode.from_api(n) for n in hyperpod_nodes],
+        slurm_reads.HyperPodNodes(tuple(ClusterNode.from_api(n) for n in hyperpod_nodes)),
         lambda node_id: ClusterNode.from_api(describe(node_id)),
         resource_config,
         **options,
@@ -97,12 +105,14 @@ def test_denied_describe_and_list_are_recorded_not_raised() -> None:
     data = SlurmData(
         probe_outputs(sinfo=sinfo_of("ip-10-1-5-22")),
         [hp_node(B, "10.1.5.22", hostname=False)],
-        describe_denied=True,
+        faults=NodeReadFaults(describe_denied=True),
     )
     node_map = data.slurm_node_map()
     assert node_map.undescribed == 1
     assert "DescribeClusterNode" in node_map.notes[0]
-    denied = SlurmData(probe_outputs(sinfo=sinfo_of("ip-10-1-5-22")), list_denied=True)
+    denied = SlurmData(
+        probe_outputs(sinfo=sinfo_of("ip-10-1-5-22")), faults=NodeReadFaults(list_denied=True)
+    )
     assert "ListClusterNodes" in denied.slurm_node_map().hyperpod_problem
     [table] = run(CHECK_ID, denied)
     assert table.status is Status.INFO  # no orphan WARN when HyperPod's list is unknown

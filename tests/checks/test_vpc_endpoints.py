@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from tools.checks.vpc_endpoints import CHECK_ENDPOINTS, REQUIRED_ENDPOINTS, judge_endpoints
+from tools.checks.vpc_endpoints import (
+    CHECK_ENDPOINTS,
+    REQUIRED_ENDPOINTS,
+    EndpointNeed,
+    endpoint_coverage,
+    judge_endpoints,
+    required_endpoints,
+)
 from tools.checks.vpc_membership import judge_s3_gateway
 from tools.findings import Priority, Status
 from tools.triage.data.network_model import VpcEndpoint
@@ -182,3 +189,38 @@ def test_interface_endpoint_without_private_dns_warns() -> None:
     findings = judge_endpoints(VPC, [subnet()], tables, endpoints, "slurm")
     assert [(f.status, f.priority) for f in problems(findings)] == [(Status.WARN, Priority.P1)]
     assert "vpce-ecrdkr" in findings[0].resources
+
+
+# -- the rule alone: coverage verdicts, no words ----------------------------------------
+
+
+def test_rule_finds_endpoints_optional_behind_nat_or_an_inspection_endpoint() -> None:
+    tables = [
+        table("rtb-nat", [LOCAL, NAT_DEFAULT], subnets=(SUBNET,)),
+        table("rtb-fw", [LOCAL, APPLIANCE_DEFAULT], subnets=(SUBNET2,)),
+    ]
+    coverage = endpoint_coverage(VPC, [subnet(), subnet(SUBNET2)], tables, [], "slurm")
+    assert coverage.need is EndpointNeed.OPTIONAL
+    assert coverage.subnets_without_egress == ()
+    assert coverage.egress_via_appliance == {SUBNET2: "vpce-0firewall"}
+
+
+def test_rule_lists_the_missing_endpoints_of_an_isolated_subnet() -> None:
+    tables = [table("rtb", [LOCAL], subnets=(SUBNET,))]
+    coverage = endpoint_coverage(VPC, [subnet()], tables, ALL_ENDPOINTS[1:], "eks")
+    assert coverage.need is EndpointNeed.MISSING
+    assert (coverage.subnets_without_egress, coverage.missing) == ((SUBNET,), ("s3", "eks"))
+
+
+def test_rule_keeps_interface_endpoints_without_private_dns() -> None:
+    no_dns = endpoint("sts", PrivateDnsEnabled=False)
+    endpoints = [e if not e.service_name.endswith(".sts") else no_dns for e in ALL_ENDPOINTS]
+    tables = [table("rtb", [LOCAL], subnets=(SUBNET,))]
+    coverage = endpoint_coverage(VPC, [subnet()], tables, endpoints, "slurm")
+    assert coverage.need is EndpointNeed.PRESENT
+    assert coverage.without_private_dns == ("vpce-sts",)
+
+
+def test_eks_requires_the_eks_endpoint_too() -> None:
+    assert required_endpoints("slurm") == REQUIRED_ENDPOINTS
+    assert required_endpoints("eks") == (*REQUIRED_ENDPOINTS, "eks")

@@ -92,7 +92,12 @@ def test_recordings_drop_the_caller_identity_and_list_denied_apis() -> None:
         {"Account": "111122223333", "UserId": "AROA1:jane@example.com", "Arn": "arn:x:jane"},
     )
     recorder.record_error(
-        "ec2", "DescribeSubnets", {"SubnetIds": ["subnet-1"]}, "UnauthorizedOperation", "no", 403
+        "ec2",
+        "DescribeSubnets",
+        {"SubnetIds": ["subnet-1"]},
+        code="UnauthorizedOperation",
+        message="no",
+        status=403,
     )
     recording = recorder.build(cluster="c", region="us-west-2")
     text = recording.model_dump_json()

@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
-from agent.commands.triage import MAX_PROBE_NODES, PROBE_CONCURRENCY
+from agent.commands.cluster_setup import ClusterArgs, session_set_up
+from agent.commands.options import MAX_PROBE_NODES, PROBE_CONCURRENCY
 from tools.probes.runner import DEFAULT_CONCURRENCY
 from tools.recorded.model import RecordedCluster, dump_recorded, load_recorded
 from tools.triage.data.node_probes import MAX_FAILING_NODES
+from tools.triage.node_sources import NodeOptions
 
 from ._cli_support import REGION, assert_clean_exit, recording, run
 
@@ -61,6 +63,11 @@ def _report(*args: str) -> dict[str, Any]:
 def test_the_cli_defaults_are_the_runner_defaults() -> None:
     assert PROBE_CONCURRENCY == DEFAULT_CONCURRENCY
     assert MAX_PROBE_NODES == MAX_FAILING_NODES
+
+
+def test_commands_without_the_probe_options_get_the_runner_defaults() -> None:
+    """`mcp`, `chat` and `ask` take no --probe-concurrency / --max-probe-nodes."""
+    assert session_set_up(ClusterArgs(), []).node_options == NodeOptions()
 
 
 def test_recorded_probes_are_replayed(tmp_path: Path) -> None:

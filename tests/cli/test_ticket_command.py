@@ -14,7 +14,7 @@ import pytest
 from agent.ticket import build_ticket, parse_since
 from tools.recorded.model import RecordedCluster, dump_recorded, load_recorded
 from tools.target import TriageTarget
-from tools.triage.open_cluster import open_cluster, recording_time
+from tools.triage.open_cluster import DataSource, open_cluster, recording_time
 from tools.triage.runner import run_triage
 
 from ._cli_support import assert_clean_exit, run
@@ -275,7 +275,7 @@ def test_agent_tool_and_command_share_the_builder() -> None:
     assert not toolset.call("triage", {}).is_error
     payload = toolset.call("draft_support_ticket", {}).payload
     fields = payload["ticket"]
-    data = open_cluster(target, recorded=recording)
+    data = open_cluster(target, source=DataSource(recorded=recording))
     facts = build_ticket(run_triage(data), now=data.now)
     assert fields["cluster_arn"] == facts.cluster_arn
     assert fields["instance_ids"] == facts.instance_ids == ["i-00000000000000001"]
@@ -295,7 +295,7 @@ def test_agent_ticket_payload_is_bounded() -> None:
 
     recording = load_recorded(CLUSTERS / "demo-eks.json")
     target = TriageTarget(cluster=recording.cluster, region=recording.region)
-    data = open_cluster(target, recorded=recording)
+    data = open_cluster(target, source=DataSource(recorded=recording))
     state = ConversationState(cluster=target.cluster, region=target.region)
     state.note_triage(run_triage(data))
     state.error_strings = [f"error {n}: " + "x" * 390 for n in range(200)]

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from agent.loop import Agent
+from agent.loop import Agent, AgentSettings
 from agent.providers.anthropic_api import AnthropicProvider
 from agent.transcript import Transcript
 
@@ -25,8 +25,7 @@ def _agent(stream: bool, transcript: Transcript | None = None) -> Agent:
     return Agent(
         provider,
         toolset_for("sg-outbound-self-missing"),
-        stream=stream,
-        today="2026-12-01",
+        settings=AgentSettings(stream=stream, today="2026-12-01"),
         on_event=transcript.add if transcript else None,
     )
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent.loop import Agent
+from agent.loop import Agent, AgentSettings
 from agent.providers.scripted import ScriptedProvider
 from agent.safety.model import FLAG_REPLACE_BEFORE_REBOOT
 from agent.toolset import Toolset
@@ -41,7 +41,7 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
 
 def agent_for(toolset: Toolset, turns: list[dict[str, Any]]) -> tuple[Agent, ScriptedProvider]:
     provider = ScriptedProvider.from_turns(turns)
-    return Agent(provider, toolset, today="2026-12-01"), provider
+    return Agent(provider, toolset, settings=AgentSettings(today="2026-12-01")), provider
 
 
 def tool_names(result: TurnResult) -> list[str]:
@@ -385,7 +385,7 @@ def test_tool_round_limit_forces_an_answer() -> None:
     provider = ScriptedProvider.from_turns(
         [{"tool_calls": [call("list_checks")]}] * 2 + [{"text": "Here is what I have."}]
     )
-    agent = Agent(provider, toolset, max_tool_rounds=2)
+    agent = Agent(provider, toolset, settings=AgentSettings(max_tool_rounds=2))
     result = agent.ask("look at everything")
     assert len(result.tool_calls) == 2
     assert provider.requests[2].tool_choice == {"type": "none"}
@@ -417,7 +417,7 @@ def test_old_tool_results_are_trimmed_before_the_window_overflows() -> None:
     provider = ScriptedProvider.from_turns(
         [{"tool_calls": [call("read_reference", section="G")]}, {"text": "ok"}] * 3
     )
-    agent = Agent(provider, toolset, context_chars=12_000)
+    agent = Agent(provider, toolset, settings=AgentSettings(context_chars=12_000))
     for _ in range(3):
         agent.ask("read G again")
     sizes = sum(len(str(m["content"])) for m in provider.requests[-1].messages)

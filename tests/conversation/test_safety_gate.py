@@ -341,7 +341,7 @@ SEPARATORS = [" ", "\n", ". ", " and ", "\n\n", " `", "` "]
     language=st.sampled_from(["en", "zh"]),
 )
 def test_no_mutating_command_survives_outside_a_block(
-    before: list[str], command: str, left: str, right: str, after: list[str], language: Language
+    *, before: list[str], command: str, left: str, right: str, after: list[str], language: Language
 ) -> None:
     head = " ".join(before) + left
     text = head + command + right + " ".join(after)

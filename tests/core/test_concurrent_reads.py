@@ -276,7 +276,8 @@ def test_replay_waits_the_simulated_latency_before_each_answer(
 ) -> None:
     waits: list[float] = []
     monkeypatch.setattr("tools.aws.session.time.sleep", waits.append)
-    access = AwsAccess(REGION, replay=_recording(_describe({"g": 1})), replay_latency=0.05)
+    access = AwsAccess(REGION, replay=_recording(_describe({"g": 1})))
+    access.pace_replay(0.05)
     access.call("sagemaker", "DescribeCluster", ClusterName=CLUSTER)
     assert waits == [0.05]
     quiet = AwsAccess(REGION, replay=_recording(_describe({"g": 1})))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.findings import Findings, Priority, Status, fail, finding, info, passed, warn
+from tools.findings import Findings, Priority, Site, Status, fail, finding, info, passed, warn
 
 REPORT = Findings("efa-security-groups", "A")
 
@@ -52,8 +52,8 @@ def test_an_unknown_section_fails_when_the_check_binds_it() -> None:
 
 def test_the_constructor_still_validates() -> None:
     with pytest.raises(ValueError, match="needs a priority"):
-        finding("some-check", Status.FAIL, "A", "no priority")
-    made = finding("some-check", Status.PASS, "A", "fine")
+        finding(Site("some-check", "A"), Status.FAIL, "no priority")
+    made = finding(Site("some-check", "A"), Status.PASS, "fine")
     assert (made.resources, made.evidence, made.priority) == ([], {}, None)
 
 

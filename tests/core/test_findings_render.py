@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from tools.aws.session import PageRead
 from tools.findings import Finding, Priority, Skipped, Status, fail, info, passed, warn
 from tools.sections import SECTIONS, section
 from tools.target import TriageTarget
@@ -139,18 +140,14 @@ def test_a_capped_list_stays_capped_on_replay() -> None:
     capped = access.paginate(
         "sagemaker",
         "ListClusterNodes",
-        "ClusterNodeSummaries",
-        page_size=100,
-        cap=150,
+        PageRead("ClusterNodeSummaries", page_size=100, cap=150),
         ClusterName="c",
     )
     assert (len(capped.items), capped.truncated) == (150, True)
     wider = access.paginate(
         "sagemaker",
         "ListClusterNodes",
-        "ClusterNodeSummaries",
-        page_size=100,
-        cap=1000,
+        PageRead("ClusterNodeSummaries", page_size=100, cap=1000),
         ClusterName="c",
     )
     assert (len(wider.items), wider.truncated) == (150, True)

@@ -23,7 +23,7 @@ from cluster_simulator.scenario import Scenario
 from cluster_simulator.world import World
 from tools.recorded.model import RecordedCluster, dump_recorded
 from tools.target import TriageTarget
-from tools.triage.open_cluster import open_cluster
+from tools.triage.open_cluster import DataSource, open_cluster
 from tools.triage.report import TriageReport
 from tools.triage.runner import run_triage
 
@@ -58,7 +58,7 @@ def _plant(texts: list[str]) -> Scenario:
 
 def _triage(recording: RecordedCluster) -> TriageReport:
     target = TriageTarget(cluster=recording.cluster, region=recording.region)
-    return run_triage(open_cluster(target, recorded=recording))
+    return run_triage(open_cluster(target, source=DataSource(recorded=recording)))
 
 
 def _outputs(recording: RecordedCluster, tmp: Path) -> dict[str, str]:

@@ -15,7 +15,7 @@ from tools.aws.session import AwsAccess
 from tools.recorded.model import load_recorded
 from tools.registry import ClusterScope, NodeScope, all_checks, get_check
 from tools.target import TriageTarget
-from tools.triage.open_cluster import open_cluster
+from tools.triage.open_cluster import DataSource, open_cluster
 from tools.triage.runner import run_checks, run_triage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ FAILED_NODE = "i-00000000000000003"  # demo-eks: the node with Xid 79
 def _open(name: str, node: str | None = None) -> Any:
     recording = load_recorded(CLUSTERS / f"{name}.json")
     target = TriageTarget(cluster=recording.cluster, region=recording.region, node=node)
-    return open_cluster(target, recorded=recording)
+    return open_cluster(target, source=DataSource(recorded=recording))
 
 
 def _count_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tools.aws.errors import AwsAccessError
-from tools.aws.session import AwsAccess
+from tools.aws.session import AwsAccess, PageRead
 from tools.recorded.model import Paging, RecordedCall, RecordedCluster
 
 
@@ -32,12 +32,9 @@ def test_max_pages_stops_early_and_reports_truncation() -> None:
     result = access.paginate(
         "logs",
         "FilterLogEvents",
-        "events",
-        page_size=100,
-        cap=1000,
-        token_key="nextToken",
-        size_key="limit",
-        max_pages=2,
+        PageRead(
+            "events", page_size=100, cap=1000, token_key="nextToken", size_key="limit", max_pages=2
+        ),
         logGroupName="g",
     )
     assert (len(result.items), result.truncated) == (200, True)
@@ -85,12 +82,14 @@ def test_a_page_budget_spent_on_sparse_pages_replays_as_capped() -> None:
         result = access.paginate(
             "logs",
             "FilterLogEvents",
-            "events",
-            page_size=100,
-            cap=300,
-            token_key="nextToken",
-            size_key="limit",
-            max_pages=max_pages,
+            PageRead(
+                "events",
+                page_size=100,
+                cap=300,
+                token_key="nextToken",
+                size_key="limit",
+                max_pages=max_pages,
+            ),
             logGroupName="g",
         )
         return len(result.items), result.truncated
@@ -120,9 +119,7 @@ def test_a_replayed_answer_is_a_copy_the_caller_may_change() -> None:
     first = access.paginate(
         "sagemaker",
         "ListClusterNodes",
-        "ClusterNodeSummaries",
-        page_size=10,
-        cap=10,
+        PageRead("ClusterNodeSummaries", page_size=10, cap=10),
         ClusterName="c",
     )
     first.items[0]["InstanceStatus"]["Status"] = "changed"
@@ -131,9 +128,7 @@ def test_a_replayed_answer_is_a_copy_the_caller_may_change() -> None:
     again = access.paginate(
         "sagemaker",
         "ListClusterNodes",
-        "ClusterNodeSummaries",
-        page_size=10,
-        cap=10,
+        PageRead("ClusterNodeSummaries", page_size=10, cap=10),
         ClusterName="c",
     )
     assert again.items[0]["InstanceStatus"]["Status"] == "Running"

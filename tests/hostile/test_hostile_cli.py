@@ -152,6 +152,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("slot", list(SLOTS))
 @pytest.mark.parametrize(("value_id", "value"), hostile_params(), ids=list(HOSTILE))
 def test_hostile_argument(
+    *,
     slot: str,
     value_id: str,
     value: str,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects
-from tools.kube.access import KubeAccess, KubeRequestRefused, guard
+from tools.kube.access import KubeAccess, KubeObservers, KubeRequestRefused, guard
 from tools.kube.live import LiveTransport
 from tools.recorded.model import KubernetesObjects
 from tools.sources import KubernetesUnavailable
@@ -128,8 +128,10 @@ def test_hooks_receive_slim_lists_and_logs(objects: KubernetesObjects, tmp_path:
         access = live(
             api.url,
             tmp_path,
-            on_list=lambda kind, items: lists.append((kind, len(items))),
-            on_log=logs.__setitem__,
+            observers=KubeObservers(
+                on_list=lambda kind, items: lists.append((kind, len(items))),
+                on_log=logs.__setitem__,
+            ),
         )
         access.list_daemonsets("kube-system")
         text = access.pod_log("kube-system", crashed, "aws-node", previous=True)

@@ -90,9 +90,9 @@ def test_a_node_reads_its_instance_health_labels_and_conditions(
         instance,
         "UnschedulablePendingReboot",
         deep="Failed",
-        fault_reason="XidHardwareFailure",
-        fault_details=k8s_faults.xid_fault_details(),
-        plural=True,
+        fault=k8s_faults.NodeFault(
+            reason="XidHardwareFailure", details=k8s_faults.xid_fault_details(), plural=True
+        ),
     )
     k8s_faults.set_node_pressure(objects, instance, "MemoryPressure")
     nodes = [KubeNode.from_api(slim("nodes", n)) for n in objects.nodes]

@@ -25,9 +25,11 @@ def test_every_sample_object_passes_the_clients_strict_models(objects: Kubernete
         GPU[0][0],
         "UnschedulablePendingReplacement",
         deep="Failed",
-        fault_type="NvidiaGpuError",
-        fault_reason="XidHardwareFailure",
-        fault_details=k8s_faults.xid_fault_details(),
+        fault=k8s_faults.NodeFault(
+            type="NvidiaGpuError",
+            reason="XidHardwareFailure",
+            details=k8s_faults.xid_fault_details(),
+        ),
     )
     models: list[tuple[Any, list[dict[str, Any]]]] = [
         (client.V1Node, objects.nodes),
@@ -49,7 +51,10 @@ def test_round_trip_through_the_recorded_format(objects: KubernetesObjects) -> N
 
 def test_slim_node_keeps_hyperpod_annotations_only(objects: KubernetesObjects) -> None:
     k8s_faults.set_node_health(
-        objects, GPU[0][0], "UnschedulablePendingReboot", fault_details="x" * 20_000
+        objects,
+        GPU[0][0],
+        "UnschedulablePendingReboot",
+        fault=k8s_faults.NodeFault(details="x" * 20_000),
     )
     slimmed = slim("nodes", k8s_node.find_node(objects, GPU[0][0]))
     assert list(slimmed["metadata"]["annotations"]) == ["sagemaker.amazonaws.com/fault-details"]

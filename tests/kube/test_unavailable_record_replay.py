@@ -18,7 +18,7 @@ import pytest
 from cluster_simulator import base
 from cluster_simulator.node_samples import k8s_faults, k8s_node, k8s_objects
 from tools.aws.session import AwsAccess
-from tools.kube.access import KubeAccess, Query, guard
+from tools.kube.access import KubeAccess, KubeObservers, Query, guard
 from tools.kube.responder import respond
 from tools.recorded.model import KubernetesObjects, dump_recorded, load_recorded
 from tools.recorded.recorder import Recorder
@@ -26,7 +26,7 @@ from tools.sources import KubernetesUnavailable
 from tools.target import TriageTarget
 from tools.triage.data import NodeSources
 from tools.triage.node_sources import replay_sources
-from tools.triage.open_cluster import open_cluster, triage_cluster
+from tools.triage.open_cluster import DataSource, open_cluster, triage_cluster
 from tools.triage.report import TriageReport
 from tools.triage.runner import run_triage
 
@@ -61,9 +61,11 @@ def _live_access(
 
     return KubeAccess(
         transport,
-        on_list=recorder.record_kube_list,
-        on_log=recorder.record_kube_log,
-        on_error=recorder.record_kube_unavailable,
+        observers=KubeObservers(
+            on_list=recorder.record_kube_list,
+            on_log=recorder.record_kube_log,
+            on_error=recorder.record_kube_unavailable,
+        ),
     )
 
 
@@ -103,7 +105,7 @@ def test_a_refused_kind_is_recorded_and_replayed_as_refused(case: str, tmp_path:
     assert [what for what, _ in entries] == [kind]
     assert "forbidden" in entries[0][1]
 
-    replayed = run_triage(open_cluster(target, recorded=recording))
+    replayed = run_triage(open_cluster(target, source=DataSource(recorded=recording)))
     live_skipped, live_findings = _k8s(live)
     replay_skipped, replay_findings = _k8s(replayed)
     assert set(live_skipped) == skipped_checks

@@ -20,8 +20,12 @@ FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 VALID: dict[str, str] = {
     "gpu_list": samples.gpu_list(missing=(2,)),
-    "gpu_query": samples.gpu_query(ecc_volatile={1: 2}, throttled={3: ["hw_thermal"]}),
-    "row_remap": samples.row_remap(pending=(1,), failure=(2,), histogram_low=(3,)),
+    "gpu_query": samples.gpu_query(
+        samples.GpuQuerySpec(ecc_volatile={1: 2}, throttled={3: ["hw_thermal"]})
+    ),
+    "row_remap": samples.row_remap(
+        samples.RowRemapSpec(pending=(1,), failure=(2,), histogram_low=(3,))
+    ),
     "dcgm": samples.dcgm_health("Failure"),
     "xid": samples.xid_line("0000:53:00", 79, "GPU has fallen off the bus.")
     + samples.xid_line("0000:64:00", 13, "Graphics exception", style="journal"),

@@ -24,10 +24,12 @@ def test_gpu_list_with_a_missing_gpu() -> None:
 def test_gpu_query_faults() -> None:
     query = parse_gpu_query(
         samples.gpu_query(
-            ecc_volatile={2: 3},
-            ecc_aggregate={5: 1},
-            throttled={1: ["hw_slowdown", "sw_thermal"]},
-            temps={1: 92},
+            samples.GpuQuerySpec(
+                ecc_volatile={2: 3},
+                ecc_aggregate={5: 1},
+                throttled={1: ["hw_slowdown", "sw_thermal"]},
+                temps={1: 92},
+            )
         )
     )
     rows = {row.index: row for row in query.rows}
@@ -39,12 +41,16 @@ def test_gpu_query_faults() -> None:
     assert rows[1].active_throttles == ("HW slowdown", "SW thermal slowdown")
     assert rows[1].temperature_c == 92
     assert all(not row.active_throttles for i, row in rows.items() if i != 1)
-    assert len(parse_gpu_query(samples.gpu_query(missing=(7,))).rows) == 7
+    assert len(parse_gpu_query(samples.gpu_query(samples.GpuQuerySpec(missing=(7,)))).rows) == 7
 
 
 def test_row_remap_faults_and_header() -> None:
     report = parse_row_remap(
-        samples.row_remap(pending=(1,), failure=(2,), histogram_low=(4,), driver="535.183.01")
+        samples.row_remap(
+            samples.RowRemapSpec(
+                pending=(1,), failure=(2,), histogram_low=(4,), driver="535.183.01"
+            )
+        )
     )
     assert report.driver_version == "535.183.01"
     assert report.cuda_version == samples.CUDA

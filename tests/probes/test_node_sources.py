@@ -43,8 +43,12 @@ def test_session_calls_are_never_recorded() -> None:
         "ssm", "StartSession", start, {"SessionId": "s", "TokenValue": "tok", "StreamUrl": "w"}
     )
     recorder.record_response("ssm", "TerminateSession", {"SessionId": "s"}, {"SessionId": "s"})
-    recorder.record_error("ssm", "StartSession", start, "TargetNotConnected", "x", 400)
-    recorder.record_error("ssm", "StartSession", start, "AccessDeniedException", "x", 400)
+    recorder.record_error(
+        "ssm", "StartSession", start, code="TargetNotConnected", message="x", status=400
+    )
+    recorder.record_error(
+        "ssm", "StartSession", start, code="AccessDeniedException", message="x", status=400
+    )
     recorder.record_response("sagemaker", "ListClusters", {}, {"ClusterSummaries": []})
     recording = recorder.build(cluster="hp", region="us-west-2")
     assert [(c.service, c.operation) for c in recording.aws] == [("sagemaker", "ListClusters")]

@@ -24,7 +24,7 @@ from tools.recorded.recorder import Recorder
 from tools.recorded.replay import ReplayStore
 from tools.target import TriageTarget
 from tools.triage.node_sources import NodeOptions, live_sources
-from tools.triage.open_cluster import open_cluster, triage_cluster
+from tools.triage.open_cluster import DataSource, open_cluster, triage_cluster
 from tools.triage.report import TriageReport
 from tools.triage.runner import run_triage
 
@@ -156,7 +156,7 @@ def test_the_recording_replays_to_the_same_node_findings(
     recorded: tuple[TriageReport, RecordedCluster, World],
 ) -> None:
     live, recording, _ = recorded
-    replayed = run_triage(open_cluster(TARGET, recorded=recording))
+    replayed = run_triage(open_cluster(TARGET, source=DataSource(recorded=recording)))
     assert _node_findings(replayed) == _node_findings(live)
     reachability = [f for f in replayed.findings if f.check == "node-reachability"]
     assert any(f.status.value == "FAIL" and DENIED in f.resources for f in reachability)
@@ -192,7 +192,7 @@ def test_no_probes_opens_no_session(plugin: Path, tmp_path: Path) -> None:
     assert "node probes disabled (--no-probes)" in {s.reason for s in report.skipped}
     recording = recorder.build(cluster="hp", region=REGION)
     assert recording.probes == {}
-    replayed = run_triage(open_cluster(TARGET, recorded=recording))
+    replayed = run_triage(open_cluster(TARGET, source=DataSource(recorded=recording)))
     assert "node probes disabled (--no-probes)" in {s.reason for s in replayed.skipped}
 
 
@@ -212,6 +212,6 @@ def test_a_missing_plugin_is_recorded_and_replayed(
     assert any(s.hint.startswith("Install session-manager-plugin") for s in live.skipped)
     recording = recorder.build(cluster="hp", region=REGION)
     assert [u.what for u in recording.unavailable if u.kind == "tool"] == ["session-manager-plugin"]
-    replayed = run_triage(open_cluster(TARGET, recorded=recording))
+    replayed = run_triage(open_cluster(TARGET, source=DataSource(recorded=recording)))
     assert reason in {s.reason for s in replayed.skipped}
     assert world.ssm == []

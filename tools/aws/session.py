@@ -115,6 +115,22 @@ class PagedResult:
     stopped_by: StoppedBy = "end"
 
 
+@dataclass(frozen=True, slots=True)
+class PageRead:
+    """How one paged list is read: the answer's list key, the page size asked for, the cap
+    of items held, the request's token and size keys, an optional budget of pages, and an
+    optional `project` that reduces each item as its page arrives (see
+    `AwsAccess.paginate`)."""
+
+    result_key: str
+    page_size: int
+    cap: int
+    token_key: str = "NextToken"
+    size_key: str = "MaxResults"
+    max_pages: int | None = None
+    project: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+
+
 def _jsonable(value: Any) -> Any:
     """botocore output with datetimes as ISO strings, so live and replayed data agree."""
     if isinstance(value, dict):
@@ -142,18 +158,16 @@ class AwsAccess:
         recorder: Recorder | None = None,
         endpoint_url: str | None = None,
         max_attempts: int = DEFAULT_RETRIES,
-        replay_latency: float = 0.0,
     ) -> None:
         """`max_attempts` counts retries after the first attempt, as botocore's
-        `retries.max_attempts` does (0: one attempt only). `replay_latency` (seconds) is
-        waited before each replayed answer, as a network round trip would: it lets the
-        overlap of a live triage be measured on a recording (`--simulate-latency`)."""
+        `retries.max_attempts` does (0: one attempt only). A replay answers at once unless
+        paced (`pace_replay`)."""
         import boto3
         from botocore.config import Config
 
         self.region = region
         self.replaying = replay is not None
-        self._replay_latency = max(0.0, replay_latency)
+        self._replay_latency = 0.0
         self._recorder = recorder
         self._endpoint_url = endpoint_url
         self._clients: dict[str, Any] = {}
@@ -215,6 +229,12 @@ class AwsAccess:
         events.register_first("before-send", self._before_send)
         if self._replay_store is not None:
             events.register_first("before-call", self._serve_recorded)
+
+    def pace_replay(self, seconds: float) -> None:
+        """Wait `seconds` before each replayed answer, as a network round trip would: it
+        lets the overlap of a live triage be measured on a recording
+        (`--simulate-latency`)."""
+        self._replay_latency = max(0.0, seconds)
 
     def set_time_budget(self, seconds: float) -> None:
         """From now on, AWS calls may take `seconds` in all: after that none is sent or
@@ -317,26 +337,17 @@ class AwsAccess:
             self._recorder.record_response(service, operation, params, response)
         return response
 
-    def paginate(
-        self,
-        service: str,
-        operation: str,
-        result_key: str,
-        *,
-        page_size: int,
-        cap: int,
-        token_key: str = "NextToken",
-        size_key: str = "MaxResults",
-        max_pages: int | None = None,
-        project: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-        **params: Any,
-    ) -> PagedResult:
-        """Read pages until the API is exhausted, `cap` items are held or `max_pages` pages
-        were read (a budget for APIs such as FilterLogEvents that may return sparse pages).
+    def paginate(self, service: str, operation: str, read: PageRead, **params: Any) -> PagedResult:
+        """Read pages until the API is exhausted, `read.cap` items are held or
+        `read.max_pages` pages were read (a budget for APIs such as FilterLogEvents that may
+        return sparse pages).
 
-        `project` reduces each item as its page arrives, before it is held or recorded: a
-        Region-wide list (every network interface) keeps only the fields a check counts. It
-        must be idempotent, since replay applies it again to the recorded items."""
+        `read.project` reduces each item as its page arrives, before it is held or recorded:
+        a Region-wide list (every network interface) keeps only the fields a check counts.
+        It must be idempotent, since replay applies it again to the recorded items."""
+        result_key, page_size, cap = read.result_key, read.page_size, read.cap
+        token_key, size_key, max_pages = read.token_key, read.size_key, read.max_pages
+        project = read.project
         items: list[dict[str, Any]] = []
         token: str | None = None
         truncated = False
@@ -402,7 +413,9 @@ class AwsAccess:
             error, status = earlier[1], earlier[2]
             if self._recorder is not None and error.code:
                 message = error.detail.removeprefix(f"{error.code}: ").removeprefix(error.code)
-                self._recorder.record_error(service, operation, params, error.code, message, status)
+                self._recorder.record_error(
+                    service, operation, params, code=error.code, message=message, status=status
+                )
             raise error.repeated()
         self._local.call, self._local.sent = key, 0
         try:
@@ -470,7 +483,9 @@ class AwsAccess:
             status = int(metadata.get("HTTPStatusCode", 400) or 400)
             attempts = int(metadata.get("RetryAttempts", 0) or 0) + 1
             if self._recorder is not None:
-                self._recorder.record_error(service, operation, params, code, message, status)
+                self._recorder.record_error(
+                    service, operation, params, code=code, message=message, status=status
+                )
             if code in CREDENTIAL_CODES:
                 # Expired or invalid credentials fail every call: stop, don't skip each check.
                 raise CredentialsMissing(

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from tools.findings import Finding, info
+from tools.findings import Finding, Findings, info
 from tools.parsers.nvidia_smi import GpuQuery, GpuRow, parse_gpu_query
 from tools.probes.instance_facts import InstanceFacts
 from tools.probes.model import NodeProbes
@@ -132,8 +132,7 @@ def none_probed(check: str, section: str, what: str) -> Finding:
 
 def each_gpu_node(
     data: ClusterData,
-    check: str,
-    section: str,
+    bound: Findings,
     *,
     probe: str,
     what: str,
@@ -143,7 +142,9 @@ def each_gpu_node(
     """The loop every NVIDIA check shares: each reachable GPU node's `probe` parsed, and
     judged when it finished and `parse` recognised it (it returns None otherwise), else an
     INFO saying
-    `what` could not be read; one INFO when no probed node has GPUs."""
+    `what` could not be read; one INFO when no probed node has GPUs (the INFOs are the
+    `bound` check's, in its section)."""
+    check, section = bound.check, bound.section
     nodes = judged_nodes(data, lambda facts: facts.gpus)
     if not nodes:
         return [none_probed(check, section, "NVIDIA GPUs")]

@@ -7,14 +7,38 @@ recent EFA health-check failures), so both read an event the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from tools.checks._event_families import FAMILIES, Family
-from tools.triage.data.sagemaker_model import ClusterEvent
+from tools.triage.data.sagemaker_model import ClusterEvent, InstanceGroup
 
 PROBLEM_LEVELS = ("Error", "Warn")
 RECENT = timedelta(days=7)  # older Error/Warn events are reported, not judged
+
+
+@dataclass(frozen=True, slots=True)
+class EventScan:
+    """The cluster events read for one triage, handed to the judge whole.
+
+    `events` (cluster-wide, then the node's own that the cluster-wide list did not hold)
+    and `truncated` when a list was capped; with `node`, `node_read` is how many events
+    the node's own list added (None: not read) and `node_error` why it could not be read.
+    `details` are DescribeClusterEvent answers by event id. `nodes` (instance id -> current
+    status), `groups` (instance group name -> its DescribeCluster entry) and
+    `cluster_status` tell history from the present; None: unknown, every event current.
+    """
+
+    events: tuple[ClusterEvent, ...] = ()
+    truncated: bool = False
+    node: str | None = None
+    node_read: int | None = None
+    node_error: str | None = None
+    details: Mapping[str, ClusterEvent] = field(default_factory=dict)
+    nodes: Mapping[str, str] | None = None
+    groups: Mapping[str, InstanceGroup] | None = None
+    cluster_status: str | None = None
 
 
 def classify(text: str, event: ClusterEvent | None = None) -> Family | None:

@@ -7,6 +7,8 @@ from the pattern families and the finding wording in `events.py`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from tools.triage.data.sagemaker_model import ClusterEvent, InstanceGroup
 
 # What an event says about the cluster now.
@@ -22,8 +24,8 @@ def group_recovered(group: InstanceGroup | None) -> bool:
 
 def event_state(
     event: ClusterEvent,
-    nodes: dict[str, str] | None,
-    groups: dict[str, InstanceGroup] | None,
+    nodes: Mapping[str, str] | None,
+    groups: Mapping[str, InstanceGroup] | None,
     cluster_status: str | None = None,
 ) -> str:
     """CURRENT, RECOVERED or GONE; `nodes` (instance id -> status) is None when the current

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from enum import Enum
 from typing import TYPE_CHECKING
 
-from tools.findings import Finding, info
-from tools.triage.data.logs_model import LogEvent
+from tools.findings import Finding, Findings
+from tools.triage.data.logs_model import LogScan
 
 if TYPE_CHECKING:
     from tools.triage.data import ClusterData
@@ -20,13 +21,11 @@ def stream_parts(stream: str) -> tuple[str, str]:
     return "", parts[-1] if parts else ""
 
 
-def no_log_group(check: str, section: str, what: str) -> Finding:
+def no_log_group(findings: Findings, what: str) -> Finding:
     """One INFO instead of a second WARN: the cloudwatch-logs check reports the gap."""
-    return info(
-        check,
-        section,
+    return findings.info(
         f"{what} not read: the cluster has no CloudWatch log group "
-        "(see the cloudwatch-logs finding)",
+        "(see the cloudwatch-logs finding)"
     )
 
 
@@ -39,50 +38,45 @@ def node_stream_prefix(prefix: str, group: str | None, node: str | None) -> str:
 
 
 def stream_coverage(
-    check: str,
-    section: str,
-    label: str,
-    streams: list[str],
-    node: str | None,
-    truncated: bool = False,
+    findings: Findings, label: str, streams: Sequence[str], scan: LogScan
 ) -> Finding:
-    """INFO: how many `label` streams exist (for `node` only when one is in focus); "at
-    least N" when the listing stopped early (`truncated`)."""
+    """INFO: how many `label` streams exist (for the scan's node only when one is in focus);
+    "at least N" when the listing stopped early."""
+    node = scan.node
     mine = [s for s in streams if node is None or stream_parts(s)[1] == node]
-    at_least = "At least " if truncated else ""
-    return info(
-        check,
-        section,
+    at_least = "At least " if scan.streams_truncated else ""
+    return findings.info(
         f"{at_least}{len(mine)} {label} log streams" + (f" for {node}" if node else ""),
         streams=len(mine),
-        streams_truncated=truncated,
+        streams_truncated=scan.streams_truncated,
     )
 
 
-@dataclass(frozen=True)
-class StreamScan:
-    """What a log check reads: the matching events, the streams, and the node statuses
-    that tell current failures from history."""
+class ScanEnd(Enum):
+    """How a line scan ended, as its judge reports it."""
 
-    events: tuple[LogEvent, ...]
-    streams: list[str]
-    streams_truncated: bool
-    node: str | None
-    truncated: bool
-    stopped_by: str
-    statuses: dict[str, str] | None
+    COMPLETE = "complete"
+    CAPPED = "capped"  # the cap of lines was reached: older lines were not read
+    OUT_OF_PAGES = "out-of-pages"  # the page budget ran out: some time was not scanned
 
 
-def scan_streams(data: ClusterData, prefix: str, pattern: str, cap: int) -> StreamScan:
+def scan_end(scan: LogScan) -> ScanEnd:
+    """COMPLETE unless the scan was cut short; OUT_OF_PAGES when its page budget ran out."""
+    if not scan.truncated:
+        return ScanEnd.COMPLETE
+    return ScanEnd.OUT_OF_PAGES if scan.stopped_by == "pages" else ScanEnd.CAPPED
+
+
+def scan_streams(data: ClusterData, prefix: str, pattern: str, cap: int) -> LogScan:
     """Read `<prefix><group>/<node>` streams (all of them without --node), newest first."""
     node = data.target.node
     group = data.instance_group_of(node) if node else None
     stream_prefix = node_stream_prefix(prefix, group, node)
     listed = data.log_stream_count(stream_prefix)
     scan = data.recent_log_events(stream_prefix, pattern, cap=cap)
-    return StreamScan(
+    return LogScan(
         events=scan.items,
-        streams=list(listed.names),
+        streams=listed.names,
         streams_truncated=listed.truncated,
         node=node,
         truncated=scan.truncated,

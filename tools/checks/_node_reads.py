@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tools.findings import Finding, info, passed
+from tools.findings import Finding, Findings, info, passed
 from tools.parsers.kernel_log import KernelLog, parse_kernel_log
 from tools.probes.model import NodeProbes
 from tools.text import clip
@@ -59,20 +59,18 @@ def node_label(node: NodeProbes) -> str:
 
 
 def unreadable(
-    check_id: str,
-    section_id: str,
+    findings: Findings,
     what: str,
     node: NodeProbes,
     problem: str | None,
     probe: str,
     **evidence: Any,
 ) -> Finding:
-    """INFO: this node's `what` could not be read, so the check judged nothing from it."""
+    """INFO of the `findings` check: this node's `what` could not be read, so the check
+    judged nothing from it."""
     # A problem may quote the node's own output (a refused dmesg, systemctl's complaint).
     reason = clip(problem, 200) if problem else "its output was not recognised"
-    return info(
-        check_id,
-        section_id,
+    return findings.info(
         f"Could not read {what} on {node_label(node)}: {reason}",
         resources=[node.instance_id],
         probe=probe,
@@ -125,13 +123,15 @@ def read_kernel_log(
     read = read_probe(node, probe)
     if read.problem is not None and not read.text.strip():
         if notes is not None:
-            notes.append(unreadable(check_id, section_id, what, node, read.problem, probe))
+            notes.append(
+                unreadable(Findings(check_id, section_id), what, node, read.problem, probe)
+            )
         return None
     if read.truncated and notes is not None:
         notes.append(partly_read(check_id, section_id, what, node, probe))
     log = parse_kernel_log(read.text)
     if log.refused is not None:
         if notes is not None:
-            notes.append(unreadable(check_id, section_id, what, node, log.refused, probe))
+            notes.append(unreadable(Findings(check_id, section_id), what, node, log.refused, probe))
         return None
     return log

@@ -10,7 +10,8 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from typing import Any, assert_never
 
 from tools.aws.errors import ResourceNotFound
 from tools.findings import Finding, Findings, Priority
@@ -38,58 +39,122 @@ class GroupNetwork:
     subnet_cidrs: tuple[str, ...]
 
 
-def judge_eks_cluster(eks: EksCluster) -> list[Finding]:
-    """Status ACTIVE and an authentication mode that allows access entries."""
-    name = eks.name
-    status = eks.status
-    findings: list[Finding] = []
-    if status == "ACTIVE":
-        findings.append(CLUSTER_FINDINGS.passed(f"EKS cluster {name} is ACTIVE", status=status))
-    elif status == "UPDATING":
-        # The API server keeps serving during an update; nothing is broken yet.
-        findings.append(
-            CLUSTER_FINDINGS.warn(
+# -- eks-cluster: verdicts, rules, words ----------------------------------------------------
+
+
+class Readiness(Enum):
+    """What the EKS cluster's status means for nodes joining it."""
+
+    ACTIVE = "active"
+    UPDATING = "updating"  # the API server keeps serving during an update
+    NOT_ACTIVE = "not-active"
+
+
+class AuthSupport(Enum):
+    """Whether the authentication mode allows the access entries HyperPod uses."""
+
+    UNREPORTED = "unreported"
+    SUPPORTED = "supported"
+    UNSUPPORTED = "unsupported"
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterStatus:
+    """The EKS cluster's status and what it means for HyperPod."""
+
+    cluster: str
+    status: str
+    readiness: Readiness
+
+
+@dataclass(frozen=True, slots=True)
+class AuthenticationMode:
+    """The EKS cluster's authentication mode (None when not reported) and its support."""
+
+    cluster: str
+    mode: str | None
+    support: AuthSupport
+
+
+def cluster_status(eks: EksCluster) -> ClusterStatus:
+    """ACTIVE is ready, UPDATING still serves, anything else keeps nodes from joining."""
+    readiness = {"ACTIVE": Readiness.ACTIVE, "UPDATING": Readiness.UPDATING}.get(
+        eks.status, Readiness.NOT_ACTIVE
+    )
+    return ClusterStatus(eks.name, eks.status, readiness)
+
+
+def authentication_mode(eks: EksCluster) -> AuthenticationMode:
+    """Whether the authentication mode is one that allows access entries."""
+    mode = eks.authentication_mode
+    if mode is None:
+        support = AuthSupport.UNREPORTED
+    elif mode in _SUPPORTED_AUTH:
+        support = AuthSupport.SUPPORTED
+    else:
+        support = AuthSupport.UNSUPPORTED
+    return AuthenticationMode(eks.name, mode, support)
+
+
+def word_cluster_status(verdict: ClusterStatus) -> Finding:
+    """PASS when ACTIVE, WARN P2 while UPDATING, FAIL P0 otherwise."""
+    name, status = verdict.cluster, verdict.status
+    match verdict.readiness:
+        case Readiness.ACTIVE:
+            return CLUSTER_FINDINGS.passed(f"EKS cluster {name} is ACTIVE", status=status)
+        case Readiness.UPDATING:
+            return CLUSTER_FINDINGS.warn(
                 Priority.P2,
                 f"EKS cluster {name} is UPDATING: re-run triage once the update finishes",
                 resources=[name],
                 status=status,
             )
-        )
-    else:
-        findings.append(
-            CLUSTER_FINDINGS.fail(
+        case Readiness.NOT_ACTIVE:
+            return CLUSTER_FINDINGS.fail(
                 Priority.P0,
                 f"EKS cluster {name} is {status}, not ACTIVE: HyperPod nodes cannot join it",
                 resources=[name],
                 status=status,
             )
-        )
-    mode = eks.authentication_mode
-    if mode is None:
-        findings.append(
-            CLUSTER_FINDINGS.info(
+        case _:
+            assert_never(verdict.readiness)
+
+
+def word_authentication_mode(verdict: AuthenticationMode) -> Finding:
+    """INFO when unreported, PASS when supported, FAIL P0 when it rules out access entries."""
+    name, mode = verdict.cluster, verdict.mode
+    match verdict.support:
+        case AuthSupport.UNREPORTED:
+            return CLUSTER_FINDINGS.info(
                 f"EKS cluster {name} reports no authenticationMode: HyperPod needs API or "
                 "API_AND_CONFIG_MAP",
                 authentication_mode=None,
             )
-        )
-    elif mode in _SUPPORTED_AUTH:
-        findings.append(
-            CLUSTER_FINDINGS.passed(
+        case AuthSupport.SUPPORTED:
+            return CLUSTER_FINDINGS.passed(
                 f"EKS cluster {name} uses authentication mode {mode}", authentication_mode=mode
             )
-        )
-    else:
-        findings.append(
-            CLUSTER_FINDINGS.fail(
+        case AuthSupport.UNSUPPORTED:
+            return CLUSTER_FINDINGS.fail(
                 Priority.P0,
                 f"EKS cluster {name} uses authentication mode {mode}: HyperPod needs API or "
                 "API_AND_CONFIG_MAP (access entries)",
                 resources=[name],
                 authentication_mode=mode,
             )
-        )
-    return findings
+        case _:
+            assert_never(verdict.support)
+
+
+def judge_eks_cluster(eks: EksCluster) -> list[Finding]:
+    """Status ACTIVE and an authentication mode that allows access entries."""
+    return [
+        word_cluster_status(cluster_status(eks)),
+        word_authentication_mode(authentication_mode(eks)),
+    ]
+
+
+# -- eks-network: the same VPC; control-plane access as verdicts, rules, words ---------------
 
 
 def judge_eks_vpc(eks: EksCluster, hyperpod_vpcs: list[str]) -> list[Finding]:
@@ -119,6 +184,76 @@ def judge_eks_vpc(eks: EksCluster, hyperpod_vpcs: list[str]) -> list[Finding]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class ControlPlane:
+    """The EKS API endpoints and the security groups that guard the private one."""
+
+    cluster: str
+    security_group_ids: tuple[str, ...]  # sorted, unique
+    private_access: bool | None
+    public_access: bool | None
+    public_access_cidrs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ApiPortSources:
+    """Whom the control-plane security groups admit on the API port."""
+
+    security_group_ids: tuple[str, ...]  # sorted, unique
+    ipv4_cidrs: tuple[str, ...]  # sorted
+    prefix_lists: tuple[str, ...]  # sorted
+
+
+@dataclass(frozen=True, slots=True)
+class PublicEndpointOnly:
+    """Only the public endpoint is on: nodes go through NAT and the SGs do not apply."""
+
+    plane: ControlPlane
+
+
+@dataclass(frozen=True, slots=True)
+class ControlPlaneUnreadable:
+    """No control-plane SG is listed, or some listed could not be read."""
+
+    plane: ControlPlane
+    missing: tuple[str, ...]  # sorted
+
+
+@dataclass(frozen=True, slots=True)
+class EveryGroupAdmitted:
+    """Some rule admits the API port from every instance group."""
+
+    plane: ControlPlane
+    sources: ApiPortSources
+
+
+@dataclass(frozen=True, slots=True)
+class BlockedUnlessPrefixLists:
+    """Groups no rule admits, but prefix-list sources (not expanded) might cover them."""
+
+    plane: ControlPlane
+    sources: ApiPortSources
+    blocked: tuple[GroupNetwork, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupsBlocked:
+    """Groups no rule admits, every control-plane SG having been read."""
+
+    plane: ControlPlane
+    sources: ApiPortSources
+    blocked: tuple[GroupNetwork, ...]
+
+
+ControlPlaneVerdict = (
+    PublicEndpointOnly
+    | ControlPlaneUnreadable
+    | EveryGroupAdmitted
+    | BlockedUnlessPrefixLists
+    | GroupsBlocked
+)
+
+
 def _admits_api_port(permission: IpPermission) -> bool:
     if permission.all_protocols:
         return True
@@ -133,7 +268,7 @@ def _subnet_of(network: Any, allowed: Any) -> bool:
     return bool(network.subnet_of(allowed))
 
 
-def _covered(cidr: str, rule_cidrs: list[str]) -> bool:
+def _covered(cidr: str, rule_cidrs: Sequence[str]) -> bool:
     try:
         network = ipaddress.ip_network(cidr, strict=False)
     except ValueError:
@@ -148,6 +283,163 @@ def _covered(cidr: str, rule_cidrs: list[str]) -> bool:
     return False
 
 
+def control_plane(eks: EksCluster) -> ControlPlane:
+    """The EKS cluster's endpoints and control-plane security groups."""
+    config = eks.vpc_config
+    return ControlPlane(
+        cluster=eks.name,
+        security_group_ids=tuple(sorted(set(config.control_plane_security_group_ids))),
+        private_access=config.endpoint_private_access,
+        public_access=config.endpoint_public_access,
+        public_access_cidrs=config.public_access_cidrs,
+    )
+
+
+def api_port_sources(security_groups: Sequence[SecurityGroup]) -> ApiPortSources:
+    """The sources of every inbound rule of `security_groups` that admits the API port."""
+    inbound = [
+        perm for group in security_groups for perm in group.inbound if _admits_api_port(perm)
+    ]
+    return ApiPortSources(
+        security_group_ids=tuple(sorted({sg for perm in inbound for sg in perm.source_group_ids})),
+        ipv4_cidrs=tuple(sorted(cidr for perm in inbound for cidr in perm.ipv4_ranges)),
+        prefix_lists=tuple(sorted(p for perm in inbound for p in perm.prefix_list_ids)),
+    )
+
+
+def admits_group(sources: ApiPortSources, group: GroupNetwork) -> bool:
+    """By one of the group's SGs, or by CIDRs covering every one of its subnets."""
+    by_group = any(sg in sources.security_group_ids for sg in group.security_group_ids)
+    by_cidr = bool(group.subnet_cidrs) and all(
+        _covered(cidr, sources.ipv4_cidrs) for cidr in group.subnet_cidrs
+    )
+    return by_group or by_cidr
+
+
+def control_plane_verdict(
+    eks: EksCluster,
+    groups: Sequence[GroupNetwork],
+    eks_security_groups: Sequence[SecurityGroup],
+    missing_eks_security_groups: Sequence[str],
+) -> ControlPlaneVerdict:
+    """Whether the control plane admits every group on the API port, or why it is not judged."""
+    plane = control_plane(eks)
+    if plane.private_access is False:
+        return PublicEndpointOnly(plane)
+    if not plane.security_group_ids or missing_eks_security_groups:
+        return ControlPlaneUnreadable(plane, tuple(sorted(missing_eks_security_groups)))
+    sources = api_port_sources(eks_security_groups)
+    blocked = tuple(group for group in groups if not admits_group(sources, group))
+    if not blocked:
+        return EveryGroupAdmitted(plane, sources)
+    if sources.prefix_lists:
+        return BlockedUnlessPrefixLists(plane, sources, blocked)
+    return GroupsBlocked(plane, sources, blocked)
+
+
+def _plane_evidence(plane: ControlPlane) -> dict[str, Any]:
+    return {
+        "eks_security_groups": list(plane.security_group_ids),
+        "endpoint_private_access": plane.private_access,
+        "endpoint_public_access": plane.public_access,
+    }
+
+
+def _sources_evidence(
+    plane: ControlPlane, sources: ApiPortSources, blocked: Sequence[GroupNetwork] = ()
+) -> dict[str, Any]:
+    evidence = _plane_evidence(plane)
+    evidence.update(
+        source_groups=list(sources.security_group_ids),
+        source_cidrs=list(sources.ipv4_cidrs),
+        source_prefix_lists=list(sources.prefix_lists),
+    )
+    if blocked:
+        evidence["blocked_groups"] = {g.name: list(g.security_group_ids) for g in blocked}
+    return evidence
+
+
+def word_public_endpoint_only(verdict: PublicEndpointOnly) -> Finding:
+    """INFO: the control-plane SGs do not apply to a public-only endpoint."""
+    plane = verdict.plane
+    cidrs = list(plane.public_access_cidrs)
+    return NETWORK_FINDINGS.info(
+        f"EKS cluster {plane.cluster} has only a public API endpoint: nodes reach it through "
+        f"NAT, so its security groups do not apply (public access CIDRs: "
+        f"{', '.join(cidrs) or 'not reported'})",
+        public_access_cidrs=cidrs,
+        **_plane_evidence(plane),
+    )
+
+
+def word_control_plane_unreadable(verdict: ControlPlaneUnreadable) -> Finding:
+    """INFO: without every control-plane SG, access is not judged."""
+    plane, missing = verdict.plane, list(verdict.missing)
+    return NETWORK_FINDINGS.info(
+        f"Cannot judge whether EKS cluster {plane.cluster} admits HyperPod nodes on port "
+        f"{API_PORT}: control-plane security groups not readable "
+        f"({', '.join(missing) or 'none listed'})",
+        missing=missing,
+        **_plane_evidence(plane),
+    )
+
+
+def word_every_group_admitted(verdict: EveryGroupAdmitted) -> Finding:
+    """PASS: every instance group reaches the API server."""
+    sg_ids = list(verdict.plane.security_group_ids)
+    return NETWORK_FINDINGS.passed(
+        f"EKS control-plane security groups ({', '.join(sg_ids)}) admit port "
+        f"{API_PORT} from every instance group",
+        resources=sg_ids,
+        **_sources_evidence(verdict.plane, verdict.sources),
+    )
+
+
+def word_blocked_unless_prefix_lists(verdict: BlockedUnlessPrefixLists) -> Finding:
+    """INFO: the prefix lists triage cannot expand decide for the groups left."""
+    names = ", ".join(g.name for g in verdict.blocked)
+    return NETWORK_FINDINGS.info(
+        f"EKS control-plane security groups admit port {API_PORT} from prefix lists "
+        f"{', '.join(verdict.sources.prefix_lists)}, which triage cannot expand: check that "
+        f"they cover instance group(s) {names}",
+        resources=list(verdict.plane.security_group_ids),
+        **_sources_evidence(verdict.plane, verdict.sources, verdict.blocked),
+    )
+
+
+def word_groups_blocked(verdict: GroupsBlocked) -> Finding:
+    """FAIL P0: the named groups' nodes cannot reach the API server."""
+    sg_ids = list(verdict.plane.security_group_ids)
+    names = ", ".join(g.name for g in verdict.blocked)
+    hyperpod_sgs = sorted({sg for g in verdict.blocked for sg in g.security_group_ids})
+    return NETWORK_FINDINGS.fail(
+        Priority.P0,
+        f"No rule in the EKS control-plane security groups ({', '.join(sg_ids)}) admits "
+        f"port {API_PORT} from instance group(s) {names} (security groups "
+        f"{', '.join(hyperpod_sgs)} or their subnet CIDRs): nodes cannot reach the API "
+        "server",
+        resources=[*sg_ids, *hyperpod_sgs],
+        **_sources_evidence(verdict.plane, verdict.sources, verdict.blocked),
+    )
+
+
+def word_control_plane(verdict: ControlPlaneVerdict) -> Finding:
+    """The finding that states a control-plane access verdict."""
+    match verdict:
+        case PublicEndpointOnly():
+            return word_public_endpoint_only(verdict)
+        case ControlPlaneUnreadable():
+            return word_control_plane_unreadable(verdict)
+        case EveryGroupAdmitted():
+            return word_every_group_admitted(verdict)
+        case BlockedUnlessPrefixLists():
+            return word_blocked_unless_prefix_lists(verdict)
+        case GroupsBlocked():
+            return word_groups_blocked(verdict)
+        case _:
+            assert_never(verdict)
+
+
 def judge_control_plane_access(
     eks: EksCluster,
     groups: list[GroupNetwork],
@@ -160,87 +452,8 @@ def judge_control_plane_access(
     rule could admit the group; anything it cannot judge (public-only endpoint, prefix-list
     sources, unreadable SGs) is INFO.
     """
-    name = eks.name
-    config = eks.vpc_config
-    sg_ids = sorted(set(config.control_plane_security_group_ids))
-    evidence: dict[str, Any] = {
-        "eks_security_groups": sg_ids,
-        "endpoint_private_access": config.endpoint_private_access,
-        "endpoint_public_access": config.endpoint_public_access,
-    }
-    if config.endpoint_private_access is False:
-        cidrs = list(config.public_access_cidrs)
-        return [
-            NETWORK_FINDINGS.info(
-                f"EKS cluster {name} has only a public API endpoint: nodes reach it through "
-                f"NAT, so its security groups do not apply (public access CIDRs: "
-                f"{', '.join(cidrs) or 'not reported'})",
-                public_access_cidrs=cidrs,
-                **evidence,
-            )
-        ]
-    if not sg_ids or missing_eks_security_groups:
-        return [
-            NETWORK_FINDINGS.info(
-                f"Cannot judge whether EKS cluster {name} admits HyperPod nodes on port "
-                f"{API_PORT}: control-plane security groups not readable "
-                f"({', '.join(sorted(missing_eks_security_groups)) or 'none listed'})",
-                missing=sorted(missing_eks_security_groups),
-                **evidence,
-            )
-        ]
-    inbound = [
-        perm for group in eks_security_groups for perm in group.inbound if _admits_api_port(perm)
-    ]
-    source_groups = {sg for perm in inbound for sg in perm.source_group_ids}
-    source_cidrs = [cidr for perm in inbound for cidr in perm.ipv4_ranges]
-    prefix_lists = sorted(p for perm in inbound for p in perm.prefix_list_ids)
-    evidence.update(
-        source_groups=sorted(source_groups),
-        source_cidrs=sorted(source_cidrs),
-        source_prefix_lists=prefix_lists,
-    )
-    blocked: list[GroupNetwork] = []
-    for group in groups:
-        by_group = any(sg in source_groups for sg in group.security_group_ids)
-        by_cidr = bool(group.subnet_cidrs) and all(
-            _covered(cidr, source_cidrs) for cidr in group.subnet_cidrs
-        )
-        if not (by_group or by_cidr):
-            blocked.append(group)
-    if not blocked:
-        return [
-            NETWORK_FINDINGS.passed(
-                f"EKS control-plane security groups ({', '.join(sg_ids)}) admit port "
-                f"{API_PORT} from every instance group",
-                resources=sg_ids,
-                **evidence,
-            )
-        ]
-    names = ", ".join(g.name for g in blocked)
-    hyperpod_sgs = sorted({sg for g in blocked for sg in g.security_group_ids})
-    evidence["blocked_groups"] = {g.name: list(g.security_group_ids) for g in blocked}
-    if prefix_lists:
-        return [
-            NETWORK_FINDINGS.info(
-                f"EKS control-plane security groups admit port {API_PORT} from prefix lists "
-                f"{', '.join(prefix_lists)}, which triage cannot expand: check that they "
-                f"cover instance group(s) {names}",
-                resources=sg_ids,
-                **evidence,
-            )
-        ]
-    return [
-        NETWORK_FINDINGS.fail(
-            Priority.P0,
-            f"No rule in the EKS control-plane security groups ({', '.join(sg_ids)}) admits "
-            f"port {API_PORT} from instance group(s) {names} (security groups "
-            f"{', '.join(hyperpod_sgs)} or their subnet CIDRs): nodes cannot reach the API "
-            "server",
-            resources=[*sg_ids, *hyperpod_sgs],
-            **evidence,
-        )
-    ]
+    verdict = control_plane_verdict(eks, groups, eks_security_groups, missing_eks_security_groups)
+    return [word_control_plane(verdict)]
 
 
 def judge_eks_elsewhere(findings: Findings, location: EksElsewhere) -> Finding:

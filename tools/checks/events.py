@@ -20,20 +20,26 @@ instance may be refused), the cluster-wide list is judged alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from tools.aws.errors import AwsAccessError
-from tools.checks._cluster_events import RECENT, classify, problem_events, split_by_age
+from tools.checks._cluster_events import (
+    RECENT,
+    EventScan,
+    classify,
+    problem_events,
+    split_by_age,
+)
 from tools.checks._event_families import FAMILIES, UNMAPPED, Family
 from tools.checks._event_history import GONE, RECOVERED, STATES, event_state
-from tools.findings import Finding, Findings, Priority, fail, info, warn
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import EVENT_CAP, ClusterData
-from tools.triage.data.sagemaker_model import ClusterEvent, InstanceGroup
+from tools.triage.data.sagemaker_model import ClusterEvent
 
 CHECK_ID = "cluster-events"
 FINDINGS = Findings(CHECK_ID, "F")
@@ -51,187 +57,211 @@ def needs_detail(events: list[ClusterEvent], limit: int = MAX_DESCRIBED) -> list
     return [e.event_id for e in unexplained[:limit]]
 
 
-@dataclass
-class _Group:
+@dataclass(frozen=True, slots=True)
+class EventGroup:
+    """Recent problem events that point to one family, at one level, in one state (see
+    `_event_history`), with the text each was matched on (its description, or that and
+    its DescribeClusterEvent failure message)."""
+
     family: Family
     level: str
     state: str
-    events: list[ClusterEvent]
-    texts: list[str]
+    events: tuple[ClusterEvent, ...]
+    texts: tuple[str, ...]
+
+
+def explained(event: ClusterEvent, details: Mapping[str, ClusterEvent]) -> tuple[Family, str]:
+    """The family the event points to and the text that says so: its description, else its
+    DescribeClusterEvent failure message (UNMAPPED when neither matches)."""
+    description = event.description
+    family = classify(description, event)
+    text = description
+    if family is None:
+        detail = details.get(event.event_id)
+        extra = detail.failure_text if detail is not None else ""
+        if extra:
+            text = f"{description}: {extra}" if description else extra
+            family = classify(extra, event)
+    return family or UNMAPPED, text
+
+
+def event_groups(recent: Iterable[ClusterEvent], scan: EventScan) -> list[EventGroup]:
+    """The recent problem events grouped by (family, level, state), most pressing first."""
+    grouped: dict[tuple[str, str, str], tuple[Family, list[ClusterEvent], list[str]]] = {}
+    for event in recent:
+        family, text = explained(event, scan.details)
+        state = event_state(event, scan.nodes, scan.groups, scan.cluster_status)
+        key = (family.key, event.level, state)
+        _, members, texts = grouped.setdefault(key, (family, [], []))
+        members.append(event)
+        texts.append(text)
+    return [
+        EventGroup(family, level, state, tuple(members), tuple(texts))
+        for (_, level, state), (family, members, texts) in sorted(grouped.items(), key=_group_order)
+    ]
 
 
 def judge_events(
-    events: Sequence[ClusterEvent],
-    *,
-    available: bool = True,
-    truncated: bool = False,
-    node: str | None = None,
-    details: dict[str, ClusterEvent] | None = None,
-    now: datetime | None = None,
-    cap: int = EVENT_CAP,
-    nodes: dict[str, str] | None = None,
-    groups: dict[str, InstanceGroup] | None = None,
-    cluster_status: str | None = None,
-    node_read: int | None = None,
-    node_error: str | None = None,
+    scan: EventScan | None, *, now: datetime | None = None, cap: int = EVENT_CAP
 ) -> list[Finding]:
     """Group Error/Warn events by (family, level, state): one finding each, latest text.
 
-    `nodes` (instance id -> current status), `groups` (instance group name -> its
-    DescribeCluster entry) and `cluster_status` tell history from the present; without
-    them every event is judged as current. With `node`, `node_read` is how many events
-    the node's own list added (None: not read) and `node_error` why it could not be read.
+    `scan` is None when the cluster has no events (NodeProvisioningMode is not
+    Continuous); without its node statuses, groups and cluster status every event is
+    judged as current. Events older than RECENT before `now` are counted, not judged;
+    `cap` is how many events each list holds at most.
     """
-    if not available:
+    if scan is None:
         return [
             FINDINGS.info(
                 "Events unavailable for this cluster (NodeProvisioningMode is not Continuous)",
                 available=False,
             )
         ]
-    details = details or {}
     findings: list[Finding] = []
-    if node is not None and node_error:
-        findings.append(
-            FINDINGS.info(
-                f"The events of {node} could not be listed on their own ({node_error}); "
-                "judged from the cluster-wide list",
-                resources=[node],
-                node_error=node_error,
-            )
-        )
-    if truncated:
-        counts: dict[str, Any] = {} if node_read is None else {"node_read": node_read}
-        if node is not None and node_read is not None:
-            read = (
-                f"{len(events) - node_read} cluster-wide events and {node_read} more of "
-                f"{node} were read (each list capped at {cap})"
-            )
-        else:
-            read = f"Only the latest {cap} cluster events were read"
-        findings.append(
-            FINDINGS.warn(
-                Priority.P2,
-                f"{read}: older Error/Warn events were not judged"
-                + ("" if node else " (use --node to read one node's events)"),
-                cap=cap,
-                read=len(events),
-                **counts,
-            )
-        )
-    problems = problem_events(events, node)
+    if scan.node is not None and scan.node_error:
+        findings.append(_node_unread(scan.node, scan.node_error))
+    if scan.truncated:
+        findings.append(_capped(scan, cap))
+    problems = problem_events(scan.events, scan.node)
     recent, older = split_by_age(problems, now)
     if older:
-        findings.append(
-            FINDINGS.info(
-                f"{len(older)} Error/Warn events older than {RECENT.days} days were not judged",
-                resources=sorted({e.instance_id for e in older if e.instance_id}),
-                older=len(older),
-            )
-        )
-    grouped: dict[tuple[str, str, str], _Group] = {}
-    for event in recent:
-        description = event.description
-        text = description
-        family = classify(description, event)
-        if family is None:
-            detail = details.get(event.event_id)
-            extra = detail.failure_text if detail is not None else ""
-            if extra:
-                text = f"{description}: {extra}" if description else extra
-                family = classify(extra, event)
-        level = event.level
-        state = event_state(event, nodes, groups, cluster_status)
-        key = ((family or UNMAPPED).key, level, state)
-        group = grouped.setdefault(key, _Group(family or UNMAPPED, level, state, [], []))
-        group.events.append(event)
-        group.texts.append(text)
-    for _, group in sorted(grouped.items(), key=_group_order):
-        findings.append(_finding(group))
+        findings.append(_older(older))
+    findings.extend(_group_finding(group) for group in event_groups(recent, scan))
     if not problems:
         findings.append(
             FINDINGS.passed(
-                f"No Error or Warn events among the {len(events)} cluster events read"
-                + (f" for {node}" if node else ""),
-                read=len(events),
+                f"No Error or Warn events among the {len(scan.events)} cluster events read"
+                + (f" for {scan.node}" if scan.node else ""),
+                read=len(scan.events),
             )
         )
     return findings
 
 
-def _group_order(item: tuple[tuple[str, str, str], _Group]) -> tuple[int, int, int]:
+def _node_unread(node: str, node_error: str) -> Finding:
+    return FINDINGS.info(
+        f"The events of {node} could not be listed on their own ({node_error}); "
+        "judged from the cluster-wide list",
+        resources=[node],
+        node_error=node_error,
+    )
+
+
+def _capped(scan: EventScan, cap: int) -> Finding:
+    node, node_read, read = scan.node, scan.node_read, len(scan.events)
+    counts: dict[str, Any] = {} if node_read is None else {"node_read": node_read}
+    if node is not None and node_read is not None:
+        listed = (
+            f"{read - node_read} cluster-wide events and {node_read} more of "
+            f"{node} were read (each list capped at {cap})"
+        )
+    else:
+        listed = f"Only the latest {cap} cluster events were read"
+    return FINDINGS.warn(
+        Priority.P2,
+        f"{listed}: older Error/Warn events were not judged"
+        + ("" if node else " (use --node to read one node's events)"),
+        cap=cap,
+        read=read,
+        **counts,
+    )
+
+
+def _older(older: list[ClusterEvent]) -> Finding:
+    return FINDINGS.info(
+        f"{len(older)} Error/Warn events older than {RECENT.days} days were not judged",
+        resources=sorted({e.instance_id for e in older if e.instance_id}),
+        older=len(older),
+    )
+
+
+def _group_order(item: tuple[tuple[str, str, str], object]) -> tuple[int, int, int]:
     (key, level, state), _ = item
     keys = [f.key for f in FAMILIES] + [UNMAPPED.key]
     return (STATES.index(state), 0 if level == "Error" else 1, keys.index(key))
 
 
-def _finding(group: _Group) -> Finding:
-    family, level, state = group.family, group.level, group.state
+def _latest(group: EventGroup) -> tuple[str, str | int | float]:
+    """The newest event's text and time ("?" when unknown)."""
     latest_index = max(range(len(group.events)), key=lambda i: group.events[i].sort_time)
-    latest = group.texts[latest_index]
     latest_time = group.events[latest_index].time
-    when = "?" if latest_time is None else latest_time
-    instances = sorted({e.instance_id for e in group.events if e.instance_id})
-    names = sorted({e.instance_group for e in group.events if e.instance_group})
-    count = len(group.events)
-    noun = f"{count} {level} event{'s' if count != 1 else ''}"
+    return group.texts[latest_index], "?" if latest_time is None else latest_time
+
+
+def _group_text(group: EventGroup, instances: list[str]) -> str:
+    """What the group's events say: how many, where, which family, and the latest text."""
+    family, count = group.family, len(group.events)
+    latest, when = _latest(group)
+    noun = f"{count} {group.level} event{'s' if count != 1 else ''}"
     where = (
         f" on {', '.join(instances[:5])}" + ("…" if len(instances) > 5 else "") if instances else ""
     )
+    if family is UNMAPPED:
+        return (
+            f"{noun}{where} {'matches' if count == 1 else 'match'} no known pattern, "
+            f"latest at {when}: {quoted(latest)}"
+        )
     also = f" (also check § {family.also})" if family.also else ""
+    verb = "points" if count == 1 else "point"
+    return f"{noun}{where} {verb} to {family.title}{also}, latest at {when}: {quoted(latest)}"
+
+
+def _group_finding(group: EventGroup) -> Finding:
+    """INFO for history, WARN P2 for a recovered problem, else FAIL P0 (Error) or WARN P1
+    (Warn, or no known pattern), in the family's section."""
+    family, level, state = group.family, group.level, group.state
+    latest, when = _latest(group)
+    instances = sorted({e.instance_id for e in group.events if e.instance_id})
+    names = sorted({e.instance_group for e in group.events if e.instance_group})
+    text = _group_text(group, instances)
     evidence: dict[str, Any] = {
+        "resources": instances,
         "family": family.key,
         "level": level,
         "state": state,
-        "count": count,
+        "count": len(group.events),
         "latest": clip(latest),
         "latest_time": when,
         "event_ids": [e.event_id for e in group.events][:20],
     }
-    if family is UNMAPPED:
-        text = (
-            f"{noun}{where} {'matches' if count == 1 else 'match'} no known pattern, "
-            f"latest at {when}: {quoted(latest)}"
-        )
-    else:
-        verb = "points" if count == 1 else "point"
-        text = f"{noun}{where} {verb} to {family.title}{also}, latest at {when}: {quoted(latest)}"
+    section = FINDINGS.at(family.section)
     if state == GONE:
-        return info(
-            CHECK_ID,
-            family.section,
-            f"History: {text}; {'that instance is' if len(instances) == 1 else 'those are'} "
-            "no longer in the cluster (replaced or removed)",
-            resources=instances,
+        those = "that instance is" if len(instances) == 1 else "those are"
+        return section.info(
+            f"History: {text}; {those} no longer in the cluster (replaced or removed)",
             **evidence,
         )
     if state == RECOVERED:
-        if names:
-            now = f"instance group {', '.join(names)} is InService at its target count" + (
-                " and the instance is Running" if instances else ""
-            )
-        else:
-            now = "the cluster is InService"
-        return warn(
-            CHECK_ID,
-            Priority.P2,
-            family.section,
-            f"{text}; since recovered: {now}",
-            resources=instances,
-            **evidence,
+        return section.warn(
+            Priority.P2, f"{text}; since recovered: {_recovered(names, instances)}", **evidence
         )
     if family is UNMAPPED:
-        return FINDINGS.warn(Priority.P1, text, resources=instances, **evidence)
+        return FINDINGS.warn(Priority.P1, text, **evidence)
     if level == "Error":
-        return fail(CHECK_ID, Priority.P0, family.section, text, resources=instances, **evidence)
-    return warn(CHECK_ID, Priority.P1, family.section, text, resources=instances, **evidence)
+        return section.fail(Priority.P0, text, **evidence)
+    return section.warn(Priority.P1, text, **evidence)
+
+
+def _recovered(names: list[str], instances: list[str]) -> str:
+    if names:
+        return f"instance group {', '.join(names)} is InService at its target count" + (
+            " and the instance is Running" if instances else ""
+        )
+    return "the cluster is InService"
 
 
 @check(FINDINGS, title="Cluster events", scope="node")
 def cluster_events(data: ClusterData) -> Iterable[Finding]:
     """Error and Warn cluster events, mapped to the section their description points to."""
     if not data.events_available():
-        return judge_events([], available=False)
+        return judge_events(None)
+    return judge_events(read_events(data), now=data.now)
+
+
+def read_events(data: ClusterData) -> EventScan:
+    """The cluster's events (with --node, the node's own list too), the descriptions of the
+    latest unexplained Error events, and what the cluster is now."""
     node = data.target.node
     listed = data.events()
     events = list(listed.items)
@@ -253,18 +283,16 @@ def cluster_events(data: ClusterData) -> Iterable[Finding]:
             node_read = len(added)
             truncated = truncated or own.truncated
     recent, _ = split_by_age(problem_events(events, node), data.now)
-    wanted = needs_detail(recent)
-    details = {event_id: data.event_detail(event_id) for event_id in wanted}
+    details = {event_id: data.event_detail(event_id) for event_id in needs_detail(recent)}
     groups = {g.name: g for g in data.instance_groups() if g.name}
-    return judge_events(
-        events,
+    return EventScan(
+        events=tuple(events),
         truncated=truncated,
         node=node,
+        node_read=node_read,
+        node_error=node_error,
         details=details,
-        now=data.now,
         nodes=data.current_node_statuses(),
         groups=groups,
         cluster_status=data.cluster().status or None,
-        node_read=node_read,
-        node_error=node_error,
     )

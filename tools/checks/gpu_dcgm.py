@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from enum import StrEnum
 
 from tools.checks._accel import each_gpu_node
 from tools.findings import Finding, Findings, Priority
@@ -30,10 +31,39 @@ def _incidents(health: DcgmHealth, level: str) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Finding:
-    """FAIL P0 on Failure, WARN P1 on Warning, PASS on Healthy; INFO when DCGM cannot say."""
-    where = f"{instance_id} ({instance_type})" if instance_type else instance_id
-    evidence: dict[str, object] = {
+class DcgmVerdict(StrEnum):
+    """What one node's DCGM health report states."""
+
+    NOT_INSTALLED = "not-installed"
+    NO_WATCHES = "no-watches"
+    UNREAD = "unread"  # dcgmi answered with an error or text not understood
+    FAILURE = "failure"
+    WARNING = "warning"
+    HEALTHY = "healthy"
+    UNRECOGNISED_OVERALL = "unrecognised-overall"  # read, but no known overall value
+
+
+_OVERALL_VERDICTS = {
+    "Failure": DcgmVerdict.FAILURE,
+    "Warning": DcgmVerdict.WARNING,
+    "Healthy": DcgmVerdict.HEALTHY,
+}
+
+
+def dcgm_verdict(health: DcgmHealth) -> DcgmVerdict:
+    """The rule: what the parsed report says, from whether dcgmi answered to its overall
+    health."""
+    if health.state == "not-installed":
+        return DcgmVerdict.NOT_INSTALLED
+    if health.state == "no-watches":
+        return DcgmVerdict.NO_WATCHES
+    if health.state != "ok":
+        return DcgmVerdict.UNREAD
+    return _OVERALL_VERDICTS.get(health.overall or "", DcgmVerdict.UNRECOGNISED_OVERALL)
+
+
+def _evidence(health: DcgmHealth) -> dict[str, object]:
+    return {
         "state": health.state,
         "overall": clip(health.overall, 40) if health.overall else None,
         "incidents": [
@@ -47,52 +77,69 @@ def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Find
         ],
         "incident_count": len(health.incidents),
     }
-    if health.state == "not-installed":
-        return FINDINGS.info(
-            f"{where}: dcgmi is not installed; DCGM health not read",
-            resources=[instance_id],
-            **evidence,
-        )
-    if health.state == "no-watches":
-        return FINDINGS.info(
-            f"{where}: no DCGM health watches are set, so DCGM has nothing to report (an "
-            "empty result is not a clean bill)",
-            resources=[instance_id],
-            **evidence,
-        )
-    if health.state != "ok":
-        return FINDINGS.info(
-            f"{where}: DCGM health not read: "
-            f"{quoted(health.error, 160) if health.error else 'unrecognised output'}",
-            resources=[instance_id],
-            **evidence,
-        )
-    if health.overall == "Failure":
+
+
+def _detail(health: DcgmHealth, verdict: DcgmVerdict) -> str:
+    # A Failure overall may come with only Warning incidents listed: quote those then.
+    if verdict is DcgmVerdict.FAILURE:
         detail = _incidents(health, "Failure") or _incidents(health, "Warning")
+    else:
+        detail = _incidents(health, "Warning")
+    return f": {detail}" if detail else ""
+
+
+def word_dcgm(
+    verdict: DcgmVerdict, instance_id: str, instance_type: str, health: DcgmHealth
+) -> Finding:
+    """The finding that states `verdict` for the node, with the report as evidence."""
+    where = f"{instance_id} ({instance_type})" if instance_type else instance_id
+    evidence = _evidence(health)
+    resources = [instance_id]
+    if verdict is DcgmVerdict.FAILURE:
         return FINDINGS.fail(
             Priority.P0,
-            f"{where}: DCGM health Failure{': ' + detail if detail else ''} — reboot, run "
+            f"{where}: DCGM health Failure{_detail(health, verdict)} — reboot, run "
             "dcgmi diag again on the idle node, replace it if it fails again",
-            resources=[instance_id],
+            resources=resources,
             **evidence,
         )
-    if health.overall == "Warning":
-        detail = _incidents(health, "Warning")
+    if verdict is DcgmVerdict.WARNING:
         return FINDINGS.warn(
             Priority.P1,
-            f"{where}: DCGM health Warning{': ' + detail if detail else ''} — watch the node; "
+            f"{where}: DCGM health Warning{_detail(health, verdict)} — watch the node; "
             "a warning alone is not a reason to replace it",
-            resources=[instance_id],
+            resources=resources,
             **evidence,
         )
-    if health.overall == "Healthy":
-        return FINDINGS.passed(f"{where}: DCGM health Healthy", resources=[instance_id], **evidence)
+    if verdict is DcgmVerdict.HEALTHY:
+        return FINDINGS.passed(f"{where}: DCGM health Healthy", resources=resources, **evidence)
     return FINDINGS.info(
-        f"{where}: DCGM reported overall health "
-        f"{quoted(health.overall, 40) if health.overall else 'missing'}",
-        resources=[instance_id],
-        **evidence,
+        f"{where}: {_unread_reason(verdict, health)}", resources=resources, **evidence
     )
+
+
+def _unread_reason(verdict: DcgmVerdict, health: DcgmHealth) -> str:
+    if verdict is DcgmVerdict.NOT_INSTALLED:
+        return "dcgmi is not installed; DCGM health not read"
+    if verdict is DcgmVerdict.NO_WATCHES:
+        return (
+            "no DCGM health watches are set, so DCGM has nothing to report (an "
+            "empty result is not a clean bill)"
+        )
+    if verdict is DcgmVerdict.UNREAD:
+        return (
+            "DCGM health not read: "
+            f"{quoted(health.error, 160) if health.error else 'unrecognised output'}"
+        )
+    return (
+        "DCGM reported overall health "
+        f"{quoted(health.overall, 40) if health.overall else 'missing'}"
+    )
+
+
+def judge_dcgm(instance_id: str, instance_type: str, health: DcgmHealth) -> Finding:
+    """FAIL P0 on Failure, WARN P1 on Warning, PASS on Healthy; INFO when DCGM cannot say."""
+    return word_dcgm(dcgm_verdict(health), instance_id, instance_type, health)
 
 
 @check(FINDINGS, title="DCGM health", scope="node")
@@ -100,8 +147,7 @@ def gpu_dcgm(data: ClusterData) -> Iterable[Finding]:
     """DCGM health Failure (P0) or Warning (P1) with its incidents."""
     return each_gpu_node(
         data,
-        CHECK_ID,
-        SECTION,
+        FINDINGS,
         probe="dcgm_health",
         what="DCGM health",
         parse=parse_dcgm_health,

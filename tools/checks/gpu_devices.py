@@ -60,8 +60,7 @@ def gpu_count(data: ClusterData) -> Iterable[Finding]:
     """GPUs visible to nvidia-smi against the instance type's count (e.g. 7 of 8 on p5)."""
     return each_gpu_node(
         data,
-        CHECK_ID,
-        SECTION,
+        FINDINGS,
         probe="gpu_list",
         what="the GPU list",
         parse=lambda text: _recognised(parse_gpu_list(text)),

@@ -4,6 +4,8 @@ the GPU's life), from `nvidia-smi --query-gpu`."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
 
 from tools.checks._accel import each_gpu_node, gpu_label, recognised_query
 from tools.findings import Finding, Findings, Priority
@@ -26,11 +28,42 @@ def _counts(row: GpuRow) -> str:
     return f"{gpu_label(row)}: {', '.join(shown)}"
 
 
-def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) -> Finding:
-    """FAIL P0 when a GPU reports uncorrectable ECC errors since the driver loaded
-    (volatile); WARN P1 when only the lifetime (aggregate) counter has them: that counter
-    never resets, so a GPU whose bad rows were remapped cleanly keeps it forever, and the
-    row-remap state (§ G.1.a) says whether the memory is still at fault."""
+class EccState(StrEnum):
+    SINCE_DRIVER_LOAD = "since-driver-load"  # a volatile uncorrectable count
+    HISTORY_ONLY = "history-only"  # only the lifetime (aggregate) counter has them
+    NO_COUNTERS = "no-counters"  # ECC off or not supported
+    CLEAN = "clean"
+
+
+@dataclass(frozen=True, slots=True)
+class EccVerdict:
+    state: EccState
+    gpus: tuple[GpuRow, ...]  # the GPUs with errors; for CLEAN, those with counters
+
+
+def ecc_verdict(rows: tuple[GpuRow, ...]) -> EccVerdict:
+    """The rule over one node's uncorrectable ECC counters."""
+    bad = tuple(
+        row
+        for row in rows
+        if (row.ecc_uncorrected_volatile or 0) > 0 or (row.ecc_uncorrected_aggregate or 0) > 0
+    )
+    if any((row.ecc_uncorrected_volatile or 0) > 0 for row in bad):
+        return EccVerdict(EccState.SINCE_DRIVER_LOAD, bad)
+    if bad:
+        return EccVerdict(EccState.HISTORY_ONLY, bad)
+    known = tuple(
+        row
+        for row in rows
+        if row.ecc_uncorrected_volatile is not None or row.ecc_uncorrected_aggregate is not None
+    )
+    return EccVerdict(EccState.CLEAN if known else EccState.NO_COUNTERS, known)
+
+
+def word_ecc(
+    verdict: EccVerdict, instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]
+) -> Finding:
+    """The finding that states the verdict, with every GPU's counters as evidence."""
     where = f"{instance_id} ({instance_type})" if instance_type else instance_id
     per_gpu = {
         gpu_label(row): {
@@ -39,50 +72,48 @@ def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) ->
         }
         for row in rows
     }
-    bad = [
-        row
-        for row in rows
-        if (row.ecc_uncorrected_volatile or 0) > 0 or (row.ecc_uncorrected_aggregate or 0) > 0
-    ]
-    since_boot = [row for row in bad if (row.ecc_uncorrected_volatile or 0) > 0]
-    if bad and not since_boot:
+    on = "; ".join(_counts(r) for r in verdict.gpus)
+    gpus = [gpu_label(row) for row in verdict.gpus]
+    if verdict.state is EccState.HISTORY_ONLY:
         return FINDINGS.warn(
             Priority.P1,
             f"{where}: uncorrectable ECC errors in the GPUs' history only (aggregate, none "
-            f"since the driver last loaded) on {'; '.join(_counts(r) for r in bad)} — check "
-            "row remapping (§ G.1.a): remapped cleanly means the memory was repaired; pending "
-            "or failed means reboot or replace",
+            f"since the driver last loaded) on {on} — check row remapping (§ G.1.a): "
+            "remapped cleanly means the memory was repaired; pending or failed means reboot "
+            "or replace",
             resources=[instance_id],
-            gpus=[gpu_label(row) for row in bad],
+            gpus=gpus,
             counters=per_gpu,
         )
-    if bad:
+    if verdict.state is EccState.SINCE_DRIVER_LOAD:
         return FINDINGS.fail(
             Priority.P0,
-            f"{where}: uncorrectable ECC errors since the driver loaded on "
-            f"{'; '.join(_counts(r) for r in bad)} "
+            f"{where}: uncorrectable ECC errors since the driver loaded on {on} "
             "— isolate the node, reboot it to reset the GPUs and re-check row remapping; "
             "replace it if a remap failed, stays pending or the errors return",
             resources=[instance_id],
-            gpus=[gpu_label(row) for row in bad],
+            gpus=gpus,
             counters=per_gpu,
         )
-    known = [
-        row
-        for row in rows
-        if row.ecc_uncorrected_volatile is not None or row.ecc_uncorrected_aggregate is not None
-    ]
-    if not known:
+    if verdict.state is EccState.NO_COUNTERS:
         return FINDINGS.info(
             f"{where}: no GPU reports ECC counters (ECC off or not supported)",
             resources=[instance_id],
             counters=per_gpu,
         )
     return FINDINGS.passed(
-        f"{where}: no uncorrectable ECC errors on {len(known)} GPUs",
+        f"{where}: no uncorrectable ECC errors on {len(verdict.gpus)} GPUs",
         resources=[instance_id],
         counters=per_gpu,
     )
+
+
+def judge_ecc(instance_id: str, instance_type: str, rows: tuple[GpuRow, ...]) -> Finding:
+    """FAIL P0 when a GPU reports uncorrectable ECC errors since the driver loaded
+    (volatile); WARN P1 when only the lifetime (aggregate) counter has them: that counter
+    never resets, so a GPU whose bad rows were remapped cleanly keeps it forever, and the
+    row-remap state (§ G.1.a) says whether the memory is still at fault."""
+    return word_ecc(ecc_verdict(rows), instance_id, instance_type, rows)
 
 
 @check(FINDINGS, title="GPU ECC errors", scope="node")
@@ -91,8 +122,7 @@ def gpu_ecc(data: ClusterData) -> Iterable[Finding]:
     counter (WARN)."""
     return each_gpu_node(
         data,
-        CHECK_ID,
-        SECTION,
+        FINDINGS,
         probe="gpu_query",
         what="GPU ECC counters",
         parse=recognised_query,

@@ -95,8 +95,7 @@ def gpu_page_retirement(data: ClusterData) -> Iterable[Finding]:
     """Pending page retirements and double-bit retired pages on GPUs that retire pages."""
     findings = each_gpu_node(
         data,
-        CHECK_ID,
-        SECTION,
+        FINDINGS,
         probe="gpu_page_retirement",
         what="page retirement",
         parse=_recognised,

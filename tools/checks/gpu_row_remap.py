@@ -4,6 +4,8 @@ running out of spare rows (`nvidia-smi -q -d ROW_REMAPPER`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
 
 from tools.checks._accel import each_gpu_node
 from tools.findings import Finding, Findings, Priority
@@ -26,68 +28,94 @@ def _state(gpu: RemapGpu) -> dict[str, object]:
     }
 
 
-def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -> list[Finding]:
-    """FAIL P0 on a remapping failure, FAIL P1 on a pending remap, WARN P1 when most banks
-    have few or no spare rows left, PASS otherwise."""
+class RemapKind(StrEnum):
+    """What the row remapper states about some GPUs of a node."""
+
+    FAILED = "failed"  # a bank ran out of spare rows
+    PENDING = "pending"  # a remap waits for a GPU reset
+    EXHAUSTED = "exhausted"  # most banks have few or no spare rows left
+    UNSUPPORTED = "unsupported"  # no GPU reports a remapping state
+    CLEAN = "clean"
+
+
+@dataclass(frozen=True, slots=True)
+class RemapVerdict:
+    kind: RemapKind
+    gpus: tuple[RemapGpu, ...]  # the GPUs it is about; every GPU for UNSUPPORTED and CLEAN
+
+
+def remap_verdicts(report: RemapReport) -> list[RemapVerdict]:
+    """The rule: each problem found (failed, pending, exhausted, in that order), else
+    whether the node is clean or cannot say."""
+    gpus = report.gpus
+    problems = [
+        RemapVerdict(kind, found)
+        for kind, found in (
+            (RemapKind.FAILED, tuple(gpu for gpu in gpus if gpu.failure)),
+            (RemapKind.PENDING, tuple(gpu for gpu in gpus if gpu.pending)),
+            (RemapKind.EXHAUSTED, tuple(gpu for gpu in gpus if gpu.histogram.mostly_exhausted)),
+        )
+        if found
+    ]
+    if problems:
+        return problems
+    supported = any(gpu.supported for gpu in gpus)
+    return [RemapVerdict(RemapKind.CLEAN if supported else RemapKind.UNSUPPORTED, gpus)]
+
+
+def _problem_message(verdict: RemapVerdict) -> str:
+    bus_ids = ", ".join(gpu.bus_id for gpu in verdict.gpus)
+    if verdict.kind is RemapKind.FAILED:
+        return (
+            f"row remapping failure on GPU {bus_ids} (a memory bank ran out of spare rows) "
+            "— isolate and replace the node"
+        )
+    if verdict.kind is RemapKind.PENDING:
+        return (
+            f"row remap pending on GPU {bus_ids} — a GPU reset is needed to apply it: reboot "
+            "the node and check again; still pending after the reboot → replace"
+        )
+    listed = "; ".join(
+        f"{gpu.bus_id}: {gpu.histogram.low_or_none} of {gpu.histogram.total} banks low or none"
+        for gpu in verdict.gpus
+    )
+    return f"spare rows almost used up ({listed}) — plan a replacement"
+
+
+def word_remap(
+    verdict: RemapVerdict, instance_id: str, instance_type: str, report: RemapReport
+) -> Finding:
+    """The finding that states one verdict, with every GPU's remapper state as evidence."""
     where = f"{instance_id} ({instance_type})" if instance_type else instance_id
     states = {gpu.bus_id: _state(gpu) for gpu in report.gpus}
-    failed = [gpu.bus_id for gpu in report.gpus if gpu.failure]
-    pending = [gpu.bus_id for gpu in report.gpus if gpu.pending]
-    exhausted = [gpu for gpu in report.gpus if gpu.histogram.mostly_exhausted]
-    findings: list[Finding] = []
-    if failed:
-        findings.append(
-            FINDINGS.fail(
-                Priority.P0,
-                f"{where}: row remapping failure on GPU {', '.join(failed)} (a memory bank "
-                "ran out of spare rows) — isolate and replace the node",
-                resources=[instance_id],
-                gpus=failed,
-                remapper=states,
-            )
-        )
-    if pending:
-        findings.append(
-            FINDINGS.fail(
-                Priority.P1,
-                f"{where}: row remap pending on GPU {', '.join(pending)} — a GPU reset is "
-                "needed to apply it: reboot the node and check again; still pending after "
-                "the reboot → replace",
-                resources=[instance_id],
-                gpus=pending,
-                remapper=states,
-            )
-        )
-    if exhausted:
-        listed = "; ".join(
-            f"{gpu.bus_id}: {gpu.histogram.low_or_none} of {gpu.histogram.total} banks low or none"
-            for gpu in exhausted
-        )
-        findings.append(
-            FINDINGS.warn(
-                Priority.P1,
-                f"{where}: spare rows almost used up ({listed}) — plan a replacement",
-                resources=[instance_id],
-                gpus=[gpu.bus_id for gpu in exhausted],
-                remapper=states,
-            )
-        )
-    if findings:
-        return findings
-    if not any(gpu.supported for gpu in report.gpus):
-        return [
-            FINDINGS.info(
-                f"{where}: the GPUs report no row-remapping state (not supported)",
-                resources=[instance_id],
-                remapper=states,
-            )
-        ]
-    return [
-        FINDINGS.passed(
-            f"{where}: no pending or failed row remap on {len(report.gpus)} GPUs",
+    if verdict.kind is RemapKind.UNSUPPORTED:
+        return FINDINGS.info(
+            f"{where}: the GPUs report no row-remapping state (not supported)",
             resources=[instance_id],
             remapper=states,
         )
+    if verdict.kind is RemapKind.CLEAN:
+        return FINDINGS.passed(
+            f"{where}: no pending or failed row remap on {len(verdict.gpus)} GPUs",
+            resources=[instance_id],
+            remapper=states,
+        )
+    gpus = [gpu.bus_id for gpu in verdict.gpus]
+    message = f"{where}: {_problem_message(verdict)}"
+    if verdict.kind is RemapKind.EXHAUSTED:
+        return FINDINGS.warn(
+            Priority.P1, message, resources=[instance_id], gpus=gpus, remapper=states
+        )
+    priority = Priority.P0 if verdict.kind is RemapKind.FAILED else Priority.P1
+    return FINDINGS.fail(priority, message, resources=[instance_id], gpus=gpus, remapper=states)
+
+
+def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -> list[Finding]:
+    """FAIL P0 on a remapping failure, FAIL P1 on a pending remap, WARN P1 when most banks
+    have few or no spare rows left, PASS otherwise."""
+    return [
+        word_remap(verdict, instance_id, instance_type, report)
+        for verdict in remap_verdicts(report)
     ]
 
 
@@ -96,8 +124,7 @@ def gpu_row_remap(data: ClusterData) -> Iterable[Finding]:
     """Pending remaps (reboot, re-check), failed remaps (replace), spare rows running out."""
     return each_gpu_node(
         data,
-        CHECK_ID,
-        SECTION,
+        FINDINGS,
         probe="gpu_row_remap",
         what="the row remapper",
         parse=lambda text: _recognised(parse_row_remap(text)),

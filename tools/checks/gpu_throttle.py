@@ -61,8 +61,7 @@ def gpu_throttle(data: ClusterData) -> Iterable[Finding]:
     """HW slowdown, HW thermal slowdown or SW thermal slowdown active, per GPU."""
     return each_gpu_node(
         data,
-        CHECK_ID,
-        SECTION,
+        FINDINGS,
         probe="gpu_query",
         what="GPU throttle reasons",
         parse=recognised_query,

@@ -13,6 +13,8 @@ WARN P2 naming the process, with no reboot or replace advice.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
 
 from tools.checks._accel import could_not_read, judged_nodes, label, none_probed, read
 from tools.findings import Finding, Findings, Priority
@@ -61,56 +63,136 @@ def _same_fault(now: tuple[XidEvent, ...], before: tuple[XidEvent, ...]) -> tupl
     return tuple(e for e in now if (e.xid, e.pci) in earlier)
 
 
-def _hardware(
-    where: str,
-    instance_id: str,
-    now: tuple[XidEvent, ...],
-    before: tuple[XidEvent, ...],
-    previous_read: bool,
-) -> list[Finding]:
+class HardwareState(StrEnum):
+    REPEATED_AFTER_REBOOT = "repeated-after-reboot"  # same Xid, same GPU, in both boots
+    THIS_BOOT = "this-boot"
+    PREVIOUS_BOOT_ONLY = "previous-boot-only"  # none since the reboot
+
+
+@dataclass(frozen=True, slots=True)
+class HardwareXids:
+    """The verdict on a node's hardware Xids across its two boots."""
+
+    state: HardwareState
+    now: tuple[XidEvent, ...]  # this boot's hardware Xids
+    before: tuple[XidEvent, ...]  # the previous boot's (for a repeat: only those repeated)
+    repeated: tuple[XidEvent, ...] = ()  # this boot's events that repeat a previous one
+    previous_read: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryAsk:
+    """Xid 154: the worst recovery the driver asks for among `events`."""
+
+    need: Recovery
+    events: tuple[XidEvent, ...]
+
+
+class XidGroupKind(StrEnum):
+    REMAP = "remap"  # Xid 63: a row remap waiting for a GPU reset
+    APPLICATION = "application"
+    UNKNOWN = "unknown"  # not in the catalogue
+    FOLLOW_ON_ONLY = "follow-on-only"  # consequences, with no primary Xid this boot
+    CLEAN = "clean"  # no Xid at all this boot
+
+
+@dataclass(frozen=True, slots=True)
+class XidGroup:
+    kind: XidGroupKind
+    events: tuple[XidEvent, ...] = ()
+
+
+XidVerdict = HardwareXids | RecoveryAsk | XidGroup
+
+
+def hardware_verdict(
+    now: tuple[XidEvent, ...], before: tuple[XidEvent, ...], previous_read: bool
+) -> HardwareXids | None:
+    """The rule of § F.4 over both boots' hardware Xids (None when neither has any)."""
     repeated = _same_fault(now, before)
     if repeated:
         # The same Xid on the same GPU survived a reboot: rebooting again will not help.
-        return [
-            FINDINGS.fail(
-                Priority.P0,
-                f"{where}: hardware {describe(repeated)} repeated after a reboot (the same Xid "
-                "on the same GPU in the previous boot) — replace the node",
-                resources=[instance_id],
-                repeated_after_reboot=True,
-                previous_boot=_evidence(_same_fault(before, repeated)),
-                **_evidence(now),
-            )
-        ]
-    if now:
+        state, before = HardwareState.REPEATED_AFTER_REBOOT, _same_fault(before, repeated)
+    elif now:
+        state = HardwareState.THIS_BOOT
+    elif before:
+        state = HardwareState.PREVIOUS_BOOT_ONLY
+    else:
+        return None
+    return HardwareXids(state, now, before, repeated, previous_read)
+
+
+def recovery_verdict(events: tuple[XidEvent, ...]) -> RecoveryAsk:
+    """Xid 154 judged by the worst recovery asked: reboot, reset, drain, unknown, none."""
+    asked = {e.recovery for e in events}
+    worst: tuple[Recovery, ...] = ("reboot", "reset", "drain", "unknown")
+    return RecoveryAsk(next((need for need in worst if need in asked), "none"), events)
+
+
+def xid_verdicts(
+    current: tuple[XidEvent, ...], previous: tuple[XidEvent, ...] | None
+) -> list[XidVerdict]:
+    """Every verdict on one node's Xids, in report order; `previous` is None when the
+    previous boot could not be read."""
+    hardware = of_kind(current, "hardware")
+    verdicts: list[XidVerdict] = []
+    if found := hardware_verdict(
+        hardware, of_kind(previous or (), "hardware"), previous is not None
+    ):
+        verdicts.append(found)
+    remap, recovery = of_kind(current, "remap"), of_kind(current, "recovery-action")
+    application, unknown = of_kind(current, "application"), of_kind(current, "unknown")
+    if remap:
+        verdicts.append(XidGroup(XidGroupKind.REMAP, remap))
+    if recovery:
+        verdicts.append(recovery_verdict(recovery))
+    if application:
+        verdicts.append(XidGroup(XidGroupKind.APPLICATION, application))
+    if unknown:
+        verdicts.append(XidGroup(XidGroupKind.UNKNOWN, unknown))
+    follow_on = of_kind(current, "follow-on")
+    if follow_on and not (hardware or remap or recovery or application or unknown):
+        verdicts.append(XidGroup(XidGroupKind.FOLLOW_ON_ONLY, follow_on))
+    if not current:
+        verdicts.append(XidGroup(XidGroupKind.CLEAN))
+    return verdicts
+
+
+def _word_hardware(where: str, instance_id: str, verdict: HardwareXids) -> Finding:
+    now, before = verdict.now, verdict.before
+    if verdict.state is HardwareState.REPEATED_AFTER_REBOOT:
+        return FINDINGS.fail(
+            Priority.P0,
+            f"{where}: hardware {describe(verdict.repeated)} repeated after a reboot (the same "
+            "Xid on the same GPU in the previous boot) — replace the node",
+            resources=[instance_id],
+            repeated_after_reboot=True,
+            previous_boot=_evidence(before),
+            **_evidence(now),
+        )
+    if verdict.state is HardwareState.THIS_BOOT:
         earlier = (
             f" (the previous boot had hardware {describe(before)}: not the same Xid on the "
             "same GPU)"
             if before
             else ""
         )
-        return [
-            FINDINGS.fail(
-                Priority.P0,
-                f"{where}: hardware {describe(now)} in this boot{earlier} — isolate the node, "
-                "reboot it and check again; replace it if the Xid returns",
-                resources=[instance_id],
-                repeated_after_reboot=False,
-                previous_boot_read=previous_read,
-                **({"previous_boot": _evidence(before)} if before else {}),
-                **_evidence(now),
-            )
-        ]
-    if before:
-        return [
-            FINDINGS.info(
-                f"{where}: the previous boot had hardware {describe(before)}; none "
-                "since the reboot — watch for it to return",
-                resources=[instance_id],
-                **_evidence(before),
-            )
-        ]
-    return []
+        return FINDINGS.fail(
+            Priority.P0,
+            f"{where}: hardware {describe(now)} in this boot{earlier} — isolate the node, "
+            "reboot it and check again; replace it if the Xid returns",
+            resources=[instance_id],
+            repeated_after_reboot=False,
+            previous_boot_read=verdict.previous_read,
+            **({"previous_boot": _evidence(before)} if before else {}),
+            **_evidence(now),
+        )
+    return FINDINGS.info(
+        f"{where}: the previous boot had hardware {describe(before)}; none "
+        "since the reboot — watch for it to return",
+        resources=[instance_id],
+        **_evidence(before),
+    )
 
 
 _ASKS: dict[Recovery, str] = {
@@ -120,49 +202,39 @@ _ASKS: dict[Recovery, str] = {
 }
 
 
-def _recovery(where: str, instance_id: str, events: tuple[XidEvent, ...]) -> list[Finding]:
-    """Xid 154: the driver states the recovery it needs; judged by the worst one asked."""
-    asked = {e.recovery for e in events}
+def _word_recovery(where: str, instance_id: str, verdict: RecoveryAsk) -> Finding:
+    events, need = verdict.events, verdict.need
     labels = sorted({e.recovery_action or "no label" for e in events})
     evidence = {**_evidence(events), "recovery_actions": labels}
-    for need in ("reboot", "reset"):
-        if need in asked:
-            return [
-                FINDINGS.fail(
-                    Priority.P0,
-                    f"{where}: Xid 154 on {', '.join(gpus(events))}: the driver asks for "
-                    f"{_ASKS[need]} ({', '.join(labels)}) — isolate the node and do it, then "
-                    "check the Xid that came before it",
-                    resources=[instance_id],
-                    recovery=need,
-                    **evidence,
-                )
-            ]
-    if "drain" in asked or "unknown" in asked:
-        what = (
-            f"asks for {_ASKS['drain']}"
-            if "drain" in asked
-            else "changed the GPU's recovery action to one this tool does not know"
-        )
-        return [
-            FINDINGS.warn(
-                Priority.P1,
-                f"{where}: Xid 154 on {', '.join(gpus(events))}: the driver {what} "
-                f"({', '.join(labels)}); check the Xid that came before it",
-                resources=[instance_id],
-                recovery="drain" if "drain" in asked else "unknown",
-                **evidence,
-            )
-        ]
-    return [
-        FINDINGS.info(
-            f"{where}: Xid 154 on {', '.join(gpus(events))}: the driver set the recovery action "
-            "back to None, nothing left to do for it",
+    on = f"{where}: Xid 154 on {', '.join(gpus(events))}"
+    if need in ("reboot", "reset"):
+        return FINDINGS.fail(
+            Priority.P0,
+            f"{on}: the driver asks for {_ASKS[need]} ({', '.join(labels)}) — isolate the node "
+            "and do it, then check the Xid that came before it",
             resources=[instance_id],
-            recovery="none",
+            recovery=need,
             **evidence,
         )
-    ]
+    if need in ("drain", "unknown"):
+        what = (
+            f"asks for {_ASKS['drain']}"
+            if need == "drain"
+            else "changed the GPU's recovery action to one this tool does not know"
+        )
+        return FINDINGS.warn(
+            Priority.P1,
+            f"{on}: the driver {what} ({', '.join(labels)}); check the Xid that came before it",
+            resources=[instance_id],
+            recovery=need,
+            **evidence,
+        )
+    return FINDINGS.info(
+        f"{on}: the driver set the recovery action back to None, nothing left to do for it",
+        resources=[instance_id],
+        recovery="none",
+        **evidence,
+    )
 
 
 def processes(events: Iterable[XidEvent]) -> list[str]:
@@ -202,6 +274,47 @@ def _application(where: str, instance_id: str, events: tuple[XidEvent, ...]) -> 
     )
 
 
+def _word_group(where: str, instance_id: str, verdict: XidGroup) -> Finding:
+    events, resources = verdict.events, [instance_id]
+    if verdict.kind is XidGroupKind.REMAP:
+        return FINDINGS.at("G.1.a").warn(
+            Priority.P1,
+            f"{where}: {describe(events)} — the remap takes effect at the next GPU reset: "
+            "reboot the node, then re-check row remapping; still pending after the reboot "
+            "means replace",
+            resources=resources,
+            **_evidence(events),
+        )
+    if verdict.kind is XidGroupKind.APPLICATION:
+        return _application(where, instance_id, events)
+    if verdict.kind is XidGroupKind.UNKNOWN:
+        return FINDINGS.warn(
+            Priority.P2,
+            f"{where}: {describe(events)} — look it up in NVIDIA's Xid catalogue for the "
+            "installed driver branch",
+            resources=resources,
+            **_evidence(events),
+        )
+    if verdict.kind is XidGroupKind.FOLLOW_ON_ONLY:
+        return FINDINGS.info(
+            f"{where}: {describe(events)}, a consequence of an earlier error (a killed or "
+            "cleaned-up job); no primary Xid in this boot's log",
+            resources=resources,
+            **_evidence(events),
+        )
+    return FINDINGS.passed(f"{where}: no Xid in this boot's kernel log", resources=resources)
+
+
+def word_xid(verdict: XidVerdict, instance_id: str, instance_type: str = "") -> Finding:
+    """The finding that states one verdict on a node's Xids."""
+    where = f"{instance_id} ({instance_type})" if instance_type else instance_id
+    if isinstance(verdict, HardwareXids):
+        return _word_hardware(where, instance_id, verdict)
+    if isinstance(verdict, RecoveryAsk):
+        return _word_recovery(where, instance_id, verdict)
+    return _word_group(where, instance_id, verdict)
+
+
 def judge_xids(
     instance_id: str,
     current: tuple[XidEvent, ...],
@@ -209,59 +322,9 @@ def judge_xids(
     instance_type: str = "",
 ) -> list[Finding]:
     """Findings for one node; `previous` is None when the previous boot could not be read."""
-    where = f"{instance_id} ({instance_type})" if instance_type else instance_id
-    findings = _hardware(
-        where,
-        instance_id,
-        of_kind(current, "hardware"),
-        of_kind(previous or (), "hardware"),
-        previous is not None,
-    )
-    remap = of_kind(current, "remap")
-    if remap:
-        findings.append(
-            FINDINGS.at("G.1.a").warn(
-                Priority.P1,
-                f"{where}: {describe(remap)} — the remap takes effect at the next GPU reset: "
-                "reboot the node, then re-check row remapping; still pending after the reboot "
-                "means replace",
-                resources=[instance_id],
-                **_evidence(remap),
-            )
-        )
-    recovery = of_kind(current, "recovery-action")
-    if recovery:
-        findings += _recovery(where, instance_id, recovery)
-    application = of_kind(current, "application")
-    if application:
-        findings.append(_application(where, instance_id, application))
-    unknown = of_kind(current, "unknown")
-    if unknown:
-        findings.append(
-            FINDINGS.warn(
-                Priority.P2,
-                f"{where}: {describe(unknown)} — look it up in NVIDIA's Xid catalogue for the "
-                "installed driver branch",
-                resources=[instance_id],
-                **_evidence(unknown),
-            )
-        )
-    follow_on = of_kind(current, "follow-on")
-    primary = of_kind(current, "hardware") or remap or recovery or application or unknown
-    if follow_on and not primary:
-        findings.append(
-            FINDINGS.info(
-                f"{where}: {describe(follow_on)}, a consequence of an earlier error (a killed or "
-                "cleaned-up job); no primary Xid in this boot's log",
-                resources=[instance_id],
-                **_evidence(follow_on),
-            )
-        )
-    if not current:
-        findings.append(
-            FINDINGS.passed(f"{where}: no Xid in this boot's kernel log", resources=[instance_id])
-        )
-    return findings
+    return [
+        word_xid(verdict, instance_id, instance_type) for verdict in xid_verdicts(current, previous)
+    ]
 
 
 def _previous_boot_kept(text: str) -> bool:

@@ -18,16 +18,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tools.checks._logs import no_log_group, scan_streams, stream_coverage, stream_parts
-from tools.findings import Finding, Findings, Priority, info, warn
+from tools.checks._logs import (
+    ScanEnd,
+    no_log_group,
+    scan_end,
+    scan_streams,
+    stream_coverage,
+    stream_parts,
+)
+from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.text import clip, quoted
 from tools.triage.data import LOG_PAGE_BUDGET, LOG_WINDOW, ClusterData
-from tools.triage.data.logs_model import LogEvent
+from tools.triage.data.logs_model import LogEvent, LogScan
 
 CHECK_HMA = "health-monitoring-agent"
 HMA_FINDINGS = Findings(CHECK_HMA, "F.3")
@@ -83,146 +90,167 @@ def parse_detection(message: str) -> Detection:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class InstanceDetections:
+    """The detections on one instance, oldest first; `history` when the cluster no longer
+    has the instance (replacing it is what the detections lead to)."""
+
+    instance: str
+    group: str
+    hits: tuple[tuple[LogEvent, Detection], ...]
+    history: bool
+
+
+def detections_by_instance(scan: LogScan) -> list[InstanceDetections]:
+    """The detection lines of the scan per instance (the focused node's only), by instance
+    id; lines that are no detection or name no instance are left out."""
+    per_instance: dict[str, list[tuple[LogEvent, Detection]]] = {}
+    groups: dict[str, str] = {}
+    for event in scan.events:
+        if DETECTION not in event.message:
+            continue
+        group, instance = stream_parts(event.stream)
+        if not instance or (scan.node is not None and instance != scan.node):
+            continue
+        per_instance.setdefault(instance, []).append((event, parse_detection(event.message)))
+        groups[instance] = group
+    current = scan.current
+    return [
+        InstanceDetections(
+            instance=instance,
+            group=groups[instance],
+            hits=tuple(sorted(per_instance[instance], key=lambda h: h[0].timestamp)),
+            history=current is not None and instance not in current,
+        )
+        for instance in sorted(per_instance)
+    ]
+
+
 def judge_hma(
-    events: Sequence[LogEvent],
+    scan: LogScan | None,
     *,
-    log_group_exists: bool = True,
-    streams: list[str] | None = None,
-    streams_truncated: bool = False,
-    node: str | None = None,
     window_days: int = LOG_WINDOW.days,
-    truncated: bool = False,
     cap: int = HMA_CAP,
-    stopped_by: str = "cap",
     pages: int = LOG_PAGE_BUDGET,
-    current: set[str] | None = None,
 ) -> list[Finding]:
     """WARN P1 per instance with HMA detections in the window; INFO on stream coverage.
 
-    `current` holds the instance ids the cluster has now (None: unknown): detections on
-    other instances are history (INFO), since replacing a faulty node is what HMA's
-    detections lead to.
+    `scan` is None when the cluster has no log group. Detections on instances the cluster
+    no longer has (by the scan's node statuses, when known) are history (INFO), since
+    replacing a faulty node is what HMA's detections lead to.
 
-    `truncated` says the scan was cut short: counts are then lower bounds. Stopped by
-    its `cap` of lines (newest first), a WARN P2 says older detections were not read;
-    by its page budget (`stopped_by` "pages", FilterLogEvents may return empty pages)
-    the scan is incomplete: WARN P2 when something matched, else INFO.
+    A truncated scan makes counts lower bounds. Stopped by its `cap` of lines (newest
+    first), a WARN P2 says older detections were not read; by its page budget of `pages`
+    (FilterLogEvents may return empty pages) the scan is incomplete: WARN P2 when
+    something matched, else INFO.
     """
-    if not log_group_exists:
-        return [no_log_group(CHECK_HMA, "F.3", "Health Monitoring Agent logs")]
+    if scan is None:
+        return [no_log_group(HMA_FINDINGS, "Health Monitoring Agent logs")]
     findings: list[Finding] = []
-    if streams is not None:
+    if scan.streams is not None:
         findings.append(
-            stream_coverage(
-                CHECK_HMA,
-                "F.3",
-                "Health Monitoring Agent",
-                streams,
-                node,
-                truncated=streams_truncated,
-            )
+            stream_coverage(HMA_FINDINGS, "Health Monitoring Agent", scan.streams, scan)
         )
-    per_instance: dict[str, list[tuple[LogEvent, Detection]]] = {}
-    groups: dict[str, str] = {}
-    for event in events:
-        message = event.message
-        if DETECTION not in message:
-            continue
-        group, instance = stream_parts(event.stream)
-        if not instance or (node is not None and instance != node):
-            continue
-        per_instance.setdefault(instance, []).append((event, parse_detection(message)))
-        groups[instance] = group
-    for instance in sorted(per_instance):
-        hits = sorted(per_instance[instance], key=lambda h: h[0].timestamp)
-        latest = hits[-1][1]
-        reasons = sorted({d.reason for _, d in hits})
-        conditions = sorted({d.condition for _, d in hits if d.condition})
-        xids = sorted({d.xid for _, d in hits if d.xid}, key=int)
-        extra = ", ".join([*conditions, *(f"Xid {x}" for x in xids)])
-        count = len(hits)
-        where = f"{instance} ({groups[instance]})" if groups[instance] else instance
-        xid_hint = " (Xid meanings: § G.2)" if xids else ""
-        times = f"{'at least ' if truncated else ''}{count} time{'s' if count != 1 else ''}"
-        text = (
-            f"Health Monitoring Agent flagged {where} {times} "
-            f"in the last {window_days} days: {', '.join(reasons)}"
-            + (f" ({extra})" if extra else "")
-            + f"{xid_hint}; latest: {quoted(latest.detail)}"
-        )
-        history = current is not None and instance not in current
-        if history:
-            text = (
-                f"History: {text}; that instance is no longer in the cluster (replaced or removed)"
-            )
-        findings.append(
-            (info if history else _warn_p1)(
-                CHECK_HMA,
-                "F.3",
-                text,
-                resources=[instance],
-                history=history,
-                instance_id=instance,
-                group=groups[instance],
-                count=count,
-                count_is_lower_bound=truncated,
-                reasons=reasons,
-                conditions=conditions,
-                xids=xids,
-                latest=clip(latest.detail),
-                latest_time=hits[-1][0].timestamp,
-            )
-        )
-    hint = "" if node else " (use --node to read one node's stream)"
-    if truncated and stopped_by == "pages":
-        text = (
-            f"Health Monitoring Agent scan incomplete after {pages} pages per time window "
-            "(FilterLogEvents scans a slice of time per call and may return empty pages): "
-            f"{len(events)} detection lines read, some of the last {window_days} days not "
-            f"scanned{hint}"
-        )
-        evidence: dict[str, Any] = {"pages": pages, "read": len(events), "stopped_by": "pages"}
-        if per_instance:
-            findings.append(HMA_FINDINGS.warn(Priority.P2, text, **evidence))
-        else:
-            findings.append(HMA_FINDINGS.info(text, **evidence))
-    elif truncated:
-        findings.append(
-            HMA_FINDINGS.warn(
-                Priority.P2,
-                f"Health Monitoring Agent scan capped at {cap} detection lines, newest first: "
-                f"older detections of the last {window_days} days were not read{hint}",
-                cap=cap,
-                read=len(events),
-                stopped_by="cap",
-            )
-        )
-    if not per_instance:
+    detected = detections_by_instance(scan)
+    findings.extend(
+        _instance_finding(found, truncated=scan.truncated, window_days=window_days)
+        for found in detected
+    )
+    wording = _ScanWording(scan, window_days, cap, pages)
+    end = scan_end(scan)
+    if end is ScanEnd.OUT_OF_PAGES:
+        findings.append(wording.out_of_pages(matched=bool(detected)))
+    elif end is ScanEnd.CAPPED:
+        findings.append(wording.capped())
+    if not detected:
         findings.append(
             HMA_FINDINGS.passed(
                 f"No Health Monitoring Agent detections in the last {window_days} days"
-                + (f" for {node}" if node else "")
+                + (f" for {scan.node}" if scan.node else "")
             )
         )
     return findings
 
 
-def _warn_p1(check_id: str, section_id: str, message: str, **kwargs: Any) -> Finding:
-    return warn(check_id, Priority.P1, section_id, message, **kwargs)
+def _instance_finding(found: InstanceDetections, *, truncated: bool, window_days: int) -> Finding:
+    """WARN P1 for an instance the cluster has (or may have), INFO for one it no longer has."""
+    hits = found.hits
+    latest = hits[-1][1]
+    reasons = sorted({d.reason for _, d in hits})
+    conditions = sorted({d.condition for _, d in hits if d.condition})
+    xids = sorted({d.xid for _, d in hits if d.xid}, key=int)
+    extra = ", ".join([*conditions, *(f"Xid {x}" for x in xids)])
+    count = len(hits)
+    where = f"{found.instance} ({found.group})" if found.group else found.instance
+    xid_hint = " (Xid meanings: § G.2)" if xids else ""
+    times = f"{'at least ' if truncated else ''}{count} time{'s' if count != 1 else ''}"
+    text = (
+        f"Health Monitoring Agent flagged {where} {times} "
+        f"in the last {window_days} days: {', '.join(reasons)}"
+        + (f" ({extra})" if extra else "")
+        + f"{xid_hint}; latest: {quoted(latest.detail)}"
+    )
+    evidence: dict[str, Any] = {
+        "resources": [found.instance],
+        "history": found.history,
+        "instance_id": found.instance,
+        "group": found.group,
+        "count": count,
+        "count_is_lower_bound": truncated,
+        "reasons": reasons,
+        "conditions": conditions,
+        "xids": xids,
+        "latest": clip(latest.detail),
+        "latest_time": hits[-1][0].timestamp,
+    }
+    if found.history:
+        return HMA_FINDINGS.info(
+            f"History: {text}; that instance is no longer in the cluster (replaced or removed)",
+            **evidence,
+        )
+    return HMA_FINDINGS.warn(Priority.P1, text, **evidence)
+
+
+@dataclass(frozen=True, slots=True)
+class _ScanWording:
+    """The findings on a scan that was cut short, worded for HMA's detection lines."""
+
+    scan: LogScan
+    window_days: int
+    cap: int
+    pages: int
+
+    @property
+    def hint(self) -> str:
+        return "" if self.scan.node else " (use --node to read one node's stream)"
+
+    def out_of_pages(self, *, matched: bool) -> Finding:
+        read = len(self.scan.events)
+        text = (
+            f"Health Monitoring Agent scan incomplete after {self.pages} pages per time window "
+            "(FilterLogEvents scans a slice of time per call and may return empty pages): "
+            f"{read} detection lines read, some of the last {self.window_days} days not "
+            f"scanned{self.hint}"
+        )
+        evidence: dict[str, Any] = {"pages": self.pages, "read": read, "stopped_by": "pages"}
+        if matched:
+            return HMA_FINDINGS.warn(Priority.P2, text, **evidence)
+        return HMA_FINDINGS.info(text, **evidence)
+
+    def capped(self) -> Finding:
+        return HMA_FINDINGS.warn(
+            Priority.P2,
+            f"Health Monitoring Agent scan capped at {self.cap} detection lines, newest first: "
+            f"older detections of the last {self.window_days} days were not read{self.hint}",
+            cap=self.cap,
+            read=len(self.scan.events),
+            stopped_by="cap",
+        )
 
 
 @check(HMA_FINDINGS, title="Health Monitoring Agent", scope="node")
 def health_monitoring_agent(data: ClusterData) -> Iterable[Finding]:
     """HMA detections (HealthMonitoringAgentDetectionEvent) of the last week, per instance."""
     if not data.log_group_exists():
-        return judge_hma([], log_group_exists=False)
-    scan = scan_streams(data, HMA_PREFIX, DETECTION, cap=HMA_CAP)
-    return judge_hma(
-        scan.events,
-        streams=scan.streams,
-        streams_truncated=scan.streams_truncated,
-        node=scan.node,
-        truncated=scan.truncated,
-        stopped_by=scan.stopped_by,
-        current=set(scan.statuses) if scan.statuses is not None else None,
-    )
+        return judge_hma(None)
+    return judge_hma(scan_streams(data, HMA_PREFIX, DETECTION, cap=HMA_CAP))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from tools.checks._kube import SAMPLES
@@ -17,38 +19,64 @@ CHECK = "k8s-cni"
 FINDINGS = Findings(CHECK, "O")
 EXCERPT = 160
 
+
+class LogHint(StrEnum):
+    """A kind of aws-node log line that tells why the CNI fails."""
+
+    IPAMD_DOWN = "ipamd-down"
+    EC2_REFUSED = "ec2-refused"
+    NO_ADDRESSES = "no-addresses"
+    EC2_UNREACHABLE = "ec2-unreachable"
+
+
 # aws-node log lines and what they mean; the first matching pattern of each kind wins.
-_LOG_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
+_LOG_PATTERNS: tuple[tuple[re.Pattern[str], LogHint], ...] = (
     (
         re.compile(r"127\.0\.0\.1:50051.*(refused|failed|unavailable)|:50051.*within", re.I),
-        "ipamd never came up: nothing listens on 127.0.0.1:50051, so the CNI plugin cannot "
-        "get pod addresses",
+        LogHint.IPAMD_DOWN,
     ),
-    (
-        re.compile(r"UnauthorizedOperation|AccessDenied|not authorized", re.I),
-        "the EC2 API refused ipamd: check the CNI's IAM permissions (AmazonEKS_CNI_Policy)",
-    ),
+    (re.compile(r"UnauthorizedOperation|AccessDenied|not authorized", re.I), LogHint.EC2_REFUSED),
     (
         re.compile(r"InsufficientFreeAddresses|no available IP|failed to allocate", re.I),
-        "the subnet has no free addresses for pods (§ B.6)",
+        LogHint.NO_ADDRESSES,
     ),
     (
         re.compile(
             r"(ec2|DescribeNetworkInterfaces|DescribeInstances).*(i/o timeout|timed out)", re.I
         ),
-        "ipamd cannot reach the EC2 API (NAT or an ec2 VPC endpoint, § B.4)",
+        LogHint.EC2_UNREACHABLE,
     ),
 )
+_HINT_WORDS = {
+    LogHint.IPAMD_DOWN: (
+        "ipamd never came up: nothing listens on 127.0.0.1:50051, so the CNI plugin cannot "
+        "get pod addresses"
+    ),
+    LogHint.EC2_REFUSED: (
+        "the EC2 API refused ipamd: check the CNI's IAM permissions (AmazonEKS_CNI_Policy)"
+    ),
+    LogHint.NO_ADDRESSES: "the subnet has no free addresses for pods (§ B.6)",
+    LogHint.EC2_UNREACHABLE: "ipamd cannot reach the EC2 API (NAT or an ec2 VPC endpoint, § B.4)",
+}
 _ERROR_LINE = re.compile(r'"level":"error"|\berror\b', re.I)
 
 
-def log_hints(text: str) -> tuple[list[str], str | None]:
-    """(hints, one short excerpt) from an aws-node log tail. The log is data: only the
-    hint sentences above and one clipped, redacted line ever reach a report."""
-    hints: list[str] = []
+@dataclass(frozen=True, slots=True)
+class PodLog:
+    """What one aws-node pod's log tail shows: the kinds of trouble, and one short line."""
+
+    pod: str
+    hints: tuple[LogHint, ...]
+    excerpt: str | None
+
+
+def read_log(pod: str, text: str) -> PodLog:
+    """The rule over an aws-node log tail. The log is data: only the hint kinds and one
+    clipped, redacted line are kept."""
+    hints: list[LogHint] = []
     excerpt: str | None = None
     lines = text.splitlines()[-400:]
-    for pattern, hint in _LOG_HINTS:
+    for pattern, hint in _LOG_PATTERNS:
         for line in lines:
             if pattern.search(line):
                 hints.append(hint)
@@ -58,7 +86,13 @@ def log_hints(text: str) -> tuple[list[str], str | None]:
         errors = [line for line in lines if _ERROR_LINE.search(line)]
         if errors:
             excerpt = clip(errors[-1], EXCERPT)
-    return hints, excerpt
+    return PodLog(pod, tuple(hints), excerpt)
+
+
+def log_hints(text: str) -> tuple[list[str], str | None]:
+    """(hint sentences, one short excerpt) from an aws-node log tail."""
+    log = read_log("", text)
+    return [_HINT_WORDS[h] for h in log.hints], log.excerpt
 
 
 def pod_state(pod: Pod) -> str:
@@ -79,7 +113,7 @@ def _daemonset(daemonsets: Sequence[DaemonSet], name: str) -> DaemonSet | None:
     return next((d for d in daemonsets if d.name == name), None)
 
 
-def _pod_lines(pods: list[Pod], nodes: dict[str, str | None]) -> list[dict[str, Any]]:
+def _pod_lines(pods: Sequence[Pod], nodes: dict[str, str | None]) -> list[dict[str, Any]]:
     rows = []
     for pod in pods:
         rows.append(
@@ -93,45 +127,67 @@ def _pod_lines(pods: list[Pod], nodes: dict[str, str | None]) -> list[dict[str, 
     return sorted(rows, key=lambda r: r["pod"])
 
 
-def judge_daemonset(
+class DaemonSetState(StrEnum):
+    MISSING = "missing"
+    AVAILABLE = "available"
+    UNAVAILABLE = "unavailable"
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonSetVerdict:
+    """The verdict on aws-node or kube-proxy: its state, its pods in trouble and, for
+    aws-node, what their logs show (by pod name)."""
+
+    name: str
+    state: DaemonSetState
+    desired: int = 0
+    unavailable: int = 0
+    troubled: tuple[Pod, ...] = ()
+    logs: tuple[PodLog, ...] = ()
+
+
+def daemonset_verdict(
     name: str,
     daemonset: DaemonSet | None,
     pods: Sequence[Pod],
-    nodes: dict[str, str | None],
     logs: dict[str, str] | None = None,
-) -> list[Finding]:
-    """aws-node or kube-proxy: missing, or pods unavailable (FAIL P0 with their states)."""
+) -> DaemonSetVerdict:
+    """The rule: missing, all available, or some pods unavailable with the troubled ones
+    (and, for aws-node only, the hints in their logs)."""
     if daemonset is None:
-        if name == "aws-node":
-            return [
-                FINDINGS.fail(
-                    Priority.P0,
-                    "DaemonSet aws-node is missing from kube-system: without the VPC CNI no "
-                    "pod gets a network",
-                    daemonset=name,
-                )
-            ]
-        # Some clusters replace kube-proxy (e.g. a CNI that handles services itself).
-        return [
-            FINDINGS.warn(
-                Priority.P2,
-                "DaemonSet kube-proxy is not in kube-system: service routing needs it unless "
-                "another component replaces it",
-                daemonset=name,
-            )
-        ]
+        return DaemonSetVerdict(name, DaemonSetState.MISSING)
     desired, unavailable = daemonset.desired, daemonset.unavailable
     if unavailable <= 0:
-        return [
-            FINDINGS.passed(
-                f"DaemonSet {name}: {desired} of {desired} pods available",
-                daemonset=name,
-                desired=desired,
-            )
-        ]
-    troubled = [p for p in pods if p.app == name and p.needs_attention]
-    rows = _pod_lines(troubled, nodes)
-    text = f"DaemonSet {name}: {unavailable} of {desired} pods unavailable"
+        return DaemonSetVerdict(name, DaemonSetState.AVAILABLE, desired)
+    read = (
+        tuple(read_log(pod, text) for pod, text in sorted((logs or {}).items()))
+        if name == "aws-node"
+        else ()
+    )
+    troubled = tuple(p for p in pods if p.app == name and p.needs_attention)
+    return DaemonSetVerdict(name, DaemonSetState.UNAVAILABLE, desired, unavailable, troubled, read)
+
+
+def _missing(name: str) -> Finding:
+    if name == "aws-node":
+        return FINDINGS.fail(
+            Priority.P0,
+            "DaemonSet aws-node is missing from kube-system: without the VPC CNI no "
+            "pod gets a network",
+            daemonset=name,
+        )
+    # Some clusters replace kube-proxy (e.g. a CNI that handles services itself).
+    return FINDINGS.warn(
+        Priority.P2,
+        "DaemonSet kube-proxy is not in kube-system: service routing needs it unless "
+        "another component replaces it",
+        daemonset=name,
+    )
+
+
+def _unavailable(verdict: DaemonSetVerdict, nodes: dict[str, str | None]) -> Finding:
+    name, rows = verdict.name, _pod_lines(verdict.troubled, nodes)
+    text = f"DaemonSet {name}: {verdict.unavailable} of {verdict.desired} pods unavailable"
     if rows:
         shown = "; ".join(
             f"{r['pod']} on {r['instance_id'] or r['node'] or '?'} is {r['state']}"
@@ -140,26 +196,45 @@ def judge_daemonset(
         text += f" ({shown}{'; …' if len(rows) > 3 else ''})"
     evidence: dict[str, Any] = {
         "daemonset": name,
-        "desired": desired,
-        "unavailable": unavailable,
+        "desired": verdict.desired,
+        "unavailable": verdict.unavailable,
         "pods": rows[:SAMPLES],
     }
-    if name == "aws-node":
-        all_hints: list[str] = []
-        excerpt = None
-        for pod_name, text_log in sorted((logs or {}).items()):
-            hints, line = log_hints(text_log)
-            all_hints += [h for h in hints if h not in all_hints]
-            excerpt = excerpt or line
-            if line:
-                evidence.setdefault("log_excerpts", {})[pod_name] = line
-        if all_hints:
-            text += f": {all_hints[0]}"
-            evidence["log_hints"] = all_hints
-        if excerpt:
-            text += f"; log: {quoted(excerpt, 120)}"
+    hints = list(dict.fromkeys(_HINT_WORDS[h] for log in verdict.logs for h in log.hints))
+    excerpt = next((log.excerpt for log in verdict.logs if log.excerpt), None)
+    if excerpt:
+        evidence["log_excerpts"] = {log.pod: log.excerpt for log in verdict.logs if log.excerpt}
+    if hints:
+        text += f": {hints[0]}"
+        evidence["log_hints"] = hints
+    if excerpt:
+        text += f"; log: {quoted(excerpt, 120)}"
     resources = sorted({r["instance_id"] for r in rows if r["instance_id"]})
-    return [FINDINGS.fail(Priority.P0, text, resources=resources[:SAMPLES], **evidence)]
+    return FINDINGS.fail(Priority.P0, text, resources=resources[:SAMPLES], **evidence)
+
+
+def word_daemonset(verdict: DaemonSetVerdict, nodes: dict[str, str | None]) -> Finding:
+    """The finding that states a DaemonSet verdict; `nodes` names each pod's instance."""
+    if verdict.state is DaemonSetState.MISSING:
+        return _missing(verdict.name)
+    if verdict.state is DaemonSetState.AVAILABLE:
+        return FINDINGS.passed(
+            f"DaemonSet {verdict.name}: {verdict.desired} of {verdict.desired} pods available",
+            daemonset=verdict.name,
+            desired=verdict.desired,
+        )
+    return _unavailable(verdict, nodes)
+
+
+def judge_daemonset(
+    name: str,
+    daemonset: DaemonSet | None,
+    pods: Sequence[Pod],
+    nodes: dict[str, str | None],
+    logs: dict[str, str] | None = None,
+) -> list[Finding]:
+    """aws-node or kube-proxy: missing, or pods unavailable (FAIL P0 with their states)."""
+    return [word_daemonset(daemonset_verdict(name, daemonset, pods, logs), nodes)]
 
 
 def _pending_reason(pod: Pod) -> str:
@@ -171,60 +246,90 @@ def _pending_reason(pod: Pod) -> str:
     return "Pending"
 
 
-def judge_coredns(
-    pods: Sequence[Pod], deployments: Sequence[Deployment], nodes: dict[str, str | None]
-) -> list[Finding]:
-    """CoreDNS pods (k8s-app=kube-dns) not Running and Ready: FAIL P0 when none is ready
-    (cluster DNS is down), P1 when some still serve."""
+class CoreDnsState(StrEnum):
+    NO_PODS = "no-pods"
+    SERVING = "serving"  # every pod Running and Ready
+    DEGRADED = "degraded"  # some pods down, some still serve
+    DOWN = "down"  # no pod serves
+
+
+@dataclass(frozen=True, slots=True)
+class CoreDnsVerdict:
+    """The verdict on CoreDNS: its state, its pod count, the pods that do not serve (by
+    name) and the replicas its Deployment wants (None without a Deployment)."""
+
+    state: CoreDnsState
+    pods: int
+    not_serving: tuple[Pod, ...] = ()
+    wanted: int | None = None
+
+
+def _serves(pod: Pod) -> bool:
+    ready = pod.condition("Ready")
+    return pod.phase == "Running" and ready is not None and ready.status == "True"
+
+
+def coredns_verdict(pods: Sequence[Pod], deployments: Sequence[Deployment]) -> CoreDnsVerdict:
+    """The rule over the CoreDNS pods (k8s-app=kube-dns) and the coredns Deployment."""
     dns = [p for p in pods if p.app == "kube-dns"]
     deployment = next((d for d in deployments if d.name == "coredns"), None)
     if not dns:
-        replicas = deployment.replicas if deployment else 0
-        what = "no CoreDNS Deployment" if deployment is None else f"{replicas} replicas wanted"
-        return [
-            FINDINGS.fail(
-                Priority.P0,
-                f"No CoreDNS pod (k8s-app=kube-dns) in kube-system ({what}): pods cannot "
-                "resolve service or external names",
-                replicas=replicas,
-            )
-        ]
-    bad: list[Pod] = []
-    for pod in dns:
-        ready_condition = pod.condition("Ready")
-        ready = ready_condition is not None and ready_condition.status == "True"
-        if pod.phase != "Running" or not ready:
-            bad.append(pod)
+        wanted = deployment.replicas if deployment else None
+        return CoreDnsVerdict(CoreDnsState.NO_PODS, 0, wanted=wanted)
+    bad = tuple(sorted((p for p in dns if not _serves(p)), key=lambda p: p.name))
     if not bad:
-        return [
-            FINDINGS.passed(
-                f"CoreDNS: {len(dns)} of {len(dns)} pods Running and Ready", pods=len(dns)
-            )
-        ]
-    described = []
-    for pod in sorted(bad, key=lambda p: p.name):
-        described.append(
-            {
-                "pod": pod.name,
-                "state": _pending_reason(pod) if pod.phase == "Pending" else pod_state(pod),
-                "node": pod.node or None,
-            }
-        )
-    serving = len(dns) - len(bad)
-    priority = Priority.P0 if serving == 0 else Priority.P1
+        return CoreDnsVerdict(CoreDnsState.SERVING, len(dns))
+    state = CoreDnsState.DOWN if len(bad) == len(dns) else CoreDnsState.DEGRADED
+    return CoreDnsVerdict(state, len(dns), bad)
+
+
+def _no_coredns(verdict: CoreDnsVerdict) -> Finding:
+    replicas = verdict.wanted or 0
+    what = "no CoreDNS Deployment" if verdict.wanted is None else f"{replicas} replicas wanted"
+    return FINDINGS.fail(
+        Priority.P0,
+        f"No CoreDNS pod (k8s-app=kube-dns) in kube-system ({what}): pods cannot "
+        "resolve service or external names",
+        replicas=replicas,
+    )
+
+
+def word_coredns(verdict: CoreDnsVerdict, nodes: dict[str, str | None]) -> Finding:
+    """The finding that states the CoreDNS verdict; `nodes` names each pod's instance."""
+    if verdict.state is CoreDnsState.NO_PODS:
+        return _no_coredns(verdict)
+    total = verdict.pods
+    if verdict.state is CoreDnsState.SERVING:
+        return FINDINGS.passed(f"CoreDNS: {total} of {total} pods Running and Ready", pods=total)
+    described = [
+        {
+            "pod": pod.name,
+            "state": _pending_reason(pod) if pod.phase == "Pending" else pod_state(pod),
+            "node": pod.node or None,
+        }
+        for pod in verdict.not_serving
+    ]
+    serving = total - len(described)
     text = (
-        f"CoreDNS: {len(bad)} of {len(dns)} pods not Running and Ready "
+        f"CoreDNS: {len(described)} of {total} pods not Running and Ready "
         f"({described[0]['pod']} is {described[0]['state']})"
     )
     text += ": cluster DNS is down" if serving == 0 else f"; {serving} still serving"
     resources = sorted(
         {nodes[str(d["node"])] or "" for d in described if d["node"] in nodes} - {""}
     )
-    return [
-        FINDINGS.fail(
-            priority, text, resources=resources, pods=described[:SAMPLES], serving=serving
-        )
-    ]
+    priority = Priority.P0 if verdict.state is CoreDnsState.DOWN else Priority.P1
+    return FINDINGS.fail(
+        priority, text, resources=resources, pods=described[:SAMPLES], serving=serving
+    )
+
+
+def judge_coredns(
+    pods: Sequence[Pod], deployments: Sequence[Deployment], nodes: dict[str, str | None]
+) -> list[Finding]:
+    """CoreDNS pods (k8s-app=kube-dns) not Running and Ready: FAIL P0 when none is ready
+    (cluster DNS is down), P1 when some still serve."""
+    return [word_coredns(coredns_verdict(pods, deployments), nodes)]
 
 
 @check(FINDINGS, title="CNI, kube-proxy and CoreDNS", orchestrators=("eks",), scope="node")

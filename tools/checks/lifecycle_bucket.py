@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from enum import StrEnum
+from typing import Any, assert_never
 from urllib.parse import urlparse
 
 from tools.checks._iam_policy import evaluate
@@ -103,15 +104,35 @@ def roles_to_check(sources: list[LifecycleSource]) -> list[str]:
     return sorted({s.role for s in sources if s.role})
 
 
-class _Verdict(NamedTuple):
+class Access(StrEnum):
+    """What a role's identity policies say about reading a lifecycle bucket (a StrEnum: the
+    report orders verdicts by these values)."""
+
+    DENIED = "denied"  # an unconditional explicit Deny of a read
+    GRANTED = "granted"
+    MISSING = "missing"  # not granted, not denied: a bucket policy may still allow it
+    NO_ROLE = "no-role"  # the group has no execution role to judge
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class RoleBucketAccess:
     """What one role's identity policies say about one bucket (groups sharing it merge)."""
 
     role: str
     bucket: str
-    verdict: str  # granted, missing, denied or no-role
+    access: Access
     missing: tuple[str, ...] = ()
     denied: tuple[str, ...] = ()
-    conditional_denies: tuple[str, ...] = ()
+    conditional_denies: tuple[str, ...] = ()  # sorted; not evaluated, so not a deny
+
+
+@dataclass(frozen=True, slots=True)
+class BucketAccessVerdict:
+    """One role-and-bucket access and the instance groups it decides for."""
+
+    access: RoleBucketAccess
+    groups: tuple[str, ...]  # sorted
+    source: str  # the SourceS3Uri of the first of those groups
 
 
 def _actions(actions: tuple[str, ...]) -> str:
@@ -120,112 +141,154 @@ def _actions(actions: tuple[str, ...]) -> str:
     return "s3:" + "/".join(names) if names else ""
 
 
+def role_bucket_access(
+    source: LifecycleSource, documents: Sequence[PolicyDocument]
+) -> RoleBucketAccess:
+    """Whether `documents` (the role's identity policies) let it get the group's on-create
+    script and list its bucket."""
+    if not source.role:
+        return RoleBucketAccess("", source.bucket, Access.NO_ROLE)
+    partition = _partition(source.role)
+    reads = (
+        ("s3:GetObject", f"arn:{partition}:s3:::{source.bucket}/{source.key}"),
+        ("s3:ListBucket", f"arn:{partition}:s3:::{source.bucket}"),
+    )
+    missing: list[str] = []
+    denied: list[str] = []
+    conditions: set[str] = set()
+    for action, resource in reads:
+        decision = evaluate(documents, action, resource)
+        conditions.update(decision.conditional_denies)
+        if decision.verdict == "deny":
+            denied.append(action)
+        elif decision.verdict != "allow":
+            missing.append(action)
+    access = Access.DENIED if denied else (Access.MISSING if missing else Access.GRANTED)
+    return RoleBucketAccess(
+        source.role,
+        source.bucket,
+        access,
+        tuple(missing),
+        tuple(denied),
+        tuple(sorted(conditions)),
+    )
+
+
+def bucket_access_verdicts(
+    sources: list[LifecycleSource], policies: Mapping[str, Sequence[PolicyDocument]]
+) -> list[BucketAccessVerdict]:
+    """One verdict per distinct access, the groups that share it merged, in access order."""
+    members: dict[RoleBucketAccess, list[LifecycleSource]] = {}
+    for source in sources:
+        access = role_bucket_access(source, policies.get(source.role, []))
+        members.setdefault(access, []).append(source)
+    return [
+        BucketAccessVerdict(access, tuple(sorted(s.group for s in shared)), source=shared[0].uri)
+        for access, shared in sorted(members.items())
+    ]
+
+
+def _evidence(verdict: BucketAccessVerdict) -> dict[str, Any]:
+    access = verdict.access
+    evidence: dict[str, Any] = {
+        "groups": list(verdict.groups),
+        "bucket": access.bucket,
+        "role": access.role,
+        "source": verdict.source,
+        "missing_actions": sorted([*access.missing, *access.denied]),
+        "denied_actions": list(access.denied),
+        "managed_bucket": access.bucket.startswith(MANAGED_PREFIX),
+    }
+    if access.conditional_denies:
+        # Deny statements with a Condition (e.g. aws:SecureTransport=false) were not
+        # evaluated and do not count as a deny of the role's reads.
+        evidence["conditional_denies"] = list(access.conditional_denies)
+    return evidence
+
+
+def _role_name(role: str) -> str:
+    return role.rsplit("/", 1)[-1] if role else ""
+
+
+def word_no_role(verdict: BucketAccessVerdict) -> Finding:
+    """INFO: without an execution role there is nothing to judge."""
+    return BUCKET_FINDINGS.info(
+        f"Instance group {', '.join(verdict.groups)} has no ExecutionRole: access to "
+        f"lifecycle bucket {verdict.access.bucket} not judged",
+        **_evidence(verdict),
+    )
+
+
+def word_granted(verdict: BucketAccessVerdict) -> Finding:
+    """PASS, naming the managed policy for a sagemaker-* bucket."""
+    bucket = verdict.access.bucket
+    via = (
+        f" (through {MANAGED_POLICY} or an equivalent grant)"
+        if bucket.startswith(MANAGED_PREFIX)
+        else ""
+    )
+    return BUCKET_FINDINGS.passed(
+        f"Instance role {_role_name(verdict.access.role)} may read lifecycle bucket {bucket} "
+        f"({', '.join(verdict.groups)}){via}",
+        **_evidence(verdict),
+    )
+
+
+def word_denied(verdict: BucketAccessVerdict) -> Finding:
+    """FAIL P0: no bucket policy can override an explicit deny."""
+    access = verdict.access
+    lacking = f" and do not grant {_actions(access.missing)}" if access.missing else ""
+    return BUCKET_FINDINGS.fail(
+        Priority.P0,
+        f"Instance role {_role_name(access.role)} cannot read lifecycle bucket {access.bucket} "
+        f"({', '.join(verdict.groups)}): its identity policies explicitly deny "
+        f"{_actions(access.denied)}{lacking} (no bucket policy can override an explicit deny)",
+        resources=[access.role, f"s3://{access.bucket}"],
+        **_evidence(verdict),
+    )
+
+
+def word_missing(verdict: BucketAccessVerdict) -> Finding:
+    """WARN P1: not granted by the role, though a bucket policy (not read) may allow it."""
+    access = verdict.access
+    why = (
+        f"; neither {MANAGED_POLICY} (which covers sagemaker-* buckets) nor an "
+        "equivalent grant is attached"
+        if access.bucket.startswith(MANAGED_PREFIX)
+        else f"; the managed {MANAGED_POLICY} only covers sagemaker-* buckets"
+    )
+    return BUCKET_FINDINGS.warn(
+        Priority.P1,
+        f"Identity policies of role {_role_name(access.role)} do not grant "
+        f"{_actions(access.missing)} on lifecycle bucket {access.bucket} "
+        f"({', '.join(verdict.groups)}) (a bucket policy may still allow it; not read){why}",
+        resources=[access.role, f"s3://{access.bucket}"],
+        **_evidence(verdict),
+    )
+
+
+def word(verdict: BucketAccessVerdict) -> Finding:
+    """The finding that states one bucket-access verdict."""
+    match verdict.access.access:
+        case Access.NO_ROLE:
+            return word_no_role(verdict)
+        case Access.GRANTED:
+            return word_granted(verdict)
+        case Access.DENIED:
+            return word_denied(verdict)
+        case Access.MISSING:
+            return word_missing(verdict)
+        case _:
+            assert_never(verdict.access.access)
+
+
 def judge_bucket_access(
     sources: list[LifecycleSource], policies: Mapping[str, Sequence[PolicyDocument]]
 ) -> list[Finding]:
     """Whether each group's execution role may read its lifecycle scripts, per its identity
     policies: PASS when granted, WARN P1 when not granted (a bucket policy may still allow
     it), FAIL P0 only on an unconditional explicit Deny."""
-    verdicts: dict[_Verdict, list[LifecycleSource]] = {}
-    for source in sources:
-        if not source.role:
-            key = _Verdict("", source.bucket, "no-role")
-        else:
-            documents = policies.get(source.role, [])
-            partition = _partition(source.role)
-            checks = (
-                ("s3:GetObject", f"arn:{partition}:s3:::{source.bucket}/{source.key}"),
-                ("s3:ListBucket", f"arn:{partition}:s3:::{source.bucket}"),
-            )
-            missing: list[str] = []
-            denied: list[str] = []
-            conditions: set[str] = set()
-            for action, resource in checks:
-                decision = evaluate(documents, action, resource)
-                conditions.update(decision.conditional_denies)
-                if decision.verdict == "deny":
-                    denied.append(action)
-                elif decision.verdict != "allow":
-                    missing.append(action)
-            verdict = "denied" if denied else ("missing" if missing else "granted")
-            key = _Verdict(
-                source.role,
-                source.bucket,
-                verdict,
-                tuple(missing),
-                tuple(denied),
-                tuple(sorted(conditions)),
-            )
-        verdicts.setdefault(key, []).append(source)
-    findings: list[Finding] = []
-    for verdict_key, members in sorted(verdicts.items()):
-        role, bucket, verdict = verdict_key.role, verdict_key.bucket, verdict_key.verdict
-        lacking, denied_actions = verdict_key.missing, verdict_key.denied
-        conditional = verdict_key.conditional_denies
-        groups = sorted(s.group for s in members)
-        managed = bucket.startswith(MANAGED_PREFIX)
-        evidence: dict[str, Any] = {
-            "groups": groups,
-            "bucket": bucket,
-            "role": role,
-            "source": members[0].uri,
-            "missing_actions": sorted([*lacking, *denied_actions]),
-            "denied_actions": list(denied_actions),
-            "managed_bucket": managed,
-        }
-        if conditional:
-            # Deny statements with a Condition (e.g. aws:SecureTransport=false) were not
-            # evaluated and do not count as a deny of the role's reads.
-            evidence["conditional_denies"] = list(conditional)
-        named = ", ".join(groups)
-        role_name = role.rsplit("/", 1)[-1] if role else ""
-        if verdict == "no-role":
-            findings.append(
-                BUCKET_FINDINGS.info(
-                    f"Instance group {named} has no ExecutionRole: access to lifecycle bucket "
-                    f"{bucket} not judged",
-                    **evidence,
-                )
-            )
-        elif verdict == "granted":
-            via = f" (through {MANAGED_POLICY} or an equivalent grant)" if managed else ""
-            findings.append(
-                BUCKET_FINDINGS.passed(
-                    f"Instance role {role_name} may read lifecycle bucket {bucket} ({named}){via}",
-                    **evidence,
-                )
-            )
-        elif verdict == "denied":
-            findings.append(
-                BUCKET_FINDINGS.fail(
-                    Priority.P0,
-                    f"Instance role {role_name} cannot read lifecycle bucket {bucket} "
-                    f"({named}): its identity policies explicitly deny "
-                    f"{_actions(denied_actions)}"
-                    + (f" and do not grant {_actions(lacking)}" if lacking else "")
-                    + " (no bucket policy can override an explicit deny)",
-                    resources=[role, f"s3://{bucket}"],
-                    **evidence,
-                )
-            )
-        else:
-            why = (
-                f"; neither {MANAGED_POLICY} (which covers sagemaker-* buckets) nor an "
-                "equivalent grant is attached"
-                if managed
-                else f"; the managed {MANAGED_POLICY} only covers sagemaker-* buckets"
-            )
-            findings.append(
-                BUCKET_FINDINGS.warn(
-                    Priority.P1,
-                    f"Identity policies of role {role_name} do not grant {_actions(lacking)} "
-                    f"on lifecycle bucket {bucket} ({named}) (a bucket policy may still allow "
-                    f"it; not read){why}",
-                    resources=[role, f"s3://{bucket}"],
-                    **evidence,
-                )
-            )
-    return findings
+    return [word(verdict) for verdict in bucket_access_verdicts(sources, policies)]
 
 
 @check(BUCKET_FINDINGS, title="Lifecycle bucket access")

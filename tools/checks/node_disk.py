@@ -161,7 +161,7 @@ def node_disk(data: ClusterData) -> Iterable[Finding]:
             read = read_probe(node, probe)
             report = parse_df(read.text)
             if not report.rows:
-                findings.append(unreadable(CHECK_ID, "I.1", what, node, read.problem, probe))
+                findings.append(unreadable(FINDINGS, what, node, read.problem, probe))
                 reports[probe] = None
                 continue
             if read.truncated:

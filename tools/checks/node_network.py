@@ -120,8 +120,7 @@ def node_imds(data: ClusterData) -> Iterable[Finding]:
             problem = "curl is not installed on the node" if answer.not_installed else None
             findings.append(
                 unreadable(
-                    IMDS_CHECK,
-                    IMDS_SECTION,
+                    IMDS_FINDINGS,
                     "the instance metadata service",
                     node,
                     problem or read.problem,
@@ -244,8 +243,7 @@ def node_nic(data: ClusterData) -> Iterable[Finding]:
         if not interfaces.recognised or read.truncated:
             findings.append(
                 unreadable(
-                    NIC_CHECK,
-                    NIC_SECTION,
+                    NIC_FINDINGS,
                     "the ENA interfaces",
                     node,
                     read.problem or (interfaces.errors[0] if interfaces.errors else None),

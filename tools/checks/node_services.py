@@ -167,9 +167,7 @@ def node_services(data: ClusterData) -> Iterable[Finding]:
         units = parse_units(read.text)
         if not units.units:
             problem = units.unavailable or read.problem
-            findings.append(
-                unreadable(CHECK_ID, "K", "the service states", node, problem, "services")
-            )
+            findings.append(unreadable(FINDINGS, "the service states", node, problem, "services"))
             continue
         if read.truncated:
             findings.append(partly_read(CHECK_ID, "K", "the service states", node, "services"))
@@ -179,8 +177,7 @@ def node_services(data: ClusterData) -> Iterable[Finding]:
         if unknown:
             findings.append(
                 unreadable(
-                    CHECK_ID,
-                    "K",
+                    FINDINGS,
                     f"the state of {', '.join(unknown)}",
                     node,
                     read.problem or "systemctl printed no block for it",

@@ -61,9 +61,7 @@ def node_shm(data: ClusterData) -> Iterable[Finding]:
             problem = read.problem or (
                 "df did not report /dev/shm as a mount" if report.rows else None
             )
-            findings.append(
-                unreadable(CHECK_ID, "I.3", "/dev/shm usage", node, problem, "disk_usage")
-            )
+            findings.append(unreadable(FINDINGS, "/dev/shm usage", node, problem, "disk_usage"))
             continue
         if read.truncated:
             findings.append(partly_read(CHECK_ID, "I.3", "/dev/shm usage", node, "disk_usage"))

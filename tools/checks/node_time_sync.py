@@ -70,9 +70,7 @@ def node_time_sync(data: ClusterData) -> Iterable[Finding]:
         if sync.empty:
             # chronyc's exit status is the probe's: a reason from the output says more.
             problem = "; ".join(sync.notes) or read.problem
-            findings.append(
-                unreadable(CHECK_ID, "I.4", "the clock state", node, problem, "time_sync")
-            )
+            findings.append(unreadable(FINDINGS, "the clock state", node, problem, "time_sync"))
             continue
         problems = judge_time_sync(node.instance_id, sync)
         findings += problems

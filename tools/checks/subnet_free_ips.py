@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from tools.checks._network import cluster_subnets, managed_vpc_finding
@@ -129,19 +130,63 @@ def judge_free_ips(
     return findings
 
 
-def _judge_subnet(subnet: Subnet, demands: list[Demand]) -> Finding:
-    subnet_id = subnet.subnet_id
+class Headroom(StrEnum):
+    """How a subnet's free addresses compare with what its groups may take."""
+
+    UNKNOWN = "unknown"  # the subnet reports no free count
+    NO_NODE = "no-node"  # not even one more node of the hungriest type, or below FAIL_FLOOR
+    NO_WAVE = "no-wave"  # not a replacement wave, or below WARN_FLOOR
+    ENOUGH = "enough"
+
+
+@dataclass(frozen=True, slots=True)
+class SubnetHeadroom:
+    """The verdict on one subnet: its headroom and the figures that decided it."""
+
+    subnet: Subnet
+    headroom: Headroom
+    demands: tuple[Demand, ...]
+    fail_below: int
+    warn_below: int
+    hungriest: Demand | None  # the group whose one node takes the most addresses
+    widest_wave: Demand | None  # the group whose replacement wave takes the most
+    short_groups: tuple[str, ...]  # groups using the subnet still below their target
+
+
+def subnet_headroom(subnet: Subnet, demands: Sequence[Demand]) -> SubnetHeadroom:
+    """The rule of the module docstring for one subnet."""
     free = subnet.available_ip_count
-    one = max(demands, key=lambda d: d.per_node, default=None)
-    wave = max(demands, key=lambda d: d.wave, default=None)
-    fail_below = max(FAIL_FLOOR, one.per_node if one else 0)
-    warn_below = max(WARN_FLOOR, wave.wave if wave else 0)
-    evidence: dict[str, Any] = {
-        "subnet": subnet_id,
-        "available_ips": free,
-        "cidr": subnet.cidr_block,
-        "fail_below": fail_below,
-        "warn_below": warn_below,
+    hungriest = max(demands, key=lambda d: d.per_node, default=None)
+    widest_wave = max(demands, key=lambda d: d.wave, default=None)
+    fail_below = max(FAIL_FLOOR, hungriest.per_node if hungriest else 0)
+    warn_below = max(WARN_FLOOR, widest_wave.wave if widest_wave else 0)
+    if free is None:
+        headroom = Headroom.UNKNOWN
+    elif free < fail_below:
+        headroom = Headroom.NO_NODE
+    elif free < warn_below:
+        headroom = Headroom.NO_WAVE
+    else:
+        headroom = Headroom.ENOUGH
+    return SubnetHeadroom(
+        subnet=subnet,
+        headroom=headroom,
+        demands=tuple(demands),
+        fail_below=fail_below,
+        warn_below=warn_below,
+        hungriest=hungriest,
+        widest_wave=widest_wave,
+        short_groups=tuple(sorted(d.group for d in demands if d.short)),
+    )
+
+
+def _evidence(verdict: SubnetHeadroom) -> dict[str, Any]:
+    return {
+        "subnet": verdict.subnet.subnet_id,
+        "available_ips": verdict.subnet.available_ip_count,
+        "cidr": verdict.subnet.cidr_block,
+        "fail_below": verdict.fail_below,
+        "warn_below": verdict.warn_below,
         "groups": {
             d.group: {
                 "instance_type": d.instance_type,
@@ -149,54 +194,72 @@ def _judge_subnet(subnet: Subnet, demands: list[Demand]) -> Finding:
                 "wave_nodes": d.wave_nodes,
                 "source": d.source,
             }
-            for d in demands
+            for d in verdict.demands
         },
     }
-    where = f"Subnet {subnet_id} ({subnet.cidr_block})"
-    if free is None:
+
+
+def _no_node_message(verdict: SubnetHeadroom) -> str:
+    one, short = verdict.hungriest, verdict.short_groups
+    what = (
+        f"one more {one.instance_type} node of {one.group} takes {one.per_node}"
+        if one and one.per_node >= FAIL_FLOOR
+        else f"the floor is {FAIL_FLOOR}"
+    )
+    now = (
+        f"; {', '.join(short)} {'is' if len(short) == 1 else 'are'} below target and "
+        "cannot be filled"
+        if short
+        else ": the next node replacement or scale-up will fail"
+    )
+    return f"has only {verdict.subnet.available_ip_count} free IP addresses; {what}{now}"
+
+
+def _no_wave_message(verdict: SubnetHeadroom) -> str:
+    wave = verdict.widest_wave
+    what = (
+        f"a replacement wave of {wave.group} ({wave.wave_nodes} x {wave.instance_type}, "
+        f"{wave.per_node} each) takes {wave.wave}"
+        if wave and wave.wave >= WARN_FLOOR
+        else f"the headroom floor is {WARN_FLOOR}"
+    )
+    return (
+        f"has only {verdict.subnet.available_ip_count} free IP addresses; {what}: several "
+        "replacements or a scale-up may fail"
+    )
+
+
+def word_headroom(verdict: SubnetHeadroom) -> Finding:
+    """The finding that states one subnet's headroom, with the figures as evidence."""
+    subnet_id, free = verdict.subnet.subnet_id, verdict.subnet.available_ip_count
+    where = f"Subnet {subnet_id} ({verdict.subnet.cidr_block})"
+    evidence = _evidence(verdict)
+    if verdict.headroom is Headroom.UNKNOWN:
         return FREE_IPS_FINDINGS.info(
             f"Subnet {subnet_id} reports no AvailableIpAddressCount",
             resources=[subnet_id],
             **evidence,
         )
-    if free < fail_below:
-        short = sorted(d.group for d in demands if d.short)
-        what = (
-            f"one more {one.instance_type} node of {one.group} takes {one.per_node}"
-            if one and one.per_node >= FAIL_FLOOR
-            else f"the floor is {FAIL_FLOOR}"
-        )
-        now = (
-            f"; {', '.join(short)} {'is' if len(short) == 1 else 'are'} below target and "
-            "cannot be filled"
-            if short
-            else ": the next node replacement or scale-up will fail"
-        )
+    if verdict.headroom is Headroom.NO_NODE:
         return FREE_IPS_FINDINGS.fail(
-            Priority.P0 if short else Priority.P1,
-            f"{where} has only {free} free IP addresses; {what}{now}",
+            Priority.P0 if verdict.short_groups else Priority.P1,
+            f"{where} {_no_node_message(verdict)}",
             resources=[subnet_id],
             **evidence,
         )
-    if free < warn_below:
-        what = (
-            f"a replacement wave of {wave.group} ({wave.wave_nodes} x {wave.instance_type}, "
-            f"{wave.per_node} each) takes {wave.wave}"
-            if wave and wave.wave >= WARN_FLOOR
-            else f"the headroom floor is {WARN_FLOOR}"
-        )
+    if verdict.headroom is Headroom.NO_WAVE:
         return FREE_IPS_FINDINGS.warn(
-            Priority.P1,
-            f"{where} has only {free} free IP addresses; {what}: several replacements or "
-            "a scale-up may fail",
-            resources=[subnet_id],
-            **evidence,
+            Priority.P1, f"{where} {_no_wave_message(verdict)}", resources=[subnet_id], **evidence
         )
     return FREE_IPS_FINDINGS.passed(
         f"Subnet {subnet_id} has {free} free IP addresses (enough for a replacement wave)",
         resources=[subnet_id],
         **evidence,
     )
+
+
+def _judge_subnet(subnet: Subnet, demands: list[Demand]) -> Finding:
+    return word_headroom(subnet_headroom(subnet, demands))
 
 
 @check(FREE_IPS_FINDINGS, title="Free IP addresses per subnet")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 
 from tools.checks._network import (
     cluster_subnets,
@@ -35,6 +37,95 @@ def reference_vpc(subnets: Sequence[Subnet], vpc_config_subnets: list[str]) -> s
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[0][0]
 
 
+class Missing(StrEnum):
+    SUBNETS = "subnets"
+    SECURITY_GROUPS = "security-groups"
+
+
+@dataclass(frozen=True, slots=True)
+class MissingResources:
+    """Resources the cluster's VPC configuration names that do not exist (ids sorted)."""
+
+    kind: Missing
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class VpcPlacement:
+    """Where the cluster's subnets and security groups live against the cluster VPC."""
+
+    vpc_id: str  # the VPC of the cluster-level subnets
+    placement: tuple[tuple[str, str | None], ...]  # (resource id, its VPC), by id
+    outside: tuple[tuple[str, str | None], ...]  # those not in vpc_id, by id
+    subnets: int
+    security_groups: int
+
+
+def missing_verdicts(
+    missing_subnets: Sequence[str], missing_security_groups: Sequence[str]
+) -> list[MissingResources]:
+    """The rule that every named subnet and security group exists."""
+    found = ((Missing.SUBNETS, missing_subnets), (Missing.SECURITY_GROUPS, missing_security_groups))
+    return [MissingResources(kind, tuple(sorted(ids))) for kind, ids in found if ids]
+
+
+def placement_verdict(
+    subnets: Sequence[Subnet],
+    security_groups: Sequence[SecurityGroup],
+    vpc_config_subnets: list[str],
+) -> VpcPlacement | None:
+    """The rule that every subnet and security group shares the cluster VPC (None when no
+    subnet names a VPC)."""
+    vpc_id = reference_vpc(subnets, vpc_config_subnets)
+    if vpc_id is None:
+        return None
+    placement = {s.subnet_id: s.vpc_id for s in subnets}
+    placement.update({g.group_id: g.vpc_id for g in security_groups})
+    ordered = tuple(sorted(placement.items()))
+    outside = tuple((rid, vpc) for rid, vpc in ordered if vpc != vpc_id)
+    return VpcPlacement(vpc_id, ordered, outside, len(subnets), len(security_groups))
+
+
+def word_missing(verdict: MissingResources) -> Finding:
+    """The FAIL P0 that names resources the configuration names but AWS does not have."""
+    ids = list(verdict.ids)
+    if verdict.kind is Missing.SUBNETS:
+        return MEMBERSHIP_FINDINGS.fail(
+            Priority.P0,
+            f"Subnet(s) {listing(ids)} in the cluster VPC configuration do not exist",
+            resources=ids,
+            missing_subnets=ids,
+        )
+    return MEMBERSHIP_FINDINGS.fail(
+        Priority.P0,
+        f"Security group(s) {listing(ids)} in the cluster VPC configuration do not exist",
+        resources=ids,
+        missing_security_groups=ids,
+    )
+
+
+def word_placement(verdict: VpcPlacement) -> Finding:
+    """FAIL P0 naming what sits outside the cluster VPC, else PASS."""
+    vpc_id, placement = verdict.vpc_id, dict(verdict.placement)
+    if verdict.outside:
+        where = ", ".join(f"{rid} in {vpc}" for rid, vpc in verdict.outside)
+        return MEMBERSHIP_FINDINGS.fail(
+            Priority.P0,
+            f"Cluster subnets and security groups are not all in {vpc_id} (the VPC of the "
+            f"cluster-level subnets): {where}",
+            resources=[rid for rid, _ in verdict.outside],
+            cluster_vpc=vpc_id,
+            placement=placement,
+        )
+    return MEMBERSHIP_FINDINGS.passed(
+        f"All {verdict.subnets} subnet(s) and {verdict.security_groups} security group(s) "
+        f"are in {vpc_id}",
+        resources=[vpc_id],
+        cluster_vpc=vpc_id,
+        placement=placement,
+    )
+
+
 def judge_vpc_membership(
     subnets: Sequence[Subnet],
     missing_subnets: list[str],
@@ -43,55 +134,10 @@ def judge_vpc_membership(
     vpc_config_subnets: list[str],
 ) -> list[Finding]:
     """Every subnet and SG (cluster-level and OverrideVpcConfig) exists and shares one VPC."""
-    findings: list[Finding] = []
-    if missing_subnets:
-        findings.append(
-            MEMBERSHIP_FINDINGS.fail(
-                Priority.P0,
-                f"Subnet(s) {listing(missing_subnets)} in the cluster VPC configuration do "
-                "not exist",
-                resources=sorted(missing_subnets),
-                missing_subnets=sorted(missing_subnets),
-            )
-        )
-    if missing_security_groups:
-        findings.append(
-            MEMBERSHIP_FINDINGS.fail(
-                Priority.P0,
-                f"Security group(s) {listing(missing_security_groups)} in the cluster VPC "
-                "configuration do not exist",
-                resources=sorted(missing_security_groups),
-                missing_security_groups=sorted(missing_security_groups),
-            )
-        )
-    vpc_id = reference_vpc(subnets, vpc_config_subnets)
-    if vpc_id is None:
-        return findings
-    placement = {s.subnet_id: s.vpc_id for s in subnets}
-    placement.update({g.group_id: g.vpc_id for g in security_groups})
-    odd = {rid: vpc for rid, vpc in placement.items() if vpc != vpc_id}
-    if odd:
-        where = ", ".join(f"{rid} in {vpc}" for rid, vpc in sorted(odd.items()))
-        findings.append(
-            MEMBERSHIP_FINDINGS.fail(
-                Priority.P0,
-                f"Cluster subnets and security groups are not all in {vpc_id} (the VPC of the "
-                f"cluster-level subnets): {where}",
-                resources=sorted(odd),
-                cluster_vpc=vpc_id,
-                placement=dict(sorted(placement.items())),
-            )
-        )
-    else:
-        findings.append(
-            MEMBERSHIP_FINDINGS.passed(
-                f"All {len(subnets)} subnet(s) and {len(security_groups)} security group(s) "
-                f"are in {vpc_id}",
-                resources=[vpc_id],
-                cluster_vpc=vpc_id,
-                placement=dict(sorted(placement.items())),
-            )
-        )
+    findings = [word_missing(v) for v in missing_verdicts(missing_subnets, missing_security_groups)]
+    placement = placement_verdict(subnets, security_groups, vpc_config_subnets)
+    if placement is not None:
+        findings.append(word_placement(placement))
     return findings
 
 

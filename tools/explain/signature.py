@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from tools.explain.anchors import Anchors, Regex, anchors_of, compiled
@@ -77,6 +78,19 @@ def rx(*alternatives: str, case: bool = False) -> Regex:
     return Regex(alternation(alternatives), regex_flags(case))
 
 
+@dataclass(frozen=True, slots=True)
+class Matching:
+    """How a signature's alternatives match: case-insensitively unless `case`, and only
+    where the text also holds `context` and does not hold `unless`."""
+
+    case: bool = False
+    context: Regex | re.Pattern[str] | None = None
+    unless: Regex | re.Pattern[str] | None = None
+
+
+PLAIN = Matching()
+
+
 def sig(
     id: str,
     section: str,
@@ -84,18 +98,16 @@ def sig(
     why: str,
     *alternatives: str,
     checks: tuple[str, ...] = (),
-    context: Regex | re.Pattern[str] | None = None,
-    unless: Regex | re.Pattern[str] | None = None,
-    case: bool = False,
+    matching: Matching = PLAIN,
 ) -> Signature:
     return Signature(
         id=id,
         section=section,
         weight=weight,
         regex=alternation(alternatives),
-        flags=regex_flags(case),
+        flags=regex_flags(matching.case),
         why=why,
         checks=checks,
-        context=context,
-        unless=unless,
+        context=matching.context,
+        unless=matching.unless,
     )

@@ -18,6 +18,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,16 @@ def _status_message(body: bytes) -> str:
 WHOLE_ACCESS = "kubeconfig"
 
 
+@dataclass(frozen=True, slots=True)
+class KubeObservers:
+    """Who is told of each read (a recorder, a test): every list read (`on_list`), every
+    log tail (`on_log`), and each read that failed (`on_error`, kind and reason)."""
+
+    on_list: OnList | None = None
+    on_log: OnLog | None = None
+    on_error: OnError | None = None
+
+
 class KubeAccess:
     """GET-only lists and log tails, as raw (slimmed) JSON dicts."""
 
@@ -97,18 +108,17 @@ class KubeAccess:
         *,
         server: str | None = None,
         context: str | None = None,
-        on_list: OnList | None = None,
-        on_log: OnLog | None = None,
-        on_error: OnError | None = None,
+        observers: KubeObservers | None = None,
         page_size: int = PAGE_SIZE,
         unavailable: Mapping[str, str] | None = None,
     ) -> None:
+        observers = observers or KubeObservers()
         self._transport = transport
         self.server = server
         self.context = context
-        self._on_list = on_list
-        self._on_log = on_log
-        self._on_error = on_error
+        self._on_list = observers.on_list
+        self._on_log = observers.on_log
+        self._on_error = observers.on_error
         self._page_size = page_size
         # Kind -> reason: reads a recording could not make, refused again on replay.
         self._unavailable = dict(unavailable or {})
@@ -121,9 +131,7 @@ class KubeAccess:
         path: Path | None,
         context: str | None,
         *,
-        on_list: OnList | None = None,
-        on_log: OnLog | None = None,
-        on_error: OnError | None = None,
+        observers: KubeObservers | None = None,
     ) -> KubeAccess:
         """Live access with the kubeconfig's credentials (raises KubernetesUnavailable)."""
         from tools.kube.config import load_kubeconfig
@@ -134,9 +142,7 @@ class KubeAccess:
             LiveTransport(loaded.configuration, loaded.server, TIMEOUT),
             server=loaded.server,
             context=loaded.context,
-            on_list=on_list,
-            on_log=on_log,
-            on_error=on_error,
+            observers=observers,
         )
 
     @classmethod
@@ -144,8 +150,7 @@ class KubeAccess:
         cls,
         objects: KubernetesObjects,
         *,
-        on_list: OnList | None = None,
-        on_log: OnLog | None = None,
+        observers: KubeObservers | None = None,
         page_size: int = PAGE_SIZE,
         unavailable: Mapping[str, str] | None = None,
         latency: float = 0.0,
@@ -153,7 +158,7 @@ class KubeAccess:
         """Replay: the same requests answered from recorded objects, in process; a kind in
         `unavailable` (kind -> reason, as the recording saw it) raises KubernetesUnavailable
         with that reason, as the live read did. Each answer waits `latency` seconds first
-        (a simulated round trip, see AwsAccess's `replay_latency`)."""
+        (a simulated round trip, see `AwsAccess.pace_replay`)."""
         from tools.kube.responder import Selections, answer
 
         if objects.namespaces is None:
@@ -177,8 +182,7 @@ class KubeAccess:
 
         return cls(
             transport,
-            on_list=on_list,
-            on_log=on_log,
+            observers=observers,
             page_size=page_size,
             unavailable=unavailable,
         )

@@ -95,6 +95,7 @@ class Recorder:
         service: str,
         operation: str,
         params: dict[str, Any],
+        *,
         code: str,
         message: str,
         status: int,

@@ -88,15 +88,17 @@ def live_sources(
     on_node_done = recorder.record_probes if recorder is not None else None
 
     def kube() -> KubeAccess:
-        from tools.kube.access import KubeAccess
+        from tools.kube.access import KubeAccess, KubeObservers
 
         try:
             return KubeAccess.from_kubeconfig(
                 options.kubeconfig,
                 options.context,
-                on_list=recorder.record_kube_list if recorder is not None else None,
-                on_log=recorder.record_kube_log if recorder is not None else None,
-                on_error=recorder.record_kube_unavailable if recorder is not None else None,
+                observers=KubeObservers(
+                    on_list=recorder.record_kube_list if recorder is not None else None,
+                    on_log=recorder.record_kube_log if recorder is not None else None,
+                    on_error=recorder.record_kube_unavailable if recorder is not None else None,
+                ),
             )
         except KubernetesUnavailable as exc:
             if recorder is not None:

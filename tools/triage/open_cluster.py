@@ -7,6 +7,7 @@ benchmarks and the tests all open a cluster through it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -59,84 +60,78 @@ def caller_account(access: AwsAccess) -> str:
         raise CredentialsError(str(exc)) from None
 
 
+@dataclass(frozen=True, slots=True)
+class DataSource:
+    """Where a run's answers come from: `recorded` to replay, else AWS live through
+    `profile` and `endpoint_url`; a live run is captured by `recorder` when given."""
+
+    recorded: RecordedCluster | None = None
+    recorder: Recorder | None = None
+    profile: str | None = None
+    endpoint_url: str | None = None
+
+
 def open_access(
-    target: TriageTarget,
-    *,
-    recording: RecordedCluster | None = None,
-    recorder: Recorder | None = None,
-    profile: str | None = None,
-    endpoint_url: str | None = None,
-    replay_latency: float = 0.0,
+    target: TriageTarget, source: DataSource, *, replay_latency: float = 0.0
 ) -> AwsAccess:
-    return AwsAccess(
+    """The guarded AWS access of a run from `source`; a replay waits `replay_latency`
+    seconds before each answer."""
+    access = AwsAccess(
         target.region,
-        profile=profile,
-        replay=recording,
-        recorder=recorder,
-        endpoint_url=endpoint_url,
-        replay_latency=replay_latency,
+        profile=source.profile,
+        replay=source.recorded,
+        recorder=source.recorder,
+        endpoint_url=source.endpoint_url,
     )
+    if replay_latency:
+        access.pace_replay(replay_latency)
+    return access
 
 
-def node_sources(
-    access: AwsAccess,
-    options: NodeOptions,
-    *,
-    recording: RecordedCluster | None = None,
-    recorder: Recorder | None = None,
-    profile: str | None = None,
-    endpoint_url: str | None = None,
-) -> NodeSources:
+def node_sources(access: AwsAccess, options: NodeOptions, source: DataSource) -> NodeSources:
     """Kubernetes, node probes and local Slurm for this run: from the recording when
-    replaying, else live (captured by `recorder` when recording)."""
+    replaying, else live (captured by the source's recorder when recording)."""
     from tools.triage.node_sources import live_sources, replay_sources
 
-    if recording is not None:
-        return replay_sources(recording, options)
+    if source.recorded is not None:
+        return replay_sources(source.recorded, options)
     return live_sources(
-        access, options, profile=profile, endpoint_url=endpoint_url, recorder=recorder
+        access,
+        options,
+        profile=source.profile,
+        endpoint_url=source.endpoint_url,
+        recorder=source.recorder,
     )
 
 
 def open_cluster(
     target: TriageTarget,
     *,
-    recorded: RecordedCluster | None = None,
-    recorder: Recorder | None = None,
+    source: DataSource | None = None,
     options: NodeOptions | None = None,
-    profile: str | None = None,
-    endpoint_url: str | None = None,
     now: datetime | None = None,
     preflight: bool = True,
     time_budget: float | None = None,
 ) -> ClusterData:
-    """The data of one run against `target`: replayed from `recorded`, else live (and
-    captured by `recorder` when given). With `preflight`, sts:GetCallerIdentity is asked
-    first and CredentialsError raised when it fails (nothing else could work), or
+    """The data of one run against `target`: replayed from the source's recording, else
+    live (and captured by its recorder when given). With `preflight`, sts:GetCallerIdentity
+    is asked first and CredentialsError raised when it fails (nothing else could work), or
     CredentialsThrottled when AWS kept throttling it; the account it names is kept on the
     data. Nothing else is read until a check asks. A live run with `time_budget` sends no
     AWS call after that many seconds (see AwsAccess.set_time_budget)."""
     from tools.triage.node_sources import NodeOptions
 
+    source = source or DataSource()
     options = options or NodeOptions()
+    recorded, recorder = source.recorded, source.recorder
     access = open_access(
         target,
-        recording=recorded,
-        recorder=recorder,
-        profile=profile,
-        endpoint_url=endpoint_url,
+        source,
         replay_latency=options.replay_latency if recorded is not None else 0.0,
     )
     if time_budget is not None and recorded is None:
         access.set_time_budget(time_budget)
-    sources = node_sources(
-        access,
-        options,
-        recording=recorded,
-        recorder=recorder,
-        profile=profile,
-        endpoint_url=endpoint_url,
-    )
+    sources = node_sources(access, options, source)
     if now is None:
         if recorded is not None:
             now = recording_time(recorded)

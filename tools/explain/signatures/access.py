@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.explain.signature import TRIAGE, TRIAGE_NODE, rx, sig, word
+from tools.explain.signature import TRIAGE, TRIAGE_NODE, Matching, rx, sig, word
 from tools.signals import wording
 
 SSM = (
@@ -89,7 +89,7 @@ SIGNATURES = (
     sig(
         "aws.denied_ssm", "K", 4.0,
         "an IAM permission for SSM is missing",
-        *_DENIED, context=_SSM_CONTEXT,
+        *_DENIED, matching=Matching(context=_SSM_CONTEXT),
         checks=SSM,
     ),
     # § D.1 — S3 access for lifecycle scripts
@@ -97,7 +97,7 @@ SIGNATURES = (
         "aws.denied_s3", "D.1", 5.0,
         "S3 access was denied: the managed instance-role policy only covers buckets named"
         " sagemaker-*",
-        *_DENIED, context=_S3_CONTEXT,
+        *_DENIED, matching=Matching(context=_S3_CONTEXT),
         checks=S3,
     ),
     sig(
@@ -112,7 +112,7 @@ SIGNATURES = (
     sig(
         "aws.denied", "K", 1.0,
         "an AWS call was denied: grant the named IAM action to the caller",
-        *_DENIED, unless=rx(_S3_CONTEXT.pattern, _SSM_CONTEXT.pattern),
+        *_DENIED, matching=Matching(unless=rx(_S3_CONTEXT.pattern, _SSM_CONTEXT.pattern)),
         checks=("aws sts get-caller-identity", TRIAGE),
     ),
     sig(

@@ -10,6 +10,7 @@ from tools.explain.signature import (
     LIST_NODES,
     TRIAGE,
     TRIAGE_NODE,
+    Matching,
     rx,
     sig,
     word,
@@ -234,7 +235,7 @@ SIGNATURES = (
         r"(?:集群|节点|实例组|实例)[^\n。，,]{0,16}?(?:一直|卡在|停在|还是|仍然|仍|始终|处于)"
         r"\s*(?:是|在|处于)?\s*" + _STATUS_ANY_CASE,
         r"卡在\s*" + _STATUS_ANY_CASE,
-        unless=rx(r"\bpods?\b|squeue|sbatch|srun|作业|容器组"),
+        matching=Matching(unless=rx(r"\bpods?\b|squeue|sbatch|srun|作业|容器组")),
         checks=(LIST_NODES, LIST_EVENTS, DESCRIBE_CLUSTER),
     ),
     sig(

@@ -6,7 +6,7 @@ around them and the reports that carry no Xid at all.
 
 from __future__ import annotations
 
-from tools.explain.signature import TRIAGE_NODE, rx, sig, word
+from tools.explain.signature import TRIAGE_NODE, Matching, rx, sig, word
 from tools.explain.xid_catalog import XID_PATTERN
 from tools.signals import wording
 
@@ -37,7 +37,7 @@ SIGNATURES = (
         "gpu.xid_word", "G.2", 2.5,
         "an Xid event is mentioned (NVIDIA driver error report)",
         word(r"XID(?:s)?(?:\s+errors?)?"), word("XidHardwareFailure"),
-        unless=XID_PATTERN, checks=(XID_LOG, TRIAGE_NODE),
+        matching=Matching(unless=XID_PATTERN), checks=(XID_LOG, TRIAGE_NODE),
     ),
     sig(
         "gpu.nvlink", "G.2", 3.0,
@@ -134,7 +134,7 @@ SIGNATURES = (
         "a row remap is pending: a GPU reset (node reboot) is needed to apply it",
         r"Pending\s*:\s*Yes", r"remap(?:ping)?\s+(?:is\s+)?pending", r"pending\s+(?:row\s+)?remap",
         r"remapped_rows\.pending", r"重映射\s*(?:待处理|挂起|pending)",
-        context=rx(r"remap|ROW_REMAPPER|重映射"),
+        matching=Matching(context=rx(r"remap|ROW_REMAPPER|重映射")),
         checks=(ROW_REMAP, TRIAGE_NODE),
     ),
     sig(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.explain.signature import DESCRIBE_CLUSTER, TRIAGE, TRIAGE_NODE, rx, sig, word
+from tools.explain.signature import DESCRIBE_CLUSTER, TRIAGE, TRIAGE_NODE, Matching, rx, sig, word
 from tools.signals import wording
 
 SG_RULES = (
@@ -299,7 +299,7 @@ SIGNATURES = (
         r"|(?:nodes?|instances?)\s+(?:never|don't|do not|didn't|did not|doesn't|does not|can't"
         r"|cannot|won't|fail(?:ed)?\s+to))\s+(?:\w+\s+)?(?:appear|show up|join|register)\w*",
         r"(?:节点|HyperPod)[^\n。]{0,20}?(?:加不进|加入不了|无法加入|注册不到|注册不上|没有加入|没加入)",
-        context=rx(r"EKS|kubectl|Kubernetes|k8s|集群"),
+        matching=Matching(context=rx(r"EKS|kubectl|Kubernetes|k8s|集群")),
         checks=EKS,
     ),
     sig(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.explain.signature import DESCRIBE_CLUSTER, TRIAGE_NODE, rx, sig, word
+from tools.explain.signature import DESCRIBE_CLUSTER, TRIAGE_NODE, Matching, rx, sig, word
 
 KERNEL = (
     "dmesg -T | grep -iE 'panic|watchdog|hung_task|lockup|NMI|nvrm'",
@@ -50,7 +50,9 @@ SIGNATURES = (
         r"(?:froze|frozen|freez\w*|locked\s+up|became\s+unresponsive|hard[- ]hung)",
         r"(?:系统|内核|操作系统)\s*(?:整个)?\s*(?:卡死|死机|假死|无响应|hang\s*住|hang了|冻结)",
         r"(?:节点|机器|主机|实例)\s*(?:整个|直接)?\s*(?:假死|冻结|无响应)",
-        unless=rx(r"NCCL|ProcessGroup|collective|all_?reduce|allgather|barrier|集合通信|\bpods?\b"),
+        matching=Matching(
+            unless=rx(r"NCCL|ProcessGroup|collective|all_?reduce|allgather|barrier|集合通信|\bpods?\b")
+        ),
         checks=KERNEL,
     ),
     sig(
@@ -83,7 +85,7 @@ SIGNATURES = (
         r"(?:re-?boot\w*|restart\w*)\s+(?:by\s+itself|on\s+its\s+own|out\s+of\s+nowhere|for\s+no"
         r"\s+(?:apparent\s+|obvious\s+)?reason)",
         r"(?:自动|自己|莫名其妙地?|无故)\s*重启",
-        unless=rx(r"Node unexpectedly rebooted"), checks=KERNEL,
+        matching=Matching(unless=rx(r"Node unexpectedly rebooted")), checks=KERNEL,
     ),
     # § I.1 — disk and inodes
     sig(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.explain.signature import LIST_NODES, TRIAGE, TRIAGE_NODE, rx, sig, word
+from tools.explain.signature import LIST_NODES, TRIAGE, TRIAGE_NODE, Matching, rx, sig, word
 from tools.signals import wording
 
 SLURM_NODE = (
@@ -40,7 +40,7 @@ SIGNATURES = (
         r"\b(?:down|drain|drng|idle|alloc|mix)\*",
         r"Not responding", r"Kill task failed", r"batch job complete failure",
         r"Prolog error|Epilog error",
-        case=True, context=_SLURM_CONTEXT,
+        matching=Matching(case=True, context=_SLURM_CONTEXT),
         checks=SLURM_NODE,
     ),
     sig(
@@ -58,7 +58,7 @@ SIGNATURES = (
         "slurm.completing", "H.2", 5.0,
         "jobs are stuck completing (CG) or configuring (CF)",
         r"\bCOMPLETING\b", r"\bCONFIGURING\b", r"(?<=\s)(?:CG|CF)(?=\s)",
-        case=True, context=_SLURM_CONTEXT,
+        matching=Matching(case=True, context=_SLURM_CONTEXT),
         checks=SLURM_JOBS,
     ),
     sig(
@@ -74,7 +74,11 @@ SIGNATURES = (
         "slurm.stuck_jobs_zh", "H.2", 4.0,
         "jobs do not start or do not finish",
         r"一直\s*(?:是\s*)?(?:PD|CG|pending|PENDING|Pending|COMPLETING|completing)",
-        context=rx(r"作业|任务|\bjobs?\b|squeue|sbatch|srun|slurm|scancel|(?<![A-Za-z])(?:PD|CG)(?![A-Za-z])"),
+        matching=Matching(
+            context=rx(
+                r"作业|任务|\bjobs?\b|squeue|sbatch|srun|slurm|scancel|(?<![A-Za-z])(?:PD|CG)(?![A-Za-z])"
+            )
+        ),
         checks=SLURM_JOBS,
     ),
     # § H — daemons

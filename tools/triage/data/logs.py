@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from tools.aws.session import StoppedBy
+from tools.aws.session import PageRead, StoppedBy
 from tools.triage.data.logs_model import LogEvent, LogEventListing, LogStreamListing
 from tools.triage.data.sagemaker import SageMakerReads
 
@@ -40,12 +40,14 @@ class LogReads(SageMakerReads):
                 self.access.paginate(
                     "logs",
                     "DescribeLogStreams",
-                    "logStreams",
-                    page_size=50,
-                    cap=50 * max_pages,
-                    token_key="nextToken",
-                    size_key="limit",
-                    max_pages=max_pages,
+                    PageRead(
+                        "logStreams",
+                        page_size=50,
+                        cap=50 * max_pages,
+                        token_key="nextToken",
+                        size_key="limit",
+                        max_pages=max_pages,
+                    ),
                     logGroupName=self.log_group_name,
                     logStreamNamePrefix=prefix,
                 )
@@ -85,12 +87,14 @@ class LogReads(SageMakerReads):
                 result = self.access.paginate(
                     "logs",
                     "FilterLogEvents",
-                    "events",
-                    page_size=min(budget, 100),
-                    cap=budget,
-                    token_key="nextToken",
-                    size_key="limit",
-                    max_pages=max_pages,
+                    PageRead(
+                        "events",
+                        page_size=min(budget, 100),
+                        cap=budget,
+                        token_key="nextToken",
+                        size_key="limit",
+                        max_pages=max_pages,
+                    ),
                     logGroupName=self.log_group_name,
                     logStreamNamePrefix=stream_prefix,
                     filterPattern=filter_pattern,

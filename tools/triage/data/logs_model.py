@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,3 +56,24 @@ class LogEventListing:
     items: tuple[LogEvent, ...]
     truncated: bool
     stopped_by: StoppedBy = "end"
+
+
+@dataclass(frozen=True, slots=True)
+class LogScan:
+    """One log check's read of its streams, handed to its judge whole: the matching lines
+    (newest window first), the stream names listed under the prefix (None: not listed), the
+    node in focus, how the line scan ended, and the node statuses (instance id -> status;
+    None: unknown) that tell current failures from history."""
+
+    events: tuple[LogEvent, ...] = ()
+    streams: tuple[str, ...] | None = None
+    streams_truncated: bool = False
+    node: str | None = None
+    truncated: bool = False
+    stopped_by: StoppedBy = "end"
+    statuses: Mapping[str, str] | None = None
+
+    @property
+    def current(self) -> frozenset[str] | None:
+        """The instance ids the cluster has now; None when the node list is unknown."""
+        return None if self.statuses is None else frozenset(self.statuses)

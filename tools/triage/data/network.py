@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from tools.aws.errors import AwsAccessError, ResourceNotFound
+from tools.aws.session import PageRead
 from tools.triage.data.network_model import (
     EniQuota,
     InstanceTypeInfo,
@@ -179,10 +180,7 @@ class NetworkReads(SageMakerReads):
             listed = self.access.paginate(
                 "ec2",
                 "DescribeNetworkInterfaces",
-                "NetworkInterfaces",
-                page_size=ENI_PAGE,
-                cap=ENI_CAP,
-                project=_eni_fields,
+                PageRead("NetworkInterfaces", page_size=ENI_PAGE, cap=ENI_CAP, project=_eni_fields),
             )
             return NetworkInterfaceListing(
                 items=tuple(NetworkInterface.from_api(item) for item in listed.items),
@@ -212,7 +210,7 @@ class NetworkReads(SageMakerReads):
     ) -> list[dict[str, Any]]:
         """Every page of an EC2 list; more than `cap` items is an error, not a partial list."""
         result = self.access.paginate(
-            "ec2", operation, result_key, page_size=page_size, cap=cap, **params
+            "ec2", operation, PageRead(result_key, page_size=page_size, cap=cap), **params
         )
         if result.truncated:
             raise AwsAccessError(

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from tools.aws.errors import AwsAccessError, ResourceNotFound
-from tools.aws.session import PagedResult, StoppedBy
+from tools.aws.session import PagedResult, PageRead, StoppedBy
 from tools.target import CLUSTER_ARN
 from tools.triage.data._memo import Memo
 from tools.triage.data.sagemaker_model import (
@@ -115,7 +115,7 @@ class SageMakerReads(Memo):
         """The region's cluster names, or ([], why they could not be listed)."""
         try:
             result = self.access.paginate(
-                "sagemaker", "ListClusters", "ClusterSummaries", page_size=100, cap=1000
+                "sagemaker", "ListClusters", PageRead("ClusterSummaries", page_size=100, cap=1000)
             )
         except AwsAccessError as exc:
             return [], exc.reason
@@ -163,9 +163,7 @@ class SageMakerReads(Memo):
         listing = self.access.paginate(
             "sagemaker",
             "ListClusterNodes",
-            "ClusterNodeSummaries",
-            page_size=NODE_PAGE,
-            cap=NODE_CAP,
+            PageRead("ClusterNodeSummaries", page_size=NODE_PAGE, cap=NODE_CAP),
             ClusterName=self.cluster_name,
             **only,
         )
@@ -246,9 +244,7 @@ class SageMakerReads(Memo):
                 self.access.paginate(
                     "sagemaker",
                     "ListClusterEvents",
-                    "Events",
-                    page_size=EVENT_PAGE,
-                    cap=EVENT_CAP,
+                    PageRead("Events", page_size=EVENT_PAGE, cap=EVENT_CAP),
                     ClusterName=self.cluster_name,
                     **node,
                 )

@@ -245,18 +245,28 @@ class _MapBuilder:
         return rows
 
 
+@dataclass(frozen=True, slots=True)
+class HyperPodNodes:
+    """ListClusterNodes as read for the map: the nodes, whether the list is whole, and why
+    it could not be read ("" when it could)."""
+
+    nodes: tuple[ClusterNode, ...]
+    complete: bool = True
+    problem: str = ""
+
+
 def build_node_map(
     slurm_names: list[str] | None,
-    hyperpod_nodes: list[ClusterNode],
+    hyperpod: HyperPodNodes,
     describe: Callable[[str], ClusterNode],
     resource_config: ResourceConfig | None,
     *,
     slurm_complete: bool = True,
-    hyperpod_complete: bool = True,
-    hyperpod_problem: str = "",
     describe_cap: int = DESCRIBE_CAP,
 ) -> SlurmNodeMap:
     """Join Slurm names and HyperPod nodes (see the module docstring for the order)."""
+    hyperpod_nodes = list(hyperpod.nodes)
+    hyperpod_complete, hyperpod_problem = hyperpod.complete, hyperpod.problem
     builder = _MapBuilder()
     nameless = builder.from_list(hyperpod_nodes)
     unmatched = [n for n in slurm_names or [] if n not in builder.by_name]
@@ -308,17 +318,17 @@ class SlurmReads(NodeReads):
             names = [n.name for n in sinfo.nodes] if sinfo is not None and sinfo.nodes else None
             try:
                 listed = self.nodes()
-                hyperpod, complete, problem = list(listed.items), not listed.truncated, ""
+                hyperpod = HyperPodNodes(tuple(listed.items), complete=not listed.truncated)
             except AwsAccessError as exc:
-                hyperpod, complete, problem = [], False, f"ListClusterNodes: {exc.reason}"
+                hyperpod = HyperPodNodes(
+                    (), complete=False, problem=f"ListClusterNodes: {exc.reason}"
+                )
             return build_node_map(
                 names,
                 hyperpod,
                 self.node_detail,
                 state.resource_config.value,
                 slurm_complete=not state.nodes.problem,
-                hyperpod_complete=complete,
-                hyperpod_problem=problem,
             )
 
         return self._once(("slurm-node-map",), fetch)
