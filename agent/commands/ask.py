@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 
-from agent.commands.cluster_setup import ClusterArgs
 from agent.commands.common import EXIT_FAILED, die, lenient_stdin, shown
 from agent.commands.converse import AgentOptions
 from agent.commands.options import (
@@ -61,6 +60,7 @@ def ask_command(
     for you to run (it never runs them)."""
     import sys
 
+    from agent.commands.cluster_setup import ClusterArgs
     from agent.commands.conversation_output import AnswerPrinter
     from agent.commands.converse import build_agent
     from agent.providers.base import ProviderError

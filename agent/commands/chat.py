@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from agent.commands.cluster_setup import ClusterArgs
 from agent.commands.common import lenient_stdin
 from agent.commands.converse import AgentOptions
 from agent.commands.options import (
@@ -65,6 +64,7 @@ def chat_command(
     no_probes: NoProbesOption = False,
 ) -> None:
     """Chat with the agent: it triages read-only, explains, and proposes commands for you."""
+    from agent.commands.cluster_setup import ClusterArgs
     from agent.commands.conversation_output import AnswerPrinter
     from agent.commands.converse import build_agent
     from agent.transcript import Transcript

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.commands.cluster_setup import ClusterArgs, session_set_up
 from agent.commands.common import EXIT_FAILED, die, shown
 from agent.commands.options import ProviderChoice
 
 if TYPE_CHECKING:
+    from agent.commands.cluster_setup import ClusterArgs
     from agent.loop import Agent
     from agent.transcript import Transcript
 
@@ -32,6 +32,7 @@ class AgentOptions:
 
 
 def build_agent(options: AgentOptions, transcript: Transcript) -> Agent:
+    from agent.commands.cluster_setup import session_set_up
     from agent.loop import Agent, AgentSettings
     from agent.providers.base import ProviderUnavailable
     from agent.providers.factory import make_provider

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agent.commands.cluster_setup import ClusterArgs, session_set_up
 from agent.commands.common import EXIT_USAGE, die, shown
 from agent.commands.options import (
     ClusterOption,
@@ -66,6 +65,7 @@ def mcp_command(
     no_probes: NoProbesOption = False,
 ) -> None:
     """Serve the read-only checks, triage and references over MCP (stdio by default)."""
+    from agent.commands.cluster_setup import ClusterArgs, session_set_up
     from agent.mcp.address import is_loopback, parse_address
 
     address = None

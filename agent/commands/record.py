@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
 from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die, shown
 from agent.commands.options import (
     MAX_PROBE_NODES,
@@ -46,6 +45,7 @@ def record_command(
 ) -> None:
     """Run a read-only triage on a live cluster and save everything it read (AWS calls,
     Kubernetes objects, node probe outputs), secrets redacted."""
+    from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
     from tools.recorded.model import dump_recorded
     from tools.recorded.recorder import Recorder
     from tools.triage.runner import run_triage

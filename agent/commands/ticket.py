@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
 from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die
 from agent.commands.options import (
     MAX_PROBE_NODES,
@@ -91,6 +90,7 @@ def ticket_command(
 ) -> None:
     """Prepare an AWS Support case: triage read-only, then write a redacted summary, the
     triage report and an archive of both, with the log-collection commands to run yourself."""
+    from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
     from agent.ticket import build_ticket, parse_since
     from tools.triage.open_cluster import TRIAGE_TIME_BUDGET
     from tools.triage.runner import run_triage

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
 from agent.commands.common import use_colour
 from agent.commands.options import (
     MAX_PROBE_NODES,
@@ -87,6 +86,7 @@ def triage_command(
     ] = None,
 ) -> None:
     """Triage a cluster read-only and print every finding with its reference section."""
+    from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
     from tools.display import encodable
     from tools.triage.open_cluster import TRIAGE_TIME_BUDGET
     from tools.triage.render import render_text

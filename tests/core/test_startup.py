@@ -118,3 +118,11 @@ def test_mcp_help_imports_no_mcp_sdk() -> None:
     modules = _modules_after_cli("mcp", "--help")
     assert "agent.commands.mcp" in modules
     assert _loaded(modules, *MCP_SDK) == []
+
+
+def test_help_does_not_load_the_cluster_set_up() -> None:
+    """The commands' shared set-up (dataclasses, recording checks) loads when a command
+    runs; `--help` needs only the option definitions."""
+    modules = _modules_after_cli("--help")
+    assert "agent.commands.options" in modules
+    assert _loaded(modules, "agent.commands.cluster_setup") == []
