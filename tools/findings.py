@@ -248,8 +248,9 @@ def info(
 @dataclass(frozen=True, slots=True)
 class Findings:
     """The findings of one check, with its id and reference section bound once:
-    `REPORT = Findings(CHECK_ID, "A")`, then `REPORT.fail(Priority.P0, "...")`. A finding
-    that points to another section than the check's own names it with `section_id=`."""
+    `FINDINGS = Findings(CHECK_ID, "A")`, then `FINDINGS.fail(Priority.P0, "...")`. A
+    finding that points to another section than the check's own is made with
+    `FINDINGS.at("G.1.a").fail(...)`."""
 
     check: str
     section: str

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from tools.findings import Finding, Findings
+from tools.findings import Finding, Findings, Priority
 from tools.triage.data.logs_model import LogScan
 
 if TYPE_CHECKING:
@@ -83,3 +84,45 @@ def scan_streams(data: ClusterData, prefix: str, pattern: str, cap: int) -> LogS
         stopped_by=scan.stopped_by,
         statuses=data.current_node_statuses(),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ScanWording:
+    """The findings on a log scan that was cut short (out of pages, or capped), worded for
+    the check that ran it: `scan_name` ("Lifecycle log scan"), the `lines` it keeps
+    ("candidate lines"), what the older ones are (`older`) and the `period` scanned."""
+
+    findings: Findings
+    scan: LogScan
+    cap: int
+    pages: int
+    scan_name: str
+    lines: str
+    older: str
+    period: str
+
+    @property
+    def hint(self) -> str:
+        return "" if self.scan.node else " (use --node to read one node's stream)"
+
+    def out_of_pages(self, *, matched: bool) -> Finding:
+        read = len(self.scan.events)
+        text = (
+            f"{self.scan_name} incomplete after {self.pages} pages per time window "
+            "(FilterLogEvents scans a slice of time per call and may return empty pages): "
+            f"{read} {self.lines} read, some of {self.period} not scanned{self.hint}"
+        )
+        evidence: dict[str, Any] = {"pages": self.pages, "read": read, "stopped_by": "pages"}
+        if matched:
+            return self.findings.warn(Priority.P2, text, **evidence)
+        return self.findings.info(text, **evidence)
+
+    def capped(self) -> Finding:
+        return self.findings.warn(
+            Priority.P2,
+            f"{self.scan_name} capped at {self.cap} {self.lines}, newest first: "
+            f"older {self.older} of {self.period} were not read{self.hint}",
+            cap=self.cap,
+            read=len(self.scan.events),
+            stopped_by="cap",
+        )

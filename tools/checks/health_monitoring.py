@@ -24,6 +24,7 @@ from typing import Any
 
 from tools.checks._logs import (
     ScanEnd,
+    ScanWording,
     no_log_group,
     scan_end,
     scan_streams,
@@ -156,7 +157,16 @@ def judge_hma(
         _instance_finding(found, truncated=scan.truncated, window_days=window_days)
         for found in detected
     )
-    wording = _ScanWording(scan, window_days, cap, pages)
+    wording = ScanWording(
+        HMA_FINDINGS,
+        scan,
+        cap,
+        pages,
+        scan_name="Health Monitoring Agent scan",
+        lines="detection lines",
+        older="detections",
+        period=f"the last {window_days} days",
+    )
     end = scan_end(scan)
     if end is ScanEnd.OUT_OF_PAGES:
         findings.append(wording.out_of_pages(matched=bool(detected)))
@@ -209,43 +219,6 @@ def _instance_finding(found: InstanceDetections, *, truncated: bool, window_days
             **evidence,
         )
     return HMA_FINDINGS.warn(Priority.P1, text, **evidence)
-
-
-@dataclass(frozen=True, slots=True)
-class _ScanWording:
-    """The findings on a scan that was cut short, worded for HMA's detection lines."""
-
-    scan: LogScan
-    window_days: int
-    cap: int
-    pages: int
-
-    @property
-    def hint(self) -> str:
-        return "" if self.scan.node else " (use --node to read one node's stream)"
-
-    def out_of_pages(self, *, matched: bool) -> Finding:
-        read = len(self.scan.events)
-        text = (
-            f"Health Monitoring Agent scan incomplete after {self.pages} pages per time window "
-            "(FilterLogEvents scans a slice of time per call and may return empty pages): "
-            f"{read} detection lines read, some of the last {self.window_days} days not "
-            f"scanned{self.hint}"
-        )
-        evidence: dict[str, Any] = {"pages": self.pages, "read": read, "stopped_by": "pages"}
-        if matched:
-            return HMA_FINDINGS.warn(Priority.P2, text, **evidence)
-        return HMA_FINDINGS.info(text, **evidence)
-
-    def capped(self) -> Finding:
-        return HMA_FINDINGS.warn(
-            Priority.P2,
-            f"Health Monitoring Agent scan capped at {self.cap} detection lines, newest first: "
-            f"older detections of the last {self.window_days} days were not read{self.hint}",
-            cap=self.cap,
-            read=len(self.scan.events),
-            stopped_by="cap",
-        )
 
 
 @check(HMA_FINDINGS, title="Health Monitoring Agent", scope="node")

@@ -17,7 +17,6 @@ exits non-zero) a failure line was not fatal: WARN P2.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from tools.checks._lifecycle_families import LOG_FILTER, LogFamily
@@ -34,6 +33,7 @@ from tools.checks._lifecycle_standing import (
 )
 from tools.checks._logs import (
     ScanEnd,
+    ScanWording,
     no_log_group,
     scan_end,
     scan_streams,
@@ -86,14 +86,23 @@ def judge_lifecycle_logs(
     grouped = by_family(hits)
     for failure in family_failures(grouped, scan, outcome):
         findings.append(_failure_finding(failure, lines, outcome))
-    wording = _ScanWording(scan, cap, pages)
+    wording = ScanWording(
+        LIFECYCLE_LOGS_FINDINGS,
+        scan,
+        cap,
+        pages,
+        scan_name="Lifecycle log scan",
+        lines="candidate lines",
+        older="lines",
+        period="the last week",
+    )
     end = scan_end(scan)
     if end is ScanEnd.OUT_OF_PAGES:
         findings.append(wording.out_of_pages(matched=bool(grouped)))
     elif end is ScanEnd.CAPPED:
         findings.append(wording.capped())
     if not grouped:
-        findings.append(wording.clean())
+        findings.append(_clean(scan))
     return findings
 
 
@@ -200,49 +209,16 @@ def _family_finding(family: LogFamily, members: Sequence[StreamHit], *, history:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _ScanWording:
-    """The findings on how the scan ended, worded for lifecycle candidate lines."""
-
-    scan: LogScan
-    cap: int
-    pages: int
-
-    @property
-    def hint(self) -> str:
-        return "" if self.scan.node else " (use --node to read one node's stream)"
-
-    def out_of_pages(self, *, matched: bool) -> Finding:
-        read = len(self.scan.events)
-        text = (
-            f"Lifecycle log scan incomplete after {self.pages} pages per time window "
-            "(FilterLogEvents scans a slice of time per call and may return empty pages): "
-            f"{read} candidate lines read, some of the last week not scanned{self.hint}"
-        )
-        evidence: dict[str, Any] = {"pages": self.pages, "read": read, "stopped_by": "pages"}
-        if matched:
-            return LIFECYCLE_LOGS_FINDINGS.warn(Priority.P2, text, **evidence)
-        return LIFECYCLE_LOGS_FINDINGS.info(text, **evidence)
-
-    def capped(self) -> Finding:
-        return LIFECYCLE_LOGS_FINDINGS.warn(
-            Priority.P2,
-            f"Lifecycle log scan capped at {self.cap} candidate lines, newest first: older "
-            f"lines of the last week were not read{self.hint}",
-            cap=self.cap,
-            read=len(self.scan.events),
-            stopped_by="cap",
-        )
-
-    def clean(self) -> Finding:
-        scan, read = self.scan, len(self.scan.events)
-        incomplete = " (scan incomplete)" if scan.stopped_by == "pages" else ""
-        return LIFECYCLE_LOGS_FINDINGS.passed(
-            "No lifecycle script errors in the LifecycleConfig streams of the last week"
-            + (f" for {scan.node}" if scan.node else "")
-            + (f"{incomplete} (the newest {read} candidate lines read)" if scan.truncated else ""),
-            candidate_lines=read,
-        )
+def _clean(scan: LogScan) -> Finding:
+    """The PASS when no family matched: how much of the week was read."""
+    read = len(scan.events)
+    incomplete = " (scan incomplete)" if scan.stopped_by == "pages" else ""
+    return LIFECYCLE_LOGS_FINDINGS.passed(
+        "No lifecycle script errors in the LifecycleConfig streams of the last week"
+        + (f" for {scan.node}" if scan.node else "")
+        + (f"{incomplete} (the newest {read} candidate lines read)" if scan.truncated else ""),
+        candidate_lines=read,
+    )
 
 
 @check(LIFECYCLE_LOGS_FINDINGS, title="Lifecycle script logs", scope="node")
