@@ -94,10 +94,12 @@ def _security_group() -> Json:
         "VpcId": VPC,
         "OwnerId": ACCOUNT,
         "IpPermissions": [{"IpProtocol": "-1", "UserIdGroupPairs": self_pair, "IpRanges": []}],
-        # As the HyperPod prerequisites ask: all traffic to and from itself, and no
-        # outbound rule to 0.0.0.0/0 (internet egress goes through the subnet's NAT).
+        # The shape of AWS's own HyperPod template: all traffic to and from itself (EFA),
+        # and all traffic out to 0.0.0.0/0, the nodes' way to AWS through the subnet's NAT
+        # (security-group egress filters NAT-bound traffic too: § A.1).
         "IpPermissionsEgress": [
             {"IpProtocol": "-1", "UserIdGroupPairs": self_pair, "IpRanges": []},
+            {"IpProtocol": "-1", "UserIdGroupPairs": [], "IpRanges": [{"CidrIp": "0.0.0.0/0"}]},
         ],
     }
 
@@ -155,14 +157,32 @@ def _route_tables() -> list[Json]:
             "Routes": [
                 local,
                 {"DestinationCidrBlock": "0.0.0.0/0", "NatGatewayId": NAT, "State": "active"},
+                # The S3 gateway endpoint's route: its prefix list to the endpoint.
+                {
+                    "DestinationPrefixListId": S3_PREFIX_LIST,
+                    "GatewayId": endpoint_id("s3"),
+                    "State": "active",
+                },
             ],
         },
     ]
 
 
+S3_PREFIX_LIST = "pl-68a54001"
+
+
+def endpoint_id(service: str) -> str:
+    return f"vpce-0{zlib.crc32(service.encode()):016x}"
+
+
+def interface_endpoint(service: str) -> Json:
+    """An available interface endpoint of `service` in the base VPC, private DNS on."""
+    return {**_endpoint(service), "PrivateDnsEnabled": True}
+
+
 def _endpoint(service: str, kind: str = "Interface") -> Json:
     return {
-        "VpcEndpointId": f"vpce-0{zlib.crc32(service.encode()):016x}",
+        "VpcEndpointId": endpoint_id(service),
         "VpcEndpointType": kind,
         "VpcId": VPC,
         "ServiceName": f"com.amazonaws.{REGION}.{service}",

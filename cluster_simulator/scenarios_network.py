@@ -87,19 +87,66 @@ def _efa_rules_on_a_second_sg(world: World) -> None:
     world.cluster["VpcConfig"]["SecurityGroupIds"] = [base.SG, SELF_SG]
 
 
-ANYWHERE = {"IpProtocol": "-1", "UserIdGroupPairs": [], "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}
+def _egress_self_only(world: World) -> None:
+    """The EFA SG keeps only its self rules: no outbound rule reaches anything else, so
+    NAT-bound and endpoint traffic alike is refused (what the reference once advised)."""
+    group = _security_group(world, base.SG)
+    group["IpPermissionsEgress"] = [
+        p for p in group["IpPermissionsEgress"] if p.get("UserIdGroupPairs")
+    ]
 
 
-def _egress_to_anywhere(world: World) -> None:
-    """The EFA SG keeps its self rules and also allows all traffic out to 0.0.0.0/0 (EC2's
-    default rule for a new group, which many templates keep)."""
-    _security_group(world, base.SG)["IpPermissionsEgress"].append(dict(ANYWHERE))
+VPC_CIDR = "10.1.0.0/16"
 
 
-def _egress_to_anywhere_and_efa_health_check_failed(world: World) -> None:
-    """As above, while a scale-up of the GPU group fails its EFA health check: the group is
-    one node short of its target and the failed instance never joined."""
-    _egress_to_anywhere(world)
+def _https(**target: object) -> Json:
+    return {"IpProtocol": "tcp", "FromPort": 443, "ToPort": 443, "UserIdGroupPairs": [], **target}
+
+
+def _egress_narrowed_to_vpc_and_s3(world: World) -> None:
+    """The broad egress replaced by HTTPS to the VPC CIDR and the S3 prefix list while the
+    subnet reaches AWS only through NAT: S3 still works, SSM, STS, ECR, logs, the SageMaker
+    and EKS APIs do not."""
+    _egress_self_only(world)
+    group = _security_group(world, base.SG)
+    group["IpPermissionsEgress"] += [
+        _https(IpRanges=[{"CidrIp": VPC_CIDR}]),
+        _https(PrefixListIds=[{"PrefixListId": base.S3_PREFIX_LIST}]),
+    ]
+
+
+ENDPOINT_SG = "sg-0a1b2c3d4e5f6e001"
+
+
+def _endpoints_only(world: World) -> None:
+    """No NAT: every service through an interface endpoint (in its own SG, admitting HTTPS
+    from the VPC) and S3 through the gateway endpoint; the node SG allows HTTPS to the VPC
+    CIDR and the S3 prefix list beside its self rules. Everything the nodes need is open."""
+    _egress_narrowed_to_vpc_and_s3(world)
+    table = next(t for t in world.route_tables if t["RouteTableId"] == base.ROUTE_TABLE)
+    table["Routes"] = [r for r in table["Routes"] if r.get("DestinationCidrBlock") != "0.0.0.0/0"]
+    world.security_groups.append(
+        {
+            "GroupId": ENDPOINT_SG,
+            "GroupName": "vpc-endpoints",
+            "Description": "Interface endpoints",
+            "VpcId": base.VPC,
+            "OwnerId": base.ACCOUNT,
+            "IpPermissions": [_https(IpRanges=[{"CidrIp": VPC_CIDR}])],
+            "IpPermissionsEgress": [],
+        }
+    )
+    services = ("ecr.api", "ecr.dkr", "sts", "ssm", "ssmmessages", "ec2messages", "ec2")
+    for service in (*services, "sagemaker.api", "logs", "eks"):
+        endpoint = base.interface_endpoint(service)
+        endpoint["Groups"] = [{"GroupId": ENDPOINT_SG, "GroupName": "vpc-endpoints"}]
+        world.vpc_endpoints.append(endpoint)
+
+
+def _efa_health_check_failed_beside_egress_to_anywhere(world: World) -> None:
+    """A scale-up of the GPU group fails its EFA health check while the EFA SG has its self
+    rules and the template's all-traffic egress to 0.0.0.0/0: the group is one node short of
+    its target and the failed instance never joined."""
     gpu = next(
         g for g in world.cluster["InstanceGroups"] if g["InstanceGroupName"] == base.GPU_GROUP
     )
@@ -221,28 +268,62 @@ NETWORK: list[Scenario] = [
         must_not=[("efa-security-groups", "FAIL"), ("efa-security-groups", "WARN")],
     ),
     Scenario(
-        "efa-egress-anywhere",
-        "Slurm cluster whose EFA security group has its self rules and also an all-traffic "
-        "outbound rule to 0.0.0.0/0, which the HyperPod prerequisites ask to avoid: a risk "
-        "named with § A (WARN P2), nothing fails.",
-        "slurm",
-        _egress_to_anywhere,
-        expect=[("efa-security-groups", "WARN", "A")],
-        resources={"efa-security-groups": [base.SG]},
-    ),
-    Scenario(
         "efa-egress-anywhere-health-check-failed",
         "EKS cluster whose GPU group scale-up fails its EFA health check while the EFA "
-        "security group allows all traffic out to 0.0.0.0/0: the rule is named as the "
-        "documented cause (FAIL P1, § A) beside the failure event.",
+        "security group has its self rules and the all-traffic egress to 0.0.0.0/0 of AWS's "
+        "own template: the event is the FAIL (§ A); the egress rule is normal (INFO, the "
+        "prerequisites' note) and never named as the cause.",
         "eks",
-        _egress_to_anywhere_and_efa_health_check_failed,
+        _efa_health_check_failed_beside_egress_to_anywhere,
         expect=[
-            ("efa-security-groups", "FAIL", "A"),
             ("cluster-events", "FAIL", "A"),
             ("instance-groups", "WARN", "F"),
+            ("efa-security-groups", "INFO", "A"),
         ],
         resources={"efa-security-groups": [base.SG]},
+        must_not=[
+            ("efa-security-groups", "FAIL"),
+            ("efa-security-groups", "WARN"),
+            ("sg-egress", "FAIL"),
+            ("sg-egress", "WARN"),
+        ],
+    ),
+    Scenario(
+        "sg-egress-self-only",
+        "Slurm cluster whose EFA security group allows outbound traffic only to itself: the "
+        "self rules are right, but behind a NAT gateway the nodes reach no AWS service (SSM, "
+        "STS, S3, ECR, CloudWatch Logs, SageMaker API): FAIL P0 (§ A.1).",
+        "slurm",
+        _egress_self_only,
+        expect=[("sg-egress", "FAIL", "A.1")],
+        resources={"sg-egress": [base.SG]},
+        must_not=[("efa-security-groups", "FAIL")],
+    ),
+    Scenario(
+        "sg-egress-narrowed-nat-only",
+        "EKS cluster whose all-traffic egress was replaced by HTTPS to the VPC CIDR and the S3 "
+        "prefix list while the subnet reaches AWS only through NAT: S3 still works, SSM, STS, "
+        "ECR, CloudWatch Logs, the SageMaker and EKS APIs do not: FAIL P0 (§ A.1).",
+        "eks",
+        _egress_narrowed_to_vpc_and_s3,
+        expect=[("sg-egress", "FAIL", "A.1")],
+        resources={"sg-egress": [base.SG]},
+        must_not=[("efa-security-groups", "FAIL"), ("vpc-endpoints", "FAIL")],
+    ),
+    Scenario(
+        "sg-egress-endpoints-only",
+        "EKS cluster without NAT whose nodes reach AWS through interface endpoints and the S3 "
+        "gateway endpoint, with HTTPS egress to the VPC CIDR and the S3 prefix list beside the "
+        "self rules: a least-privilege layout that works; nothing fails (§ A.1, § B.4).",
+        "eks",
+        _endpoints_only,
+        must_not=[
+            ("sg-egress", "FAIL"),
+            ("sg-egress", "WARN"),
+            ("vpc-endpoints", "FAIL"),
+            ("efa-security-groups", "FAIL"),
+            ("efa-security-groups", "WARN"),
+        ],
     ),
     Scenario(
         "subnet-nearly-full-eks",

@@ -43,6 +43,7 @@ class Section:
 
 _SECTION_LIST: tuple[Section, ...] = (
     Section("A", "EFA and security groups"),
+    Section("A.1", "Security-group egress: the nodes' way to AWS"),
     Section("B", "VPC and routing"),
     Section("B.1", "Subnets and security groups in one VPC"),
     Section("B.2", "DNS support and DNS hostnames"),

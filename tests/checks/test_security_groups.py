@@ -313,46 +313,61 @@ def test_anywhere_egress_rules_are_described() -> None:
 INTERNET_V4 = {"CidrIp": "0.0.0.0/0"}
 
 
-def test_egress_to_anywhere_on_an_efa_group_warns_p2() -> None:
+def infos(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.status is Status.INFO]
+
+
+def test_egress_to_anywhere_beside_the_self_rules_is_normal_info() -> None:
+    """AWS's own HyperPod template: self rules both ways plus all traffic to 0.0.0.0/0. On a
+    NAT-routed subnet that rule is the nodes' way to AWS: never a problem, never "remove"."""
     findings = judge([group(outbound=[self_rule(SG), INTERNET])], ONE)
-    assert problems(findings) == [(Status.WARN, Priority.P2, [SG])]
-    risk = findings[-1]
-    assert "0.0.0.0/0" in risk.message
-    assert "EFA health check" in risk.message
-    assert risk.evidence["anywhere_egress"] == {SG: ["all traffic to 0.0.0.0/0"]}
+    assert problems(findings) == []
+    [note] = infos(findings)
+    assert note.resources == [SG]
+    assert "0.0.0.0/0" in note.message
+    assert "EFA health-check" in note.message  # the prerequisites' note, quoted
+    assert "keep it" in note.message
+    assert "remove" not in note.message.lower()
+    assert note.evidence["anywhere_egress"] == {SG: ["all traffic to 0.0.0.0/0"]}
 
 
 def test_https_only_egress_is_fine() -> None:
     findings = judge([group(outbound=[self_rule(SG), HTTPS])], ONE)
     assert problems(findings) == []
+    assert infos(findings) == []
 
 
-def test_egress_to_anywhere_beside_an_efa_health_check_failure_fails_p1() -> None:
+def test_egress_to_anywhere_beside_an_efa_health_check_failure_stays_info() -> None:
+    """The failure event is `cluster-events`' FAIL; the rule beside it is not named as its
+    cause: the self rules and the devices are looked at first."""
     findings = judge(
         [group(outbound=[self_rule(SG), INTERNET])],
         ONE,
         efa_failures=[ClusterEvent.from_api(EFA_EVENT)],
     )
-    assert problems(findings) == [(Status.FAIL, Priority.P1, [SG])]
-    assert findings[-1].evidence["efa_health_events"] == ["evt-efa"]
-    assert "documented cause" in findings[-1].message
+    assert problems(findings) == []
+    [note] = infos(findings)
+    assert note.evidence["efa_health_events"] == ["evt-efa"]
+    assert "self rules" in note.message
 
 
-def test_an_efa_failure_of_another_group_does_not_raise_it() -> None:
+def test_an_efa_failure_of_another_group_is_not_named() -> None:
     other = {**EFA_EVENT, "InstanceGroupName": "elsewhere"}
     findings = judge(
         [group(outbound=[self_rule(SG), INTERNET])],
         ONE,
         efa_failures=[ClusterEvent.from_api(other)],
     )
-    assert problems(findings) == [(Status.WARN, Priority.P2, [SG])]
+    [note] = infos(findings)
+    assert "efa_health_events" not in note.evidence
     cluster_wide = {k: v for k, v in EFA_EVENT.items() if k != "InstanceGroupName"}
-    raised = judge(
+    named = judge(
         [group(outbound=[self_rule(SG), INTERNET])],
         ONE,
         efa_failures=[ClusterEvent.from_api(cluster_wide)],
     )
-    assert problems(raised) == [(Status.FAIL, Priority.P1, [SG])]
+    [note] = infos(named)
+    assert note.evidence["efa_health_events"] == ["evt-efa"]
 
 
 def test_egress_to_anywhere_on_a_group_without_efa_is_not_judged() -> None:
@@ -377,16 +392,18 @@ def test_efa_health_failures_keep_recent_efa_events_only() -> None:
     assert [e.event_id for e in kept] == ["evt-efa"]
 
 
-def test_registered_check_ties_egress_to_the_cluster_events() -> None:
+def test_registered_check_names_the_cluster_events_beside_the_egress() -> None:
     from cluster_simulator import base
 
     world = base.healthy_slurm()
     sg = next(g for g in world.security_groups if g["GroupId"] == base.SG)
-    sg["IpPermissionsEgress"].append(INTERNET)
-    [risk] = [f for f in _run(world) if f.status is not Status.PASS]
-    assert (risk.status, risk.priority) == (Status.WARN, Priority.P2)
+    assert INTERNET in sg["IpPermissionsEgress"]  # the base world is AWS's template shape
+    [note] = [f for f in _run(world) if f.status is not Status.PASS]
+    assert note.status is Status.INFO
+    assert "efa_health_events" not in note.evidence
     world.events.append(
         {**EFA_EVENT, "InstanceGroupName": base.GPU_GROUP, "EventTime": "2026-11-20T09:00:00Z"}
     )
-    [raised] = [f for f in _run(world) if f.status is not Status.PASS]
-    assert (raised.status, raised.priority) == (Status.FAIL, Priority.P1)
+    [named] = [f for f in _run(world) if f.status is not Status.PASS]
+    assert named.status is Status.INFO
+    assert named.evidence["efa_health_events"] == ["evt-efa"]

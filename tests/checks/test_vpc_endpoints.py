@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from tools.checks._network import REQUIRED_ENDPOINTS, required_endpoints
 from tools.checks.vpc_endpoints import (
     CHECK_ENDPOINTS,
-    REQUIRED_ENDPOINTS,
     EndpointNeed,
     endpoint_coverage,
     judge_endpoints,
-    required_endpoints,
 )
 from tools.checks.vpc_membership import judge_s3_gateway
 from tools.findings import Priority, Status

@@ -220,5 +220,7 @@ def test_a_and_b_checks_say_not_applicable_on_the_managed_vpc() -> None:
     healthy = base.healthy_slurm()
     data = ClusterData(AwsAccess(world.region, replay=healthy), target, now=base.RECORDED_AT)
     judged = [f for run in (*checks, vpc_endpoints) for f in run(data)]
-    assert {f.status for f in judged} == {Status.PASS}
+    # PASS, and the INFO that names the template's all-traffic egress beside the self rules.
+    assert {f.status for f in judged} == {Status.PASS, Status.INFO}
+    assert [f.check for f in judged if f.status is Status.INFO] == ["efa-security-groups"]
     assert not any("SageMaker-managed" in f.message for f in judged)

@@ -11,6 +11,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "node_status",
     "events",
     "security_groups",
+    "security_group_egress",
     "vpc_membership",
     "vpc_dns",
     "private_subnets",

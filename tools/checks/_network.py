@@ -15,6 +15,30 @@ from tools.triage.data.network_model import Route, RouteTable, Subnet
 
 DEFAULT_ROUTE = "0.0.0.0/0"
 
+# The AWS services a HyperPod node talks to, by VPC endpoint service name: image pulls
+# (ecr.*, s3), credentials (sts), SSM sessions (ssm, ssmmessages, ec2messages), the node
+# agent (ec2, sagemaker.api) and logs; plus eks on EKS clusters. A subnet without NAT needs
+# an endpoint for each (§ B.4); a security group must let the nodes reach each (§ A.1). fsx
+# is needed only where FSx is used, which the cluster description does not tell: not judged.
+REQUIRED_ENDPOINTS: tuple[str, ...] = (
+    "s3",
+    "ecr.api",
+    "ecr.dkr",
+    "sts",
+    "ssm",
+    "ssmmessages",
+    "ec2messages",
+    "ec2",
+    "sagemaker.api",
+    "logs",
+)
+EKS_ENDPOINTS: tuple[str, ...] = ("eks",)
+
+
+def required_endpoints(orchestrator: str) -> tuple[str, ...]:
+    """The AWS services (endpoint service names) a node needs under this orchestrator."""
+    return (*REQUIRED_ENDPOINTS, *(EKS_ENDPOINTS if orchestrator == "eks" else ()))
+
 
 def _egress_target(route: Route) -> str:
     """The target that can carry traffic of nodes without public IPs onward, or "": a NAT

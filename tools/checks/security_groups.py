@@ -5,14 +5,15 @@ per instance group on its effective set (OverrideVpcConfig SGs, else the cluster
 set used only by instance groups whose type does not support EFA (a CPU controller or login
 group) needs no self rules: INFO, not FAIL.
 
-An all-traffic outbound rule to 0.0.0.0/0 (or ::/0) on the set of an EFA-using group is the
-opposite of a requirement: the HyperPod prerequisites ask to avoid it, because it may make
-the EFA health checks fail; internet egress belongs to the subnet (NAT or VPC endpoints).
-Its absence is never a finding. Its presence is a WARN P2 on its own, and a FAIL P1 when
-the cluster events report an EFA health-check failure of the same instance groups within
-the last 7 days: the documented cause next to its documented symptom. P1, not P0, because
-the link is the documentation's, not proven on this cluster, and the failure event itself
-is already a FAIL of `cluster-events`.
+An all-traffic outbound rule to 0.0.0.0/0 (or ::/0) next to the self rules is normal: it is
+what AWS's own HyperPod template creates, and on a VPC that reaches AWS through a NAT
+gateway it is the nodes' way to SSM, STS, ECR, S3, CloudWatch Logs and the SageMaker API
+(security-group egress filters NAT-bound traffic too; § A.1, `sg-egress`, judges whether
+the nodes keep a way out). The HyperPod prerequisites still note that such a rule may cause
+EFA health-check failures, so it is reported as an INFO quoting that note, never as a
+problem and never with advice to remove it: whether it can be narrowed depends on the other
+ways out, which § A.1 describes. Recent EFA health-check failures of the same instance
+groups are named in the INFO, pointing at the self rules and the devices first.
 """
 
 from __future__ import annotations
@@ -109,9 +110,9 @@ def judge_security_groups(
     not together allow all traffic within it); an SG without them beside one that has them
     is INFO. `no_efa` (instance group name -> its instance type) names the groups whose
     type does not support EFA: a set used only by them needs no self rules (INFO, not FAIL)
-    and no egress advice. On any other set, an all-traffic outbound rule to 0.0.0.0/0 or
-    ::/0 is a WARN P2, or a FAIL P1 when `efa_failures` (recent EFA health-check events,
-    see `efa_health_failures`) holds one of the set's instance groups or of the cluster.
+    and no egress note. On any other set, an all-traffic outbound rule to 0.0.0.0/0 or
+    ::/0 is an INFO (normal; the prerequisites' note), naming `efa_failures` (recent EFA
+    health-check events, see `efa_health_failures`) of the set's instance groups.
     """
     by_id = {g.group_id: g for g in groups}
     wanted = sorted({sg for ids in group_sets.values() for sg in ids})
@@ -191,8 +192,8 @@ def _judge_egress(
     several: bool,
     efa_failures: list[ClusterEvent],
 ) -> list[Finding]:
-    """WARN P2 for an all-traffic egress to anywhere; FAIL P1 beside an EFA health-check
-    failure of the same instance groups (or of the cluster as a whole)."""
+    """INFO for an all-traffic egress to anywhere: normal, with the prerequisites' note and
+    any recent EFA health-check failures of the same instance groups (or of the cluster)."""
     rules = {g.group_id: anywhere_egress(g.outbound) for g in present}
     rules = {sg: found for sg, found in rules.items() if found}
     if not rules:
@@ -206,34 +207,22 @@ def _judge_egress(
         "anywhere_egress": rules,
     }
     related = [e for e in efa_failures if not e.instance_group or e.instance_group in names]
-    advice = (
-        "the HyperPod prerequisites advise against it on EFA security groups, as it may "
-        "cause EFA health check failures; internet egress belongs to the subnet (NAT "
-        "gateway or VPC endpoints)"
+    note = (
+        f"{who}Outbound rule to anywhere beside the self rules ({shown}): normal, and on a "
+        "NAT-routed subnet the nodes' way to AWS (§ A.1): keep it. The HyperPod "
+        "prerequisites note that a 0.0.0.0/0 outbound rule may cause EFA health-check "
+        "failures; narrow it only where the nodes keep another way out (§ A.1)"
     )
-    if not related:
-        return [
-            FINDINGS.warn(
-                Priority.P2,
-                f"{who}Outbound rule to anywhere on an EFA security group ({shown}): {advice}",
-                resources=ids,
-                **evidence,
-            )
-        ]
-    latest = max(related, key=lambda e: e.sort_time)
-    count = len(related)
-    return [
-        FINDINGS.fail(
-            Priority.P1,
-            f"{who}Outbound rule to anywhere on an EFA security group ({shown}) next to "
-            f"{count} EFA health-check event{'s' if count != 1 else ''} (latest at "
-            f"{'?' if latest.time is None else latest.time}): a documented cause of that "
-            f"failure; {advice}",
-            resources=ids,
-            efa_health_events=[e.event_id for e in related][:20],
-            **evidence,
+    if related:
+        latest = max(related, key=lambda e: e.sort_time)
+        count = len(related)
+        note += (
+            f". {count} EFA health-check event{'s' if count != 1 else ''} of these instance "
+            f"groups (latest at {'?' if latest.time is None else latest.time}): confirm the "
+            "self rules and the nodes' EFA devices first"
         )
-    ]
+        evidence["efa_health_events"] = [e.event_id for e in related][:20]
+    return [FINDINGS.info(note, resources=ids, **evidence)]
 
 
 def _uncovered(present: list[SecurityGroup], who: str, base: dict[str, Any]) -> Finding:
@@ -288,8 +277,8 @@ def efa_security_groups(data: ClusterData) -> Iterable[Finding]:
     if not missing_rules and not egress:
         return findings
     # Only now ask which types support EFA (a CPU controller or login group needs no self
-    # rules and no egress advice) and, for an egress to anywhere, what the events say.
-    no_efa = groups_without_efa(data)
+    # rules) and, for an egress to anywhere, which EFA health-check events the note names.
+    no_efa = groups_without_efa(data) if missing_rules else {}
     failures = cluster_efa_failures(data) if egress else []
     if not no_efa and not failures:
         return findings

@@ -19,6 +19,7 @@ from tools.checks._network import (
     is_internet_gateway,
     listing,
     managed_vpc_finding,
+    required_endpoints,
     route_table_for,
     vpc_ids,
 )
@@ -29,24 +30,6 @@ from tools.triage.data.network_model import RouteTable, Subnet, VpcEndpoint
 
 CHECK_ENDPOINTS = "vpc-endpoints"
 ENDPOINTS_FINDINGS = Findings(CHECK_ENDPOINTS, "B.4")
-
-# Interface (or, for s3, gateway) endpoints a HyperPod node needs when its subnet has no
-# route to the internet: image pulls (ecr.*, s3), credentials (sts), SSM sessions (ssm,
-# ssmmessages, ec2messages), the node agent (ec2, sagemaker.api) and logs. fsx is needed
-# only where FSx is used, which the cluster description does not tell: not judged.
-REQUIRED_ENDPOINTS: tuple[str, ...] = (
-    "s3",
-    "ecr.api",
-    "ecr.dkr",
-    "sts",
-    "ssm",
-    "ssmmessages",
-    "ec2messages",
-    "ec2",
-    "sagemaker.api",
-    "logs",
-)
-EKS_ENDPOINTS: tuple[str, ...] = ("eks",)
 
 
 def has_egress(subnet: Subnet, route_tables: Sequence[RouteTable]) -> bool:
@@ -92,11 +75,6 @@ class EndpointCoverage:
     egress_via_appliance: Mapping[str, str]
     missing: tuple[str, ...]  # required services without an active endpoint, in `required` order
     without_private_dns: tuple[str, ...]  # required interface endpoints, private DNS off
-
-
-def required_endpoints(orchestrator: str) -> tuple[str, ...]:
-    """The endpoint services a node without egress needs under this orchestrator."""
-    return (*REQUIRED_ENDPOINTS, *(EKS_ENDPOINTS if orchestrator == "eks" else ()))
 
 
 def endpoint_coverage(

@@ -292,6 +292,9 @@ class VpcEndpoint:
     endpoint_type: str  # Interface, Gateway, GatewayLoadBalancer; "" when absent
     state: str | None
     private_dns_enabled: bool | None
+    # Groups[].GroupId: the security groups on an interface endpoint's network interfaces
+    # (empty for gateway endpoints, and when the answer leaves them out).
+    security_group_ids: tuple[str, ...] = ()
 
     @classmethod
     def from_api(cls, raw: dict[str, Any]) -> VpcEndpoint:
@@ -301,6 +304,9 @@ class VpcEndpoint:
             endpoint_type=str(raw.get("VpcEndpointType", "")),
             state=_optional_text(raw.get("State")),
             private_dns_enabled=_bool(raw.get("PrivateDnsEnabled")),
+            security_group_ids=tuple(
+                str(g["GroupId"]) for g in _dicts(raw.get("Groups")) if g.get("GroupId")
+            ),
         )
 
     @property
