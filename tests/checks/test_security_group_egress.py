@@ -191,6 +191,33 @@ def test_private_dns_off_sends_the_service_through_the_default_route() -> None:
     assert "sts" in answer.blocked  # resolves to the public address: needs NAT-bound HTTPS
 
 
+TGW_DEFAULT = {"DestinationCidrBlock": "0.0.0.0/0", "TransitGatewayId": "tgw-1", "State": "active"}
+TGW_PRIVATE = {"DestinationCidrBlock": "10.0.0.0/8", "TransitGatewayId": "tgw-1", "State": "active"}
+
+
+def _routed(*routes: dict[str, Any]) -> SubnetRouting:
+    tables = (table("rtb-1", [LOCAL, S3_ROUTE, *routes], subnets=(SUBNET,)),)
+    return SubnetRouting(
+        subnets=(subnet(),),
+        route_tables=tables,
+        ways=VpcWays.of([endpoint("s3", "Gateway")], tables),
+    )
+
+
+@pytest.mark.parametrize("routes", [(TGW_DEFAULT,), (NAT_DEFAULT, TGW_PRIVATE)])
+def test_private_https_counts_where_routes_lead_beyond_the_vpc(
+    routes: tuple[dict[str, Any], ...],
+) -> None:
+    """Centralised endpoints or a proxy behind a transit gateway answer on private
+    addresses: HTTPS to 10.0.0.0/8 may be the way out, so it is not called blocked."""
+    rules = nodes(
+        https(IpRanges=[{"CidrIp": "10.0.0.0/8"}]),
+        https(PrefixListIds=[{"PrefixListId": S3_LIST}]),
+    )
+    assert judge([rules], _routed(*routes)).verdict is EgressVerdict.OPEN
+    assert judge([rules], _routed(NAT_DEFAULT)).verdict is EgressVerdict.BLOCKED
+
+
 def test_an_ipv6_rule_does_not_carry_ipv4_traffic() -> None:
     answer = judge([nodes(rule("-1", Ipv6Ranges=[{"CidrIpv6": "::/0"}]))], routing())
     assert answer.verdict is EgressVerdict.BLOCKED

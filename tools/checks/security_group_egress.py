@@ -21,7 +21,10 @@ HTTPS to that way:
   the endpoint carries that group (the self rule then reaches it);
 - the S3 gateway endpoint: a rule to its prefix list (named by the route that sends the
   prefix list to the endpoint), or to a public CIDR;
-- the default route: a rule to a CIDR that is not wholly private (0.0.0.0/0, typically).
+- the default route: a rule to a CIDR that is not wholly private (0.0.0.0/0, typically);
+  or, where the route table also sends traffic beyond the VPC over a transit or virtual
+  private gateway, peering or an appliance, a rule to a private CIDR (centralised interface
+  endpoints in a shared-services VPC, or a corporate proxy, answer on private addresses).
 
 A prefix list the route tables do not name (customer-managed) might hold anything and is
 given the benefit of the doubt. A service the subnet cannot route at all is § B.4's
@@ -38,6 +41,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from tools.checks._network import (
+    DEFAULT_ROUTE,
     cluster_subnets,
     default_route,
     is_egress,
@@ -52,6 +56,7 @@ from tools.registry import check
 from tools.triage.data import ClusterData
 from tools.triage.data.network_model import (
     IpPermission,
+    Route,
     RouteTable,
     SecurityGroup,
     Subnet,
@@ -191,7 +196,19 @@ def way_for(service: str, routes_out: bool, ways: VpcWays) -> Way | None:
     return Way.DEFAULT_ROUTE if routes_out else None
 
 
-def allows(rules: OutboundRules, service: str, way: Way, ways: VpcWays) -> bool:
+@dataclass(frozen=True, slots=True)
+class SubnetExits:
+    """What a subnet's route table offers beyond the VPC."""
+
+    default_out: bool  # a default route that carries node traffic out (NAT, TGW, ...)
+    # A route that may carry traffic to private addresses outside the VPC: a transit or
+    # virtual private gateway, peering, an appliance. Centralised interface endpoints (a
+    # shared-services VPC whose private DNS answers for the service) and corporate proxies
+    # sit behind such routes, so HTTPS to a private CIDR may reach AWS through them.
+    private_beyond: bool
+
+
+def allows(rules: OutboundRules, service: str, way: Way, ways: VpcWays, exits: SubnetExits) -> bool:
     """Whether the set's outbound rules let HTTPS for `service` leave by `way`."""
     unknown_lists = rules.https_prefix_lists - set(ways.gateway_prefix_lists)
     if unknown_lists:
@@ -208,17 +225,34 @@ def allows(rules: OutboundRules, service: str, way: Way, ways: VpcWays) -> bool:
     if way is Way.GATEWAY_ENDPOINT:
         named = {pl for pl in rules.https_prefix_lists if ways.gateway_prefix_lists[pl] == service}
         return rules.public_https or bool(named)
-    return rules.public_https
+    return rules.public_https or (exits.private_beyond and rules.private_https)
 
 
-def routes_out(subnet: Subnet, route_tables: Sequence[RouteTable]) -> bool:
-    """A default route that can carry node traffic out (NAT and the like, or an internet
-    gateway: whether the nodes may sit in a public subnet is § B.3's question)."""
+def _private_destination(route: Route) -> bool:
+    network = _network(route.destination_cidr_block or "")
+    return network is not None and _touches_private(network)
+
+
+def subnet_exits(subnet: Subnet, route_tables: Sequence[RouteTable]) -> SubnetExits:
+    """The default route counts when it can carry node traffic out (NAT and the like, or an
+    internet gateway: whether the nodes may sit in a public subnet is § B.3's question)."""
     table, _ = route_table_for(subnet, route_tables)
-    route = default_route(table) if table else None
-    if route is None or not route.active:
-        return False
-    return is_egress(route) or is_internet_gateway(route)
+    if table is None:
+        return SubnetExits(default_out=False, private_beyond=False)
+    route = default_route(table)
+    default_out = (
+        route is not None and route.active and (is_egress(route) or is_internet_gateway(route))
+    )
+    beyond = any(
+        r.active
+        and r.gateway_id != "local"
+        and not r.nat_gateway_id
+        and not is_internet_gateway(r)
+        and (r.destination_cidr_block == DEFAULT_ROUTE or _private_destination(r))
+        and bool(r.target)
+        for r in table.routes
+    )
+    return SubnetExits(default_out=default_out, private_beyond=beyond)
 
 
 class EgressVerdict(Enum):
@@ -261,14 +295,14 @@ def judge_set_egress(
     blocked: dict[str, list[str]] = {}
     checked: list[str] = []
     for subnet in routing.subnets:
-        out = routes_out(subnet, routing.route_tables)
+        exits = subnet_exits(subnet, routing.route_tables)
         for service in services:
-            way = way_for(service, out, ways)
+            way = way_for(service, exits.default_out, ways)
             if way is None:
                 continue
             if service not in checked:
                 checked.append(service)
-            if not allows(rules, service, way, ways):
+            if not allows(rules, service, way, ways, exits):
                 blocked.setdefault(service, []).append(subnet.subnet_id)
     if not blocked:
         verdict = EgressVerdict.OPEN
