@@ -30,4 +30,24 @@ def test_each_problem_names_its_gpus_worst_first() -> None:
 def test_without_problems_a_node_is_clean_or_cannot_say() -> None:
     assert kinds(gpu("a"), gpu("b")) == [(RemapKind.CLEAN, ["a", "b"])]
     unsupported = RemapGpu("a")  # every field N/A
-    assert kinds(unsupported) == [(RemapKind.UNSUPPORTED, ["a"])]
+    assert kinds(unsupported) == [(RemapKind.NOT_JUDGED, ["a"])]
+
+
+def test_a_gpu_answering_na_is_not_judged_and_the_node_never_clean() -> None:
+    # MIG mode: the GPU's pending and failure flags answer N/A while its counters may
+    # still read; one such GPU among clean ones keeps the node from being called clean.
+    mig = RemapGpu("m", correctable=0, uncorrectable=0, pending=None, failure=None)
+    assert kinds(gpu("a"), mig) == [(RemapKind.NOT_JUDGED, ["m"])]
+    half = RemapGpu("h", pending=False, failure=None, histogram=HEALTHY)
+    assert kinds(gpu("a"), half) == [(RemapKind.NOT_JUDGED, ["h"])]
+
+
+def test_a_problem_is_still_reported_beside_gpus_not_judged() -> None:
+    mig = RemapGpu("m")
+    assert kinds(gpu("a", pending=True), mig) == [
+        (RemapKind.PENDING, ["a"]),
+        (RemapKind.NOT_JUDGED, ["m"]),
+    ]
+    # A GPU that says Pending: Yes is judged pending even when its failure flag is N/A.
+    flagged = RemapGpu("p", pending=True, failure=None)
+    assert kinds(flagged) == [(RemapKind.PENDING, ["p"])]

@@ -4,17 +4,21 @@ or on any prefix of a valid output, and their results keep their invariants."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import get_args
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cluster_simulator.node_samples import accelerators as samples
+from tools.explain.xid_catalog import XidKind
 from tools.parsers.dcgm import HEALTH_VALUES, parse_dcgm_health
 from tools.parsers.efa import parse_fi_info, parse_infiniband, parse_lsmod
 from tools.parsers.neuron import parse_neuron_ls
 from tools.parsers.nvidia_smi import parse_gpu_list, parse_gpu_query, parse_row_remap
 from tools.parsers.versions import parse_driver_version, parse_efa_packages, parse_nccl_versions
 from tools.parsers.xid import parse_xids
+
+from . import _real_output as real
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -36,6 +40,14 @@ VALID: dict[str, str] = {
     "driver": samples.nvidia_driver(),
     "nccl": samples.nccl_libraries(),
     "efa_packages": samples.efa_packages(),
+    # Real output quoted in public sources (tests/parsers/_real_output.py).
+    "real_xid": real.XID_MIG_DOC.text
+    + real.XID_MIG_COMPUTE_INSTANCE.text
+    + real.XID_NVLINK5.text
+    + real.XID_62.text,
+    "real_efa_packages": real.EFA_PACKAGES_1_5_1.text,
+    "real_nvsmi_610": real.NVSMI_610_HEADER.text,
+    "real_row_remap_na": real.ROW_REMAP_MIG.text,
 }
 
 # Text drawn from the alphabet these outputs are made of, so fields and separators collide.
@@ -80,11 +92,13 @@ def _check_all(text: str) -> None:
     report = parse_row_remap(text)
     for gpu in report.gpus:
         assert gpu.histogram.total >= gpu.histogram.low_or_none >= 0
+        assert not gpu.judged or gpu.supported  # judged needs both flags read
     health = parse_dcgm_health(text)
     assert health.state in ("ok", "not-installed", "no-watches", "error", "unparsed")
     assert health.state == "ok" or not health.incidents
     for event in parse_xids(text):
-        assert event.kind in ("application", "follow-on", "hardware", "unknown")
+        assert event.kind in get_args(XidKind)
+        assert event.gpu_instance is None or event.gpu_instance >= 0
         assert event.xid >= 0
     neuron = parse_neuron_ls(text)
     assert neuron.parsed or neuron.count == 0

@@ -164,11 +164,10 @@ def test_scontrol_ping_forms() -> None:
     assert down.answering
     assert down.primary is not None
     assert not down.primary.up
-    old = parse_scontrol_ping("Slurmctld(primary/backup) at head1/(NULL) is UP/DOWN\n")
-    assert [(c.role, c.host, c.up) for c in old.controllers] == [
-        ("primary", "head1", True),
-        ("backup", "(NULL)", False),
-    ]
+    # Old releases join both slots on one line with "are"; "(NULL)" is a backup slot with
+    # no controller configured, so there is nothing to call down.
+    old = parse_scontrol_ping("Slurmctld(primary/backup) at head1/(NULL) are UP/DOWN\n")
+    assert [(c.role, c.host, c.up) for c in old.controllers] == [("primary", "head1", True)]
     failed = parse_scontrol_ping(
         "slurm_load_ctl_conf error: Unable to contact slurm controller (connect failure)\n"
     )

@@ -17,6 +17,8 @@ from tools.parsers.systemd import parse_units
 from tools.parsers.time_sync import parse_time_sync
 from tools.parsers.uptime import parse_uptime
 
+from . import _real_output as real
+
 SAMPLES: list[str] = [
     system.df_usage(root_pct=95, shm_pct=85),
     system.df_usage(nvme_exists=False),
@@ -28,6 +30,9 @@ SAMPLES: list[str] = [
     system.kernel_log_previous_boot([system.hung_task_line(), system.mce_line()]),
     system.time_sync(synchronized=False, offset_s=-3.0),
     system.services(system.eks_services(kubelet="failed")),
+    # Real kernel log lines quoted in public sources (tests/parsers/_real_output.py).
+    real.HUNG_KWORKER.text + real.SOFT_LOCKUP_KWORKER.text + real.OOM_SD_PAM.text,
+    real.OOM_RHEL6.text + real.OOM_UID_AFTER.text + real.HUNG_KWORKER_UNBOUND.text,
 ]
 
 # Text that looks like probe output: lines built from the characters these formats use.

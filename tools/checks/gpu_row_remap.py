@@ -34,19 +34,21 @@ class RemapKind(StrEnum):
     FAILED = "failed"  # a bank ran out of spare rows
     PENDING = "pending"  # a remap waits for a GPU reset
     EXHAUSTED = "exhausted"  # most banks have few or no spare rows left
-    UNSUPPORTED = "unsupported"  # no GPU reports a remapping state
+    # pending or failure answered N/A (MIG mode on, or a GPU without row remapping): unknown
+    NOT_JUDGED = "not-judged"
     CLEAN = "clean"
 
 
 @dataclass(frozen=True, slots=True)
 class RemapVerdict:
     kind: RemapKind
-    gpus: tuple[RemapGpu, ...]  # the GPUs it is about; every GPU for UNSUPPORTED and CLEAN
+    gpus: tuple[RemapGpu, ...]  # the GPUs it is about; every GPU for CLEAN
 
 
 def remap_verdicts(report: RemapReport) -> list[RemapVerdict]:
-    """The rule: each problem found (failed, pending, exhausted, in that order), else
-    whether the node is clean or cannot say."""
+    """The rule: each problem found (failed, pending, exhausted, in that order); the GPUs
+    whose pending or failure flag answered N/A, which are not judged; else clean. A node
+    with a GPU that could not be judged is never called clean."""
     gpus = report.gpus
     problems = [
         RemapVerdict(kind, found)
@@ -57,10 +59,10 @@ def remap_verdicts(report: RemapReport) -> list[RemapVerdict]:
         )
         if found
     ]
-    if problems:
-        return problems
-    supported = any(gpu.supported for gpu in gpus)
-    return [RemapVerdict(RemapKind.CLEAN if supported else RemapKind.UNSUPPORTED, gpus)]
+    unknown = tuple(gpu for gpu in gpus if not (gpu.judged or gpu.failure or gpu.pending))
+    if unknown:
+        return [*problems, RemapVerdict(RemapKind.NOT_JUDGED, unknown)]
+    return problems or [RemapVerdict(RemapKind.CLEAN, gpus)]
 
 
 def _problem_message(verdict: RemapVerdict) -> str:
@@ -88,10 +90,17 @@ def word_remap(
     """The finding that states one verdict, with every GPU's remapper state as evidence."""
     where = f"{instance_id} ({instance_type})" if instance_type else instance_id
     states = {gpu.bus_id: _state(gpu) for gpu in report.gpus}
-    if verdict.kind is RemapKind.UNSUPPORTED:
+    if verdict.kind is RemapKind.NOT_JUDGED:
+        unknown = [gpu.bus_id for gpu in verdict.gpus]
+        read = [g for g in report.gpus if g.judged and not (g.failure or g.pending)]
+        others = f"; the {len(read)} other GPUs read show none pending or failed" if read else ""
         return FINDINGS.info(
-            f"{where}: the GPUs report no row-remapping state (not supported)",
+            f"{where}: row remapping not judged on {len(unknown)} of {len(report.gpus)} GPUs "
+            f"({', '.join(unknown[:8])}{', ...' if len(unknown) > 8 else ''}): nvidia-smi "
+            "answers N/A for a pending or failed remap with MIG mode on, and on GPUs without "
+            f"row remapping{others}",
             resources=[instance_id],
+            gpus=unknown,
             remapper=states,
         )
     if verdict.kind is RemapKind.CLEAN:
@@ -112,7 +121,8 @@ def word_remap(
 
 def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -> list[Finding]:
     """FAIL P0 on a remapping failure, FAIL P1 on a pending remap, WARN P1 when most banks
-    have few or no spare rows left, PASS otherwise."""
+    have few or no spare rows left, INFO naming the GPUs that answered N/A (not judged),
+    PASS only when every GPU was read and is clean."""
     return [
         word_remap(verdict, instance_id, instance_type, report)
         for verdict in remap_verdicts(report)

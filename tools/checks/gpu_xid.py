@@ -91,6 +91,7 @@ class RecoveryAsk:
 class XidGroupKind(StrEnum):
     REMAP = "remap"  # Xid 63: a row remap waiting for a GPU reset
     APPLICATION = "application"
+    NON_FATAL = "non-fatal"  # NVLink5 errors the driver reported non-fatal
     UNKNOWN = "unknown"  # not in the catalogue
     FOLLOW_ON_ONLY = "follow-on-only"  # consequences, with no primary Xid this boot
     CLEAN = "clean"  # no Xid at all this boot
@@ -142,16 +143,19 @@ def xid_verdicts(
         verdicts.append(found)
     remap, recovery = of_kind(current, "remap"), of_kind(current, "recovery-action")
     application, unknown = of_kind(current, "application"), of_kind(current, "unknown")
+    non_fatal = of_kind(current, "non-fatal")
     if remap:
         verdicts.append(XidGroup(XidGroupKind.REMAP, remap))
     if recovery:
         verdicts.append(recovery_verdict(recovery))
     if application:
         verdicts.append(XidGroup(XidGroupKind.APPLICATION, application))
+    if non_fatal:
+        verdicts.append(XidGroup(XidGroupKind.NON_FATAL, non_fatal))
     if unknown:
         verdicts.append(XidGroup(XidGroupKind.UNKNOWN, unknown))
     follow_on = of_kind(current, "follow-on")
-    if follow_on and not (hardware or remap or recovery or application or unknown):
+    if follow_on and not (hardware or remap or recovery or application or non_fatal or unknown):
         verdicts.append(XidGroup(XidGroupKind.FOLLOW_ON_ONLY, follow_on))
     if not current:
         verdicts.append(XidGroup(XidGroupKind.CLEAN))
@@ -287,6 +291,15 @@ def _word_group(where: str, instance_id: str, verdict: XidGroup) -> Finding:
         )
     if verdict.kind is XidGroupKind.APPLICATION:
         return _application(where, instance_id, events)
+    if verdict.kind is XidGroupKind.NON_FATAL:
+        # NVIDIA's catalogue (Xid 144-150 decode): non-fatal rows need no immediate action,
+        # or the action of the Xid 154 logged with them, which has its own finding.
+        return FINDINGS.info(
+            f"{where}: {describe(events)}, reported non-fatal by the driver; no action of its "
+            "own (an Xid 154 beside it names any recovery needed)",
+            resources=resources,
+            **_evidence(events),
+        )
     if verdict.kind is XidGroupKind.UNKNOWN:
         return FINDINGS.warn(
             Priority.P2,

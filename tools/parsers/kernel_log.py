@@ -89,7 +89,16 @@ _JOURNAL_NOTE = re.compile(
 )
 
 _XID = re.compile(r"(?<![A-Za-z])xid(?![A-Za-z])", re.IGNORECASE)
-_KILLED = re.compile(r"killed process (?P<pid>\d{1,10}) \((?P<name>[^)]{0,64})\)", re.IGNORECASE)
+# "Killed process 4503 ((sd-pam)) total-vm:..." (the name is the task's comm, which may hold
+# parentheses, spaces and colons: "(sd-pam)", "kworker/0:1"), "Killed process 817194 (node),
+# UID 1000, total-vm:..." and RHEL 6's "Killed process 11726, UID 498, (mysqld) total-vm:...".
+# The name runs to the last ")" before "total-vm" when the line has it; otherwise to the
+# first ")" followed by a space, a comma or the end.
+_KILLED_PREFIX = r"killed process (?P<pid>\d{1,10})(?:, UID \d{1,10},)? \("
+_KILLED = re.compile(
+    _KILLED_PREFIX + r"(?P<name>.{0,64})\)(?:,? UID \d{1,10},)?\s+total-vm:", re.IGNORECASE
+)
+_KILLED_BARE = re.compile(_KILLED_PREFIX + r"(?P<name>.{0,64}?)\)(?=[\s,]|$)", re.IGNORECASE)
 # A memory cgroup's kill: on one line ("Memory cgroup out of memory: Killed process 7 (x)"),
 # or announced before a separate "Killed process 7 (x)" line by older kernels ("Memory cgroup
 # out of memory: Kill process 7 (x) score ...") and by the constraint line of newer ones
@@ -105,14 +114,19 @@ _OOM_CONTEXT = re.compile(
 )
 _PANIC = re.compile(r"kernel panic|panic - not syncing|\bpanic occurred\b", re.IGNORECASE)
 _HARD_LOCKUP = re.compile(r"hard lockup", re.IGNORECASE)
+# "... stuck for 23s! [kworker/2:1:25629]": the kernel prints "[%s:%d]" (comm, pid), and a
+# comm may itself hold colons (every kworker/N:M), so the pid is the number after the last
+# colon inside the brackets.
 _SOFT_LOCKUP = re.compile(
     r"soft lockup - CPU#(?P<cpu>\d{1,6}) stuck for (?P<seconds>\d{1,9})s!"
-    r"(?: \[(?P<name>[^\]:]{0,64}):(?P<pid>\d{1,10})\])?",
+    r"(?: \[(?P<name>[^\]]{0,64}):(?P<pid>\d{1,10})\])?",
     re.IGNORECASE,
 )
 _SOFT_LOCKUP_ANY = re.compile(r"soft lockup", re.IGNORECASE)
+# "INFO: task kworker/12:1:1234 blocked for more than 120 seconds." ("task %s:%d blocked"):
+# the comm may hold colons and spaces, so the pid is the number right before " blocked".
 _HUNG = re.compile(
-    r"task (?P<name>\S{1,64}?):(?P<pid>\d{1,10}) blocked for more than (?P<seconds>\d{1,9}) "
+    r"\btask (?P<name>.{1,64}?):(?P<pid>\d{1,10}) blocked for more than (?P<seconds>\d{1,9}) "
     r"seconds",
     re.IGNORECASE,
 )
@@ -184,7 +198,7 @@ def classify(message: str, timestamp: str | None = None) -> KernelEvent:
         return KernelEvent(kind.NEURON_HW, message, timestamp, detail=neuron_hw["type"].upper())
     if _PANIC.search(message):
         return KernelEvent(kind.PANIC, message, timestamp)
-    killed = _KILLED.search(message)
+    killed = _KILLED.search(message) or _KILLED_BARE.search(message)
     if killed is not None:
         which = kind.CGROUP_OOM_KILL if _CGROUP_OOM.search(message) else kind.OOM_KILL
         return KernelEvent(

@@ -182,12 +182,12 @@ def _row(cells: list[str]) -> GpuRow | None:
     index = to_int(cells[0])
     if index is None or index < 0:
         return None
-    driver = cells[3].strip()
+    driver = _version(cells[3]) or ""
     return GpuRow(
         index=index,
         bus_id=normalise_bus_id(cells[1]) if _BUS_ID.search(cells[1]) else cells[1].strip(),
         name=cells[2].strip(),
-        driver_version=driver if re.fullmatch(r"\d+(\.\d+)+", driver) else None,
+        driver_version=driver or None,
         temperature_c=to_int(cells[4]),
         ecc_uncorrected_volatile=to_int(cells[5]),
         ecc_uncorrected_aggregate=to_int(cells[6]),
@@ -281,6 +281,13 @@ class RemapGpu:
         """False when the GPU reports no row-remapping state at all (N/A)."""
         return self.pending is not None or self.failure is not None or self.histogram.known
 
+    @property
+    def judged(self) -> bool:
+        """Both flags a verdict rests on (pending, failure) were read as Yes or No. A GPU in
+        MIG mode answers N/A for them (issue 21: not confirmed in NVIDIA's documentation),
+        so N/A means "not known", never "no remap pending"."""
+        return self.pending is not None and self.failure is not None
+
 
 @dataclass(frozen=True)
 class RemapReport:
@@ -296,8 +303,25 @@ class RemapReport:
 
 
 def _version(value: str) -> str | None:
+    """The version at the start of a value: "610.47 [Deprecated; will be removed in CUDA
+    14.0. Use KMD Version instead]" is 610.47."""
     match = re.match(r"\d+(?:\.\d+)+", value.strip())
     return match.group(0) if match else None
+
+
+# The header's version lines. nvidia-smi 610 deprecates "Driver Version" and "CUDA Version"
+# in favour of "KMD Version" and "CUDA UMD Version" and prints all four, the old ones with a
+# "[Deprecated; will be removed in CUDA 14.0. Use KMD Version instead]" note (nvidia-smi -q
+# of driver 610.47 quoted in github.com/Jaded-Encoding-Thaumaturgy/vs-jetpack/issues/295;
+# NVIDIA's nvidia-smi documentation: "deprecated Driver Version and CUDA Version in favor of
+# KMD Version and CUDA UMD Version"). The new line wins when both are there, so the reading
+# survives the old lines' removal.
+_HEADER_VERSIONS = {
+    "kmd version": ("driver", 0),
+    "driver version": ("driver", 1),
+    "cuda umd version": ("cuda", 0),
+    "cuda version": ("cuda", 1),
+}
 
 
 class _RemapBuilder:
@@ -332,8 +356,8 @@ def _bank_count(value: str) -> int | None:
 
 
 def parse_row_remap(text: str) -> RemapReport:
-    driver: str | None = None
-    cuda: str | None = None
+    # (rank, version) per field: the lowest rank read wins (see _HEADER_VERSIONS).
+    versions: dict[str, tuple[int, str]] = {}
     attached: int | None = None
     gpus: list[RemapGpu] = []
     current: _RemapBuilder | None = None
@@ -354,10 +378,11 @@ def parse_row_remap(text: str) -> RemapReport:
             continue
         key, value = match.group(2).strip().lower(), match.group(3)
         if current is None:
-            if key == "driver version":
-                driver = _version(value)
-            elif key == "cuda version":
-                cuda = _version(value)
+            if key in _HEADER_VERSIONS:
+                field_name, rank = _HEADER_VERSIONS[key]
+                version = _version(value)
+                if version is not None and rank < versions.get(field_name, (9, ""))[0]:
+                    versions[field_name] = (rank, version)
             elif key == "attached gpus":
                 attached = to_int(value)
             continue
@@ -371,8 +396,8 @@ def parse_row_remap(text: str) -> RemapReport:
     # A GPU reported twice (the report repeated) is kept once: its first block.
     once = {gpu.bus_id: gpu for gpu in reversed(gpus)}
     return RemapReport(
-        driver_version=driver,
-        cuda_version=cuda,
+        driver_version=versions["driver"][1] if "driver" in versions else None,
+        cuda_version=versions["cuda"][1] if "cuda" in versions else None,
         attached_gpus=attached,
         gpus=tuple(gpu for gpu in gpus if once[gpu.bus_id] is gpu),
         errors=error_lines(text),

@@ -2,7 +2,7 @@
 answers) and `/opt/ml/config/resource_config.json` (which instances HyperPod put in it).
 
 * `scontrol ping`: `Slurmctld(primary) at <host> is UP` (or `DOWN`), one line per
-  controller; old releases join them: `Slurmctld(primary/backup) at a/b is UP/DOWN`.
+  controller; old releases join them: `Slurmctld(primary/backup) at a/b are UP/DOWN`.
 * `resource_config.json`: `InstanceGroups[].{Name, InstanceType,
   Instances[].{InstanceName, CustomerIpAddress}}` (an `InstanceId` is read when present).
 """
@@ -19,10 +19,17 @@ from tools.parsers.slurm_text import keep_error, lines
 
 # -- scontrol ping ------------------------------------------------------------------------
 
+# Current releases print one line per controller, "Slurmctld(primary) at ctl-a is UP"
+# (scontrol.c, _ping_slurmctld: "Slurmctld(%s) at %s is %s"); older ones (Slurm 2.x to 17.x)
+# join the primary and backup with slashes and "are": "Slurmctld(primary/backup) at
+# ctl-a/ctl-b are UP/DOWN", with "(NULL)" as the backup host when none is configured.
 _PING = re.compile(
-    r"Slurmctld\((?P<role>[^()]{1,60})\)\s+at\s+(?P<host>\S+)\s+is\s+"
-    r"(?P<state>(?:UP|DOWN)(?:/(?:UP|DOWN))*)\b"
+    r"Slurmctld\((?P<role>[^()]{1,60})\)\s+at\s+(?P<host>\S+)\s+(?:is|are)\s+"
+    r"(?P<state>(?:UP|DOWN)(?:/(?:UP|DOWN))*)\b",
+    re.IGNORECASE,
 )
+# What the joined form prints for a controller slot that is not configured.
+_NO_HOST = ("", "(null)")
 
 
 @dataclass(frozen=True)
@@ -61,9 +68,11 @@ def parse_scontrol_ping(text: str) -> PingResult:
             hosts = match.group("host").split("/")
             states = match.group("state").split("/")
             for index, role in enumerate(roles):
-                host = hosts[index] if index < len(hosts) else ""
+                host = (hosts[index] if index < len(hosts) else "").strip()
                 state = states[index] if index < len(states) else ""
-                controllers.append(Controller(role.strip(), host.strip(), state.upper() == "UP"))
+                if host.lower() in _NO_HOST:
+                    continue  # no backup controller configured: nothing to report on
+                controllers.append(Controller(role.strip(), host, state.upper() == "UP"))
         if not found:
             keep_error(errors, line)
     return PingResult(tuple(controllers), tuple(errors))

@@ -22,6 +22,13 @@ _DEBUG = re.compile(r"Debug packages installed:\s*(yes|no)", re.IGNORECASE)
 _SEMVER = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 # Package names that carry the OFI NCCL plugin across installer releases and distros.
 _OFI_NCCL_NAMES = ("libnccl-ofi", "aws-ofi-nccl")
+# Package names of AWS's libfabric: "libfabric-aws" (rpm) and "libfabric1-aws" (deb) in
+# current installers (already in 1.8.1: libfabric-aws-1.9.0amzn1.1, per
+# github.com/aws/aws-parallelcluster-cookbook/pull/492); older installers shipped it as plain
+# "libfabric" (rpm) and "libfabric1" (deb) with an "amzn" version, e.g.
+# "libfabric1_1.8.0amzn1.0_amd64" from installer 1.5.1 (github.com/aws/libfabric/issues/3).
+# The -aws names are looked for first.
+_LIBFABRIC_NAMES = ("libfabric-aws", "libfabric1-aws", "libfabric", "libfabric1")
 
 
 def parse_driver_version(text: str) -> str | None:
@@ -82,9 +89,9 @@ def parse_efa_packages(text: str) -> EfaPackages:
     libfabric = next(
         (
             version
+            for name in _LIBFABRIC_NAMES
             for package in packages
-            if (version := _package_version(package, "libfabric-aws")) is not None
-            or (version := _package_version(package, "libfabric1-aws")) is not None
+            if (version := _package_version(package, name)) is not None
         ),
         None,
     )

@@ -4,8 +4,13 @@ A driver line looks like
 ``NVRM: Xid (PCI:0000:53:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.``
 with a `[Tue Oct  8 03:22:07 2024]` prefix from `dmesg -T`, a `[12345.678901]` prefix from
 plain dmesg, or `2024-10-08T03:22:07+0000 host kernel:` from journalctl's short-iso format.
-Classification (application / hardware / follow-on / remap / recovery-action / unknown)
-comes from `tools.explain.xid_catalog`, the project's single Xid table. Xid 154 is read further: its
+On a GPU in MIG mode the address carries the GPU instance and, when the driver knows it,
+the compute instance: ``NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: ...``
+or ``(PCI:0000:3b:00 GPU-I:01 GPU-CI:02)`` (NVIDIA's open-gpu-kernel-modules prints
+"PCI:%04x:%02x:%02x GPU-I:%02u GPU-CI:%02u"); the event keeps the PCI address as the GPU and
+the instances beside it. Classification (application / hardware / follow-on / non-fatal /
+remap / recovery-action / unknown) comes from `tools.explain.xid_catalog`, the project's
+single Xid table. Xid 154 is read further: its
 text names the recovery the driver asks for,
 ``154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)``.
 """
@@ -17,13 +22,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from tools.explain.xid_catalog import XidKind, classify_xid
+from tools.explain.xid_catalog import XidKind, refine_kind
 
 # What a recovery action asks of the operator, worst first.
 Recovery = Literal["reboot", "reset", "drain", "none", "unknown"]
 
 _NVRM_XID = re.compile(
-    r"NVRM:\s*Xid\s*\(\s*PCI:([0-9A-Fa-f:.]{4,24})\s*\)\s*:\s*(\d{1,4})(?!\d)\s*,?\s*(.*)$",
+    r"NVRM:\s*Xid\s*\(\s*PCI:(?P<pci>[0-9A-Fa-f:.]{4,24})"
+    r"(?:\s+GPU-I:\s*(?P<gi>\d{1,4}))?(?:\s+GPU-CI:\s*(?P<ci>\d{1,4}))?\s*\)"
+    r"\s*:\s*(?P<xid>\d{1,4})(?!\d)\s*,?\s*(?P<rest>.*)$",
     re.IGNORECASE,
 )
 _PID = re.compile(r"^pid\s*=\s*('?<?[\w-]*>?'?)\s*,?\s*", re.IGNORECASE)
@@ -48,6 +55,9 @@ class XidEvent:
     line: str
     # Xid 154 only: the driver's label of the new recovery action ("Node Reboot Required").
     recovery_action: str | None = None
+    # MIG only: the GPU instance and compute instance the driver attributed the Xid to.
+    gpu_instance: int | None = None
+    compute_instance: int | None = None
 
     @property
     def recovery(self) -> Recovery:
@@ -94,8 +104,8 @@ def parse_xid_line(line: str) -> XidEvent | None:
     match = _NVRM_XID.search(line)
     if match is None:
         return None
-    number = int(match.group(2))
-    rest = match.group(3).strip()
+    number = int(match["xid"])
+    rest = match["rest"].strip()
     pid = process = None
     pid_match = _PID.match(rest)
     if pid_match:
@@ -105,10 +115,10 @@ def parse_xid_line(line: str) -> XidEvent | None:
     if name_match:
         process = _strip_quotes(name_match.group(1))
         rest = rest[name_match.end() :]
-    info = classify_xid(number)
+    info = refine_kind(number, rest)
     return XidEvent(
         xid=number,
-        pci=match.group(1).lower(),
+        pci=match["pci"].lower(),
         pid=pid,
         process=process,
         text=rest.strip(),
@@ -117,6 +127,8 @@ def parse_xid_line(line: str) -> XidEvent | None:
         meaning=info.meaning,
         line=line.strip(),
         recovery_action=recovery_label(rest) if info.kind == "recovery-action" else None,
+        gpu_instance=int(match["gi"]) if match["gi"] else None,
+        compute_instance=int(match["ci"]) if match["ci"] else None,
     )
 
 
