@@ -52,6 +52,7 @@ _SECTION_LIST: tuple[Section, ...] = (
     Section("B.5", "EKS and HyperPod alignment"),
     Section("B.6", "Free IP addresses in subnets"),
     Section("B.7", "Network interfaces per Region"),
+    Section("B.8", "FSx for Lustre client connectivity"),
     Section("C", "Capacity and Availability Zones"),
     Section("D", "Lifecycle scripts"),
     Section("D.1", "Lifecycle S3 bucket access"),

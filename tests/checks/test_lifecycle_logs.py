@@ -45,6 +45,15 @@ from ._log_scans import judge_lifecycle_logs
         ("instance group worker-group-1 not found in resource_config.json", "parameter-mismatch"),
         ("on_create.sh failed with exit code 1", "script-failure"),
         ("Command '['bash', 'setup.sh']' returned non-zero exit status 2.", "script-failure"),
+        (
+            "mount.lustre: mount fs-0a1b.fsx.us-west-2.amazonaws.com@tcp:/x7ab at /fsx failed:"
+            " Connection timed out",
+            "lustre-mount",
+        ),
+        (
+            "mount.lustre: mount 10.1.2.3@tcp:/fsx at /fsx failed: No such file or directory",
+            "lustre-mount",
+        ),
     ],
 )
 def test_classify_lines(message: str, family: str) -> None:
@@ -129,6 +138,7 @@ def test_every_family_example_passes_the_cloudwatch_filter() -> None:
         "instance group x not found",
         "on_create.sh failed with exit code 1",
         "returned non-zero exit status 2",
+        "mount.lustre: mount 10.1.2.3@tcp:/fsx at /fsx failed: Input/output error",
     ]
     for sample in samples:
         assert _pattern_matches(LOG_FILTER, sample), sample

@@ -22,14 +22,18 @@ def _guessed(text: str, top: int = 5) -> list[str]:
 
 
 STORAGE = [
-    "Our FSx for Lustre file system is no longer mounted on two workers after the reboot.",
-    "ls: cannot access '/fsx/checkpoints': Stale file handle",
     "mount.nfs4: Connection timed out while mounting fs-0abc.efs.us-west-2.amazonaws.com:/",
     "mount-s3 exits right after start and the bucket directory is empty",
     "df: /mnt/data: Transport endpoint is not connected",
     "重启后共享存储没有挂载上",
-    "/fsx 挂载点不见了，lfs df 也没有输出",
     "EFS 挂载失败",
+]
+# Lustre wording with no error signature: the Lustre client's own section (§ B.8) joins the
+# guesses, in place of the node's local disks.
+LUSTRE_STORAGE = [
+    "Our FSx for Lustre file system is no longer mounted on two workers after the reboot.",
+    "ls: cannot access '/fsx/checkpoints': Stale file handle",
+    "/fsx 挂载点不见了，lfs df 也没有输出",
 ]
 
 
@@ -39,6 +43,14 @@ def test_storage_mount_wording_guesses_lifecycle_endpoints_and_disks(text: str) 
     guessed = [m.section for m in result.matches if m.guess]
     assert guessed[:1] == ["D"], (text, [m.section for m in result.matches])
     assert {"D", "B.4", "I.1"} <= set(guessed) | {m.section for m in result.matches}
+
+
+@pytest.mark.parametrize("text", LUSTRE_STORAGE)
+def test_lustre_mount_wording_guesses_lifecycle_then_the_lustre_client(text: str) -> None:
+    result = explain(text)
+    guessed = [m.section for m in result.matches if m.guess]
+    assert guessed[:1] == ["D"], (text, [m.section for m in result.matches])
+    assert {"D", "B.8", "B.4"} <= set(guessed), (text, guessed)
 
 
 @pytest.mark.parametrize(
@@ -112,7 +124,7 @@ def test_a_guess_says_it_is_one() -> None:
     for match in result.matches:
         assert match.guess
         assert match.why.startswith(GUESS_PREFIX)
-        assert match.signals == ["guess.storage_mounts"]
+        assert match.signals[0] in ("guess.storage_mounts", "guess.lustre_client")
         assert '"FSx for Lustre"' in match.why
     assert "No known error signature matched" in result.message
     assert "guess" in result.message

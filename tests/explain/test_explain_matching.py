@@ -41,6 +41,18 @@ from tools.sections import SECTIONS, section
             "B.2",
         ),
         ("nrt_init failed: No neuron device available", "G.5"),
+        (
+            "after the replacement `rdma link show` is empty and there are no rdmap devices",
+            "A",
+        ),
+        ("CapacityError: Unable to provision requested ML compute capacity.", "C"),
+        (
+            "LustreError: 11-0: fsx-OST0001-osc-ffff: operation ost_connect to node"
+            " 172.31.9.9@tcp failed: rc = -110",
+            "B.8",
+        ),
+        ("ClusterStatus: Failed. FailureMessage: the OnCreate lifecycle script exited with 1", "D"),
+        ("we only see half the vCPUs on the p5.48xlarge nodes", "J"),
     ],
 )
 def test_best_section(text: str, best: str) -> None:
@@ -58,6 +70,11 @@ def test_best_section(text: str, best: str) -> None:
         ("NCCL 超时，AllReduce 卡住不动", "A"),
         ("安全组出站规则没有放通自身", "A"),
         ("生命周期脚本执行失败，报换行符错误", "D.2"),
+        ("替换后的节点 ibv_devices 没有任何设备，只有表头", "A"),
+        ("FSx for Lustre 挂载超时，端口 988 是不是没开", "B.8"),
+        ("集群 Failed 了，失败原因是 on_create 脚本报错", "D"),
+        ("CPU 核数只有一半，nproc 是 96", "J"),
+        ("HyperPod 的安全组跟 EKS 的安全组对不上", "B.5"),
         ("节点时间不同步，chrony 没在跑", "I.4"),
         ("p5.48xlarge 只有 96 个 vCPU，是不是超线程没开", "J"),
     ],

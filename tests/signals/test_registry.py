@@ -52,8 +52,15 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "InsufficientInstanceCapacity: We currently do not have sufficient capacity",
             "capacity is not available for ml.p5.48xlarge",
             "Capacity not available in us-east-1a",
+            "CapacityError: Unable to provision requested ML compute capacity. Please retry"
+            " using a different ML instance type.",
+            "Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity",
         ),
-        ("capacity reservation cr-0abc", "capacity is available"),
+        (
+            "capacity reservation cr-0abc",
+            "capacity is available",
+            "InsufficientCapacityErrors=0",  # a counter name, not SageMaker's error code
+        ),
     ),
     "capacity.training_plan": (
         ("the training plan tp-abc has no instances left",),
@@ -100,6 +107,26 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "k8s.oomkilled": (
         ("Last State: Terminated  Reason: OOMKilled", "Exit Code:    137"),
         ("Exit Code: 1", "oom-kill"),
+    ),
+    "storage.lustre_client": (
+        (
+            "LustreError: 11-0: fsx-OST0000-osc-ffff8f2a: operation ost_connect to node"
+            " 10.1.2.3@tcp failed: rc = -110",
+            "Lustre: fsx-OST0002-osc-ffff8f2a: Connection to fsx-OST0002 (at 10.1.2.4@tcp)"
+            " was lost; in progress operations using this service will wait for recovery to"
+            " complete",
+            "LustreError: 167-0: fsx-OST0001-osc-ffff8f2a: This client was evicted by"
+            " fsx-OST0001; in progress operations using this service will fail.",
+            "mount.lustre: mount fs-0a.fsx.us-east-1.amazonaws.com@tcp:/abcd at /fsx failed:"
+            " Connection timed out",
+            "failed to ping 10.1.2.3@tcp: Input/output error",
+        ),
+        (
+            "Lustre: Mounted fsx-client",
+            "mount.lustre: mount fs-0a@tcp:/abcd at /fsx",
+            "Connection to the database was lost",
+            "lctl ping 10.1.2.3@tcp",
+        ),
     ),
 }
 

@@ -42,6 +42,16 @@ LOG_FAMILIES: tuple[LogFamily, ...] = (
         on_trace=True,  # `+ $'\r'` in a trace is the CRLF itself
     ),
     LogFamily(
+        "lustre-mount",
+        "FSx for Lustre mount or connection failure (check the Lustre ports 988 and"
+        " 1018-1023 and the mount name, § B.8)",
+        # Lifecycle scripts mount FSx; mount.lustre's own failure line names the cause
+        # (timed out, Input/output error, No such file or directory for a wrong mount name).
+        # Before s3-timeout: the file system's DNS name ends in amazonaws.com, and its
+        # "timed out" is the Lustre ports, not an AWS endpoint.
+        compile_alternation(*wording("storage.lustre_client")),
+    ),
+    LogFamily(
         "s3-timeout",
         "timeout reaching S3 (check the S3 endpoint and routing, § B.4)",
         # botocore's own wording, or "timed out" next to an S3 / AWS host; never a bare

@@ -36,7 +36,7 @@ READ_ONLY_TOOLS = word_set(
     findmnt fi_info neuron-ls neuron-top neuron-monitor netstat
     ping traceroute tracepath dig nslookup host getent ibv_devinfo ibv_devices ibstat true
     false test basename dirname realpath readlink md5sum sha256sum diff cmp hexdump od
-    strings tac nl session-manager-plugin last w who pwd
+    strings tac nl session-manager-plugin last w who pwd modinfo
     """
 )
 
@@ -504,6 +504,21 @@ HANDLERS: dict[str, Handler] = {
     ),
     **{tool: reads_unless(tool, spec) for tool, spec in _WRITE_OPTIONS.items()},
     "chronyc": _chronyc,
+    # Lustre's client tools (FSx for Lustre, § B.8). lfs reads space, layouts and server
+    # status; setstripe, migrate, mkdir, setquota and the hsm_* actions write. `lfs check`
+    # only reports each target's state (Lustre manual, "lfs").
+    "lfs": subcommands(
+        "lfs",
+        "df check getstripe getdirstripe osts mdts quota path2fid fid2path getname"
+        " version --version help",
+    ),
+    # lctl reads parameters, devices and NIDs, and `lctl ping` is an LNet ping; set_param,
+    # conf_param, network up/down and the debug-buffer commands (dk clears it) change
+    # state (Lustre manual, "lctl").
+    "lctl": subcommands(
+        "lctl",
+        "ping list_nids dl device_list get_param list_param lustre_build_version --version help",
+    ),
     "timedatectl": subcommands(
         "timedatectl",
         "status show list-timezones timesync-status show-timesync",

@@ -123,6 +123,15 @@ FAMILIES: tuple[Family, ...] = (
         ),
     ),
     Family(
+        "lustre_client", "the FSx for Lustre client",
+        # Lustre words without an error signature ("the FSx mount is gone", "lfs df is
+        # slow"): the client's path to the file system (§ B.8) after the lifecycle mount (§ D).
+        ("B.8", "D"),
+        _rx(word(r"FSx(?:\s+for\s+Lustre)?|Lustre|LNet|lfs|lctl|mount\.lustre"), r"并行文件系统"),
+        ("findmnt -t lustre", "lfs check servers", "lctl list_nids",
+         "dmesg -T | grep -iE 'lustre|lnet'", TRIAGE_NODE),
+    ),
+    Family(
         "storage_local", "local disks and file-system errors",
         ("I.1", "N"),
         _rx(

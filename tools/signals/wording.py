@@ -58,7 +58,15 @@ SIGNALS: tuple[Signal, ...] = (
     Signal(
         "capacity.insufficient",
         "C",
-        (r"InsufficientInstanceCapacity", r"capacity (?:is )?not available"),
+        (
+            r"InsufficientInstanceCapacity",
+            r"capacity (?:is )?not available",
+            # SageMaker's own wording when it cannot place ML instances (cluster and
+            # instance-group status messages): "CapacityError: Unable to provision
+            # requested ML compute capacity. Please retry using a different ML instance type."
+            r"Unable to provision requested ML compute capacity",
+            r"(?<![A-Za-z0-9_])CapacityError(?![A-Za-z0-9_])",
+        ),
     ),
     Signal("capacity.training_plan", "C", (r"training plan",)),
     Signal("lifecycle.on_init_complete", "D", (r"OnInitComplete",)),
@@ -95,6 +103,24 @@ SIGNALS: tuple[Signal, ...] = (
         (r"ncclSystemError", r"ncclInternalError", r"unhandled system error", r"NCCL WARN"),
     ),
     Signal("k8s.oomkilled", "M", (r"OOMKilled", r"Exit Code:\s*137")),
+    # A Lustre client that cannot reach (or lost) its FSx file system: the kernel's own
+    # LustreError / Lustre lines (an import to an OST or MDT that failed or was lost, an
+    # eviction), mount.lustre giving up, and `lctl ping` failing on a server NID. The
+    # forms are those the FSx for Lustre user guide quotes ("Troubleshooting: file system
+    # mount issues") and the Lustre client prints (rc = -110 is ETIMEDOUT).
+    Signal(
+        "storage.lustre_client",
+        "B.8",
+        (
+            r"operation\s+(?:ost|mds|mgs|ldlm|obd)_\w+\s+to\s+node\s+\S+\s+failed",
+            r"Connection to \S+ \(at \S+\) was lost",
+            r"in progress operations using this service will (?:wait for recovery|fail)",
+            r"(?:This client was|client\s+\S+\s+was|has been) evicted by \S+",
+            r"mount\.lustre:[^\n]{0,200}?failed",
+            r"failed to ping \S+@(?:tcp|efa)\d*",
+            r"LNetError:",
+        ),
+    ),
 )
 
 SIGNALS_BY_ID: dict[str, Signal] = {signal.id: signal for signal in SIGNALS}

@@ -309,10 +309,23 @@ SIGNATURES = (
         "lifecycle.script_failed", "D.2", 4.0,
         "a lifecycle script failed or timed out",
         r"lifecycle (?:script|configuration|config)s?\b[^\n]{0,60}"
-        r"(?:fail\w*|error|timed? ?out|exit(?:ed)? (?:code|status))",
+        r"(?:fail\w*|error|timed? ?out|exit(?:ed)? (?:code|status)|did not (?:run|complete)"
+        r"|didn't (?:run|complete))",
         r"on_create\.sh[^\n]{0,60}(?:fail\w*|error|exit|line \d+)", r"LcsExecutionState",
         r"lifecycle\s+script\s+execution",
         r"生命周期脚本\s*(?:执行)?\s*(?:失败|报错|超时)",
+        # Mixed text: the script named in English, the outcome in Chinese.
+        r"(?:lifecycle\s*(?:scripts?|config\w*)|生命周期\s*(?:脚本|配置)|on_create(?:\.sh)?)"
+        r"[^\n。]{0,40}?(?:执行|运行)?\s*(?:失败|报错|出错|超时|错误|退出码\s*[1-9])",
+        checks=LIFECYCLE,
+    ),
+    # A status names no cause; a failure message that names a lifecycle script does, so it
+    # outweighs a bare Failed or RollingBack status (§ F.1) in any language.
+    sig(
+        "lifecycle.failure_reason", "D", 5.5,
+        "the cluster's failure message names a lifecycle script: the status is its symptom",
+        r"(?:FailureMessage|failure\s+(?:message|reason)|失败原因|失败信息|报错信息|错误信息|原因)"
+        r"[^\n]{0,120}?(?:lifecycle|LifeCycleConfig|on_create|OnCreate|生命周期|provisioning_parameters)",
         checks=LIFECYCLE,
     ),
     sig(

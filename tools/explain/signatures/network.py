@@ -35,6 +35,25 @@ ENDPOINTS = (
     TRIAGE,
 )
 EKS = ("aws eks describe-cluster --name <EKS_CLUSTER> --region <REGION>", DESCRIBE_CLUSTER)
+RDMA_DEVICES = (
+    "ls /sys/class/infiniband/",
+    "ibv_devices",
+    "fi_info -p efa -t FI_EP_RDM",
+    "lsmod | grep efa",
+    TRIAGE_NODE,
+)
+# A mount that hangs, times out or fails, in English or Chinese.
+_STUCK_OR_FAILED = (
+    r"(?:hang\w*|hung|stuck|time[sd]?\s*out|timed out|fail\w*|errors?"
+    r"|卡住|卡着|卡死|超时|失败|报错|不上)"
+)
+LUSTRE = (
+    "findmnt -t lustre",
+    "lfs check servers",
+    "lctl list_nids",
+    "dmesg -T | grep -iE 'lustre|lnet'",
+    "aws fsx describe-file-systems --file-system-ids <FILE_SYSTEM_ID> --region <REGION>",
+)
 CNI = (
     "kubectl -n kube-system get ds aws-node kube-proxy",
     "kubectl -n kube-system logs -l k8s-app=aws-node --tail 200",
@@ -90,6 +109,17 @@ SIGNATURES = (
         checks=NCCL_ENV,
     ),
     sig(
+        "versions.socket_fallback", "E", 1.5,
+        "NCCL on sockets is often the job environment: an image without libfabric or the"
+        " aws-ofi-nccl plugin, or EFA devices not passed into the container",
+        r"Using network Socket",
+        r"(?:no|without)\s+(?:the\s+)?(?:OFI|aws-ofi-nccl)\s+plugin",
+        r"(?:没|没有|未)\s*(?:装|安装|打包|带)\s*(?:aws-ofi-nccl|libfabric|OFI\s*(?:插件|plugin)|EFA)",
+        r"(?:image|container|镜像|容器)[^\n。]{0,40}?(?:without|lacks?|missing|no|没有|缺少?)\s*"
+        r"(?:the\s+)?(?:aws-ofi-nccl|libfabric|OFI\s+plugin)",
+        checks=VERSIONS,
+    ),
+    sig(
         "efa.ofi", "A", 3.5,
         "libfabric / the NCCL OFI plugin could not bring EFA up",
         r"NET/OFI", r"fi_getinfo", r"aws-ofi-nccl",
@@ -98,6 +128,26 @@ SIGNATURES = (
         r"EFA (?:device|interface)s?\s+(?:not found|missing)",
         r"efa\s+(?:provider|driver)\s+(?:not|missing|failed)", r"/dev/infiniband",
         checks=EFA_NODE,
+    ),
+    sig(
+        "efa.rdma_missing", "A", 5.0,
+        "the node lists no EFA (RDMA) devices: compare with a healthy peer, reboot, then § F.4",
+        # ibv_devices printing its header and nothing under it (the next line is a prompt,
+        # a blank line or the end of the paste), ibv_devinfo's own message, and prose.
+        r"node GUID[ \t]*\n[ \t]*-{4,}[ \t]+-{4,}[ \t]*(?:\n[ \t]*(?:[$#>\n]|$)|$)",
+        r"No IB devices found",
+        r"(?:no|zero|without|missing|none of the|0)\s+(?:\w+\s+){0,2}?(?:rdmap\w*|RDMA|uverbs|EFA)"
+        r"\s*(?:devices?|interfaces?|links?)",
+        r"(?:rdmap\w*|RDMA|uverbs|EFA)\s*(?:devices?|interfaces?)\s*(?:are\s+|is\s+)?"
+        r"(?:missing|gone|absent|not\s+(?:present|found|listed|there|visible))",
+        r"(?:ibv_devices|ibv_devinfo|rdma\s+link(?:\s+show)?|/sys/class/infiniband/?|/dev/infiniband/?)"
+        r"[^\n.。]{0,40}?(?:(?:is|are|was|comes?\s+back|returns?|prints?|shows?)\s+(?:\w+\s+)?"
+        r"(?:empty|nothing|blank)|only\s+(?:prints?|shows?|has)?\s*(?:the\s+)?header"
+        r"|(?:只|仅)\s*(?:打印|显示|输出|有)了?\s*表头|(?:也)?\s*(?:是)?\s*空的?|(?:没有|没|无)\s*(?:任何)?\s*(?:输出|设备)"
+        r"|(?:什么|啥)\s*(?:都|也)\s*(?:没有|没))",
+        r"(?:看不到|没有|没|找不到|缺少|不见了?)\s*(?:任何)?\s*(?:rdmap\w*|RDMA|EFA|uverbs)\s*(?:的)?\s*(?:设备|网卡|接口)",
+        r"(?:rdmap\w*|RDMA|EFA|uverbs)\s*(?:的)?\s*(?:设备|网卡)\s*(?:都)?\s*(?:不见了|没了|消失|没有|缺失|找不到)",
+        checks=RDMA_DEVICES,
     ),
     sig(
         "efa.mention", "A", 1.5,
@@ -232,7 +282,7 @@ SIGNATURES = (
         r"public subnet", r"internet gateway", word("IGW"), word(r"igw-[0-9a-f]{8,17}"),
         r"MapPublicIpOnLaunch",
         r"NAT gateway", r"no NAT\b", r"without (?:a )?NAT", r"(?:公有|公网|公共)\s*子网",
-        r"NAT\s*网关",
+        r"NAT\s*网关", r"(?:没有|没|无|不带)\s*NAT",
         r"互联网网关",
         checks=ROUTES,
     ),
@@ -243,7 +293,11 @@ SIGNATURES = (
         r"VPC endpoints?", word(r"vpce-[0-9a-f]{8,17}"), r"(?:interface|gateway) endpoint",
         *wording("aws.endpoint_unreachable"), r"PrivateLink",
         r"(?:终端节点|VPC\s*端点|endpoint)\s*(?:缺失|没有|没配|未配置)",
+        r"(?:which|what)\s+(?:VPC\s+|interface\s+|AWS\s+)?endpoints\s+(?:do|does|are|should|must)\b",
         r"(?:没有|没|缺少|缺|未)\s*(?:配置?|创建|建)?\s*(?:VPC\s*)?(?:终端节点|端点|endpoints?)",
+        # "没建 ssm、ecr 和 s3 的终端节点": the services named between the verb and the noun
+        r"(?:没有|没|缺少|缺|未)\s*(?:配置?|创建|建|开)\s*[^\n。，,]{1,30}?(?:的)\s*(?:VPC\s*)?"
+        r"(?:终端节点|端点|endpoints?)",
         checks=ENDPOINTS,
     ),
     sig(
@@ -252,6 +306,13 @@ SIGNATURES = (
         r"dial tcp [^\n]{0,80}:443: (?:i/o timeout|connect: connection timed out)",
         r"(?:ecr|sts|ssm|s3|logs|sagemaker)[.\w-]*\.amazonaws\.com[^\n]{0,60}(?:timed out|timeout)",
         r"(?:connection|connect) timed out[^\n]{0,60}amazonaws",
+        r"(?:ecr|sts|ssm|s3|logs|sagemaker)[.\w-]*\.amazonaws\.com[^\n]{0,60}?time[sd]?\s+out",
+        r"(?:cannot|can't|unable to|could not|couldn't|fails? to|failed to)\s+(?:reach|connect to"
+        r"|contact)\s+(?:ecr|sts|ssm|ec2messages|ssmmessages|s3|logs|sagemaker|api\.sagemaker)"
+        r"[.\w-]*\.amazonaws\.com",
+        # An AWS CLI call to the service that times out ("aws s3 cp 一直超时"); a bare
+        # "SSM 连不上" is § K's wording, not evidence about endpoints.
+        r"aws\s+(?:s3|s3api|ecr|sts|ssm|sagemaker)\b[^\n。，,]{0,30}?(?:超时|timed out|timeout)",
         checks=ENDPOINTS,
     ),
     # § B.5 — EKS alignment
@@ -288,6 +349,14 @@ SIGNATURES = (
         r"(?:different|separate|(?:not|isn't|aren't)\s+in\s+the\s+same)\s+VPCs?[^\n.。]{0,60}EKS",
         r"EKS[^\n。]{0,40}(?:不在|不是)\s*(?:在\s*)?同一个?\s*VPC",
         r"EKS[^\n。]{0,40}(?:不同|另一个|别的|两个)\s*(?:的)?\s*VPC", r"跨\s*VPC[^\n。]{0,30}EKS",
+        # EKS's and HyperPod's VPC or security groups said not to match, either order
+        # ("EKS VPC / SG 与 HyperPod 不匹配", "EKS 的安全组和 HyperPod 的安全组不一致").
+        r"EKS[^\n。]{0,30}?(?:VPC|SG|安全组|security\s+groups?)[^\n。]{0,30}?(?:与|和|跟|同|vs\.?|and)"
+        r"\s*HyperPod[^\n。]{0,30}?(?:不匹配|不一致|不一样|不同|对不上|mismatch\w*|differ\w*"
+        r"|(?:do|does)\s*n[o']t\s+match)",
+        r"HyperPod[^\n。]{0,30}?(?:VPC|SG|安全组|security\s+groups?)[^\n。]{0,30}?(?:与|和|跟|同|vs\.?|and)"
+        r"\s*EKS[^\n。]{0,30}?(?:不匹配|不一致|不一样|不同|对不上|mismatch\w*|differ\w*"
+        r"|(?:do|does)\s*n[o']t\s+match)",
         r"(?:API\s*server|apiserver|api-server|control plane|cluster endpoint|eks\.amazonaws\.com)"
         r"[^\n]{0,80}?(?:i/o timeout|timed? ?out|unreachable|connection refused|no route to host"
         r"|not reachable|just hangs|hangs)",
@@ -343,6 +412,34 @@ SIGNATURES = (
         r"(?:网络接口|ENI)\s*(?:配额|上限)",
         checks=("aws service-quotas get-service-quota --service-code vpc "
                 "--quota-code L-DF5E4CA3 --region <REGION>", TRIAGE),
+    ),
+    # § B.8 — FSx for Lustre clients
+    sig(
+        "fsx.lustre_client", "B.8", 6.0,
+        "the Lustre client lost or could not reach its FSx file system: the security groups"
+        " must pass TCP 988 and 1018-1023 both ways (all traffic for EFA-enabled FSx)",
+        *wording("storage.lustre_client"),
+        r"(?:FSx|Lustre|lustre)[^\n.。]{0,60}?(?:mount\w*|挂载)[^\n.。]{0,60}?" + _STUCK_OR_FAILED,
+        r"(?:mount\w*|挂载)[^\n.。]{0,20}?(?:FSx|Lustre)[^\n.。]{0,60}?" + _STUCK_OR_FAILED,
+        r"lfs\s+(?:df|check)\b[^\n.。]{0,40}?"
+        r"(?:hang\w*|hung|stuck|never returns|no response|卡住|卡死|没反应)",
+        checks=LUSTRE,
+    ),
+    sig(
+        "fsx.lustre_ports", "B.8", 3.0,
+        "the Lustre ports are in question: TCP 988 and 1018-1023 between the clients and the"
+        " file system",
+        r"(?<!\d)1018\s*[-–~]\s*1023(?!\d)",
+        r"(?:port|端口|TCP)\s*(?<!\d)988(?!\d)", r"(?<!\d)988(?!\d)\s*(?:端口|port)",
+        matching=Matching(context=rx(r"FSx|Lustre|LNet|@tcp")),
+        checks=(*SG_RULES[:1], *LUSTRE[:3]),
+    ),
+    sig(
+        "fsx.lustre_word", "B.8", 2.0,
+        "the FSx for Lustre client is involved",
+        r"LustreError", word(r"LNet\w*"), r"\d+\.\d+\.\d+\.\d+@tcp\d*", r"-OST[0-9a-f]{4}",
+        r"-MDT[0-9a-f]{4}", r"mount\.lustre", r"-t lustre",
+        checks=LUSTRE,
     ),
     # § O — VPC CNI
     sig(

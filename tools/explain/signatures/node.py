@@ -184,6 +184,26 @@ SIGNATURES = (
         r"(?:v?CPUs?|nproc|CPU\(s\):)\D{0,12}\b96\b",
         r"Thread\(s\) per core:\s*1", r"hyper-?threading",
         r"multithreading\s+(?:is\s+)?(?:off|disabled)", r"超线程",
+        r"\bSMT\b[^\n.。]{0,20}?(?:off|disabled|关闭|关了)",
+        # A count said to be wrong or halved, in words: "wrong vCPU count", "only half the
+        # cores", "CPU 数量不对", "核数只有一半".
+        r"(?:wrong|incorrect|unexpected|reduced|fewer|missing|low|half\s+the)\s+"
+        r"(?:number\s+of\s+)?(?:v?CPUs?|cores|threads)(?:\s+(?:count|number)s?)?",
+        r"(?:v?CPUs?|cores|threads|nproc|lscpu|CPU\(s\))[^\n.。]{0,60}?"
+        r"(?:(?:only\s+)?half\b|halved|one\s+thread\s+per\s+core)",
+        r"(?:only|just)\s+(?:see\s+|shows?\s+|has\s+|have\s+)?half\s+(?:the\s+|of\s+the\s+)?"
+        r"(?:v?CPUs?|cores|threads)",
+        r"(?:v?CPU|CPU|核|核心|线程)\s*(?:的)?\s*(?:数量|数目|个数|数)\s*(?:不对|不正确|错了|有误|少了|减半|偏少|只有一半|只有预期的一半|变成一半)",
+        r"(?:v?CPU|CPU|核|核心|线程)[^\n。，,]{0,20}?(?:只有|少了|剩|是)\s*[^\n。，,]{0,12}?的?\s*一半",
+        r"每\s*个?\s*(?:物理)?\s*(?:核|核心|core)\s*(?:只有|只)\s*(?:一个|1\s*个?)\s*线程",
+        # Known full/half pairs of the accelerated types (p5/p4d/trn1: 192/96, 96/48,
+        # 128/64), one beside the other: "96 instead of 192", "192 个 … 只有 96".
+        r"\b(?:96|48|64)\b[^\n。]{0,30}?(?:instead\s+of|rather\s+than|not|vs\.?|versus|but\s+"
+        r"(?:expected|should\s+be)|而不是|不是|而非|应该是)\s*\b(?:192|96|128)\b",
+        r"\b(?:192|96|128)\b[^\n。]{0,40}?(?:only|but|just|只有|只|却是?)\s*\b(?:96|48|64)\b",
+        matching=Matching(
+            context=rx(r"v?CPU|cores?|threads?|nproc|lscpu|核|线程|ThreadsPerCore|xlarge")
+        ),
         checks=CPUS,
     ),
 )
