@@ -334,9 +334,35 @@ def _world(name: str, cluster_id: str, groups: list[Json], orchestrator: Json | 
     hma_streams = [
         f"SagemakerHealthMonitoringAgent/{n['InstanceGroupName']}/{n['InstanceId']}" for n in nodes
     ]
+    # The cluster's creation: one scaling operation, finished, that the provisioning events
+    # belong to (ListClusterOperations / DescribeClusterOperation).
+    creation_op = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
+    operations: list[Json] = [
+        {
+            "OperationId": creation_op,
+            "ClusterArn": arn,
+            "Type": "Scaling",
+            "Status": "Done",
+            "CreationTime": iso(created),
+        }
+    ]
+    operation_details: dict[str, Json] = {
+        creation_op: {
+            "ScalingDetails": [
+                {
+                    "InstanceGroupName": g["InstanceGroupName"],
+                    "Status": "Done",
+                    "Original": {"CurrentCount": 0, "TargetCount": 0},
+                    "Desired": {"TargetCount": g["TargetCount"]},
+                }
+                for g in groups
+            ]
+        }
+    }
     events = [
         {
             "EventId": f"evt-{i:04d}",
+            "OperationId": creation_op,
             "ClusterArn": arn,
             "ClusterName": name,
             "InstanceGroupName": n["InstanceGroupName"],
@@ -354,6 +380,8 @@ def _world(name: str, cluster_id: str, groups: list[Json], orchestrator: Json | 
         cluster=cluster,
         nodes=nodes,
         events=events,
+        operations=operations,
+        operation_details=operation_details,
         other_clusters=["research-sandbox"],
         security_groups=[_security_group()],
         subnets=[_subnet(SUBNET, "10.1.0.0/17", 31000)],

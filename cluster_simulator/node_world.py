@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from cluster_simulator import base
 from cluster_simulator.node_samples import accelerators as accel
+from cluster_simulator.node_samples import deep_health_check as dhc
 from cluster_simulator.node_samples import k8s_objects, slurm, system
 from cluster_simulator.world import Json, World
 from tools.probes.instance_facts import InstanceFacts, ec2_type, fallback, from_describe
@@ -94,6 +95,8 @@ def healthy_outputs(world: World, node: Json) -> dict[str, ProbeOutput]:
             "efa_provider": _out(accel.fi_info(facts.efa_interfaces)),
             "efa_packages": _out(accel.efa_packages()),
             "ofi_nccl_plugin": _out(accel.ofi_nccl_plugin()),
+            # The on-start deep health check of a healthy node passed.
+            "deep_health_check_log": _out(dhc.node_log("pass")),
         }
     return outputs
 

@@ -12,6 +12,7 @@ from cluster_simulator.scenarios_cluster import CLUSTER, hma_xid_detection, thre
 from cluster_simulator.scenarios_lifecycle import LIFECYCLE
 from cluster_simulator.scenarios_network import NETWORK
 from cluster_simulator.scenarios_node_system import NODE_SYSTEM
+from cluster_simulator.scenarios_operations import OPERATIONS
 from cluster_simulator.scenarios_orchestrators import ORCHESTRATORS
 from cluster_simulator.scenarios_workload import WORKLOAD
 from cluster_simulator.world import World
@@ -83,6 +84,7 @@ SCENARIOS: list[Scenario] = [
     *HEALTHY,
     *NETWORK,
     *CLUSTER,
+    *OPERATIONS,
     *LIFECYCLE,
     *ACCELERATORS,
     *NODE_SYSTEM,

@@ -30,6 +30,10 @@ class World:
     events: list[Json] = field(default_factory=list)
     # EventId -> DescribeClusterEvent EventMetadata (FailureMessage, LcsExecutionState, ...).
     event_metadata: dict[str, Json] = field(default_factory=dict)
+    # ListClusterOperations summaries, newest first; OperationId -> the ScalingDetails or
+    # DeepHealthCheckDetails DescribeClusterOperation adds to the summary.
+    operations: list[Json] = field(default_factory=list)
+    operation_details: dict[str, Json] = field(default_factory=dict)
     other_clusters: list[str] = field(default_factory=list)
     security_groups: list[Json] = field(default_factory=list)
     subnets: list[Json] = field(default_factory=list)
@@ -172,6 +176,24 @@ def _describe_event(world: World, params: Json) -> Outcome:
         return _not_found("ResourceNotFound", f"Event {event_id} not found")
     metadata = world.event_metadata.get(event_id, {})
     return {"EventDetails": {**event, "EventDetails": {"EventMetadata": metadata}}}, None
+
+
+def _list_operations(world: World, params: Json) -> Outcome:
+    # moto has no cluster operations; the API's Status and Type filters narrow the list,
+    # and its default order (CreationTime, newest first) is the world's.
+    wanted = {key: params[key] for key in ("Status", "Type") if params.get(key)}
+    found = [o for o in world.operations if all(o.get(k) == v for k, v in wanted.items())]
+    if params.get("SortOrder") == "Ascending":
+        found = list(reversed(found))
+    return {"ClusterOperationSummaries": found}, Paging(result_key="ClusterOperationSummaries")
+
+
+def _describe_operation(world: World, params: Json) -> Outcome:
+    operation_id = params.get("OperationId", "")
+    summary = next((o for o in world.operations if o.get("OperationId") == operation_id), None)
+    if summary is None:
+        return _not_found("ResourceNotFound", f"Operation {operation_id} not found")
+    return {**summary, **world.operation_details.get(operation_id, {})}, None
 
 
 def _security_groups(world: World, params: Json) -> Outcome:
@@ -354,6 +376,8 @@ _HANDLERS = {
     ("sagemaker", "DescribeClusterNode"): _describe_node,
     ("sagemaker", "ListClusterEvents"): _list_events,
     ("sagemaker", "DescribeClusterEvent"): _describe_event,
+    ("sagemaker", "ListClusterOperations"): _list_operations,
+    ("sagemaker", "DescribeClusterOperation"): _describe_operation,
     ("ec2", "DescribeSecurityGroups"): _security_groups,
     ("ec2", "DescribeSubnets"): _subnets,
     ("ec2", "DescribeVpcAttribute"): _vpc_attribute,

@@ -143,6 +143,17 @@ def _mutations(world: World) -> list[tuple[str, str, dict[str, Any]]]:
         ("sagemaker", "BatchReplaceClusterNodes", nodes),
         ("sagemaker", "BatchRebootClusterNodes", nodes),
         ("sagemaker", "BatchDeleteClusterNodes", nodes),
+        # Deep health checks take nodes out of service and may reboot or replace them.
+        (
+            "sagemaker",
+            "StartClusterHealthCheck",
+            {
+                "ClusterName": world.cluster,
+                "DeepHealthCheckConfigurations": [
+                    {"InstanceGroupName": "gpu", "DeepHealthChecks": ["InstanceStress"]}
+                ],
+            },
+        ),
         ("sagemaker", "DeleteCluster", {"ClusterName": world.cluster}),
         (
             "eks",
@@ -179,6 +190,7 @@ _MUTATION_IDS = [
     "sagemaker:BatchReplaceClusterNodes",
     "sagemaker:BatchRebootClusterNodes",
     "sagemaker:BatchDeleteClusterNodes",
+    "sagemaker:StartClusterHealthCheck",
     "sagemaker:DeleteCluster",
     "eks:UpdateClusterConfig",
     "eks:DeleteCluster",

@@ -198,3 +198,16 @@ def test_fallback_probes_do_not_use_a_bare_or(name: str) -> None:
     command = CATALOGUE[name].command
     assert "2>/dev/null ||" not in command
     assert command.count("|| r=$(") == 1
+
+
+def test_the_deep_health_check_probe_tails_the_documented_log_bounded() -> None:
+    from tools.probes.catalog import DHC_LOG_LINES, DHC_LOG_PATH
+
+    spec = CATALOGUE["deep_health_check_log"]
+    assert spec.command == f"tail -n {DHC_LOG_LINES} {DHC_LOG_PATH} 2>&1 | cut -c 1-400"
+    assert DHC_LOG_PATH == "/var/log/aws/clusters/sagemaker-deep-health-check.log"
+    assert classify(spec.command).kind == "read_only"
+    # EFA nodes (GPU and Trainium types) only: a CPU node keeps no such log.
+    assert "deep_health_check_log" in probes_for({NodeKind.NVIDIA, NodeKind.EFA})
+    assert "deep_health_check_log" in probes_for({NodeKind.NEURON, NodeKind.EFA})
+    assert "deep_health_check_log" not in probes_for({NodeKind.EKS})

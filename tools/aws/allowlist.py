@@ -20,6 +20,11 @@ READ_ONLY_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("sagemaker", "ListClusterNodes"),
         ("sagemaker", "ListClusterEvents"),
         ("sagemaker", "DescribeClusterEvent"),
+        # Scaling and deep-health-check operations (botocore marks both readonly).
+        # StartClusterHealthCheck stays out: it starts checks that take nodes out of
+        # service and may reboot or replace them; it is only ever suggested as text.
+        ("sagemaker", "ListClusterOperations"),
+        ("sagemaker", "DescribeClusterOperation"),
         ("sagemaker", "ListClusters"),
         ("eks", "DescribeCluster"),
         ("ec2", "DescribeSecurityGroups"),

@@ -101,6 +101,18 @@ class Throttled(AwsAccessError):
         return "Re-run later, or narrow the scope with --node."
 
 
+class UnknownOperation(AwsAccessError):
+    """The installed botocore has no such operation (an API newer than the SDK): the read
+    is skipped, like a denied one, with the way to get it."""
+
+    def describe(self) -> str:
+        return f"{self.action} is unknown to the installed botocore ({self.detail})"
+
+    @property
+    def hint(self) -> str:
+        return "Upgrade boto3/botocore (pip install -U boto3) to read it."
+
+
 class ResourceNotFound(AwsAccessError):
     def describe(self) -> str:
         return f"{self.action}: not found ({self.detail})"

@@ -44,6 +44,7 @@ from tools.aws.errors import (
     ResourceNotFound,
     Throttled,
     TimedOut,
+    UnknownOperation,
 )
 from tools.aws.ssm_guard import StartedSessions, refusal
 from tools.recorded.model import Paging
@@ -472,8 +473,15 @@ class AwsAccess:
         )
         try:
             client = self.client(service)
-            raw = getattr(client, xform_name(operation))(**params)
-        except (MutatingOperationRefused, NotRecorded, OutOfTime):
+            method = getattr(client, xform_name(operation), None)
+            if method is None:
+                # An operation newer than the installed botocore (ListClusterOperations on
+                # an old SDK): skipped with a reason, never an AttributeError in a check.
+                import botocore
+
+                raise UnknownOperation(service, operation, f"botocore {botocore.__version__}")
+            raw = method(**params)
+        except (MutatingOperationRefused, NotRecorded, OutOfTime, UnknownOperation):
             raise
         except ClientError as exc:
             error = exc.response.get("Error", {})

@@ -52,6 +52,15 @@ _AWS_CONFIG_PREFIXES = tuple(
     )
 )
 _AWS_STATE_PREFIXES: tuple[tuple[str, Rank, str], ...] = (
+    # HyperPod's on-demand deep health check: the nodes leave service while it runs and,
+    # per the StartClusterHealthCheck API reference, those that fail are rebooted or
+    # replaced automatically. Ranked with a reboot: nothing is replaced unless it fails.
+    (
+        "start-cluster-health-check",
+        1,
+        "runs deep health checks: the nodes leave service, and those that fail are "
+        "rebooted or replaced",
+    ),
     ("batch-reboot-", 1, "reboots nodes"),
     ("reboot-", 1, "reboots instances"),
     ("batch-replace-", 2, "replaces nodes (root and secondary volumes are destroyed)"),

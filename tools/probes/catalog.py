@@ -72,6 +72,10 @@ HANG_TIMEOUT_S = 30  # five of these hung still fit the node budget
 DCGM_LOG_DIR = "/var/log/nvidia-dcgm"
 DCGM_LOG_MARKER = "== newest nvvs log =="
 DCGM_LOG_LINES = 200
+# Where HyperPod's deep health checks log their per-instance results on the node (SageMaker
+# Developer Guide, "Deep health checks": instance-level logs).
+DHC_LOG_PATH = "/var/log/aws/clusters/sagemaker-deep-health-check.log"
+DHC_LOG_LINES = 200
 
 
 IMDS = "http://169.254.169.254"
@@ -216,6 +220,18 @@ _PROBES: tuple[ProbeSpec, ...] = (
         "The DCGM log directory and the tail of the newest diagnostic (nvvs) log: results "
         "of the last dcgmi diag run (§ G.1.b).",
         NodeKind.NVIDIA,
+    ),
+    ProbeSpec(
+        "deep_health_check_log",
+        # The last lines of the deep health check log, each cut to a bounded width; tail's
+        # own complaint (no such file, permission denied) is kept so that a missing log is
+        # never read as a clean one.
+        f"tail -n {DHC_LOG_LINES} {DHC_LOG_PATH} 2>&1 | cut -c 1-400",
+        "The tail of HyperPod's deep health check log: hardware stress, DCGM and EFA "
+        "results with replacementRequired / rebootRequired (§ G.1.b).",
+        # The deep health checks run on the accelerated instance types with EFA (GPU and
+        # Trainium): other nodes keep no such log.
+        NodeKind.EFA,
     ),
     ProbeSpec(
         "nvidia_driver",

@@ -14,12 +14,15 @@ from tools.triage.data.sagemaker_model import (
     Cluster,
     ClusterEvent,
     ClusterNode,
+    ClusterOperation,
     EksElsewhere,
     EventListing,
     InstanceGroup,
     NodeListing,
+    OperationListing,
     parse_events,
     parse_nodes,
+    parse_operations,
 )
 
 EKS_CLUSTER_ARN = re.compile(
@@ -27,6 +30,9 @@ EKS_CLUSTER_ARN = re.compile(
 )
 EVENT_PAGE, EVENT_CAP = 100, 500
 NODE_PAGE, NODE_CAP = 100, 20_000
+# ListClusterOperations pages hold at most 100 (ClusterOperationMaxResults); the newest
+# page is what explains a cluster's present.
+OPERATION_PAGE, OPERATION_CAP = 100, 100
 GROUP_LISTINGS = 3  # instance groups whose nodes are listed at the same time
 
 
@@ -82,6 +88,14 @@ def _joined(groups: list[str], listings: list[NodeListing]) -> NodeListing:
 def _parsed_events(listing: PagedResult) -> EventListing:
     return EventListing(
         items=parse_events(listing.items),
+        truncated=listing.truncated,
+        stopped_by=listing.stopped_by,
+    )
+
+
+def _parsed_operations(listing: PagedResult) -> OperationListing:
+    return OperationListing(
+        items=parse_operations(listing.items),
         truncated=listing.truncated,
         stopped_by=listing.stopped_by,
     )
@@ -264,6 +278,41 @@ class SageMakerReads(Memo):
                     EventId=event_id,
                 ).get("EventDetails")
                 or {}
+            ),
+        )
+
+    def operations(self) -> OperationListing:
+        """ListClusterOperations (scaling operations and deep health checks), newest first
+        by CreationTime, capped at OPERATION_CAP. Paged by NextToken / MaxResults as
+        botocore's paginator for it is (result key ClusterOperationSummaries)."""
+        return self._once(
+            ("operations",),
+            lambda: _parsed_operations(
+                self.access.paginate(
+                    "sagemaker",
+                    "ListClusterOperations",
+                    PageRead(
+                        "ClusterOperationSummaries", page_size=OPERATION_PAGE, cap=OPERATION_CAP
+                    ),
+                    ClusterName=self.cluster_name,
+                    SortBy="CreationTime",
+                    SortOrder="Descending",
+                )
+            ),
+        )
+
+    def operation_detail(self, operation_id: str) -> ClusterOperation:
+        """DescribeClusterOperation: the operation with its per-group ScalingDetails or
+        DeepHealthCheckDetails."""
+        return self._once(
+            ("operation", operation_id),
+            lambda: ClusterOperation.from_api(
+                self.access.call(
+                    "sagemaker",
+                    "DescribeClusterOperation",
+                    ClusterName=self.cluster_name,
+                    OperationId=operation_id,
+                )
             ),
         )
 

@@ -324,6 +324,8 @@ class ClusterEvent:
     time: str | int | float | None
     moment: datetime | None
     failure_text: str = ""
+    # The cluster operation (scaling, deep health check) the event belongs to; "" for none.
+    operation_id: str = ""
 
     @classmethod
     def from_api(cls, raw: Mapping[str, Any]) -> ClusterEvent:
@@ -341,6 +343,7 @@ class ClusterEvent:
             else None,
             moment=_event_moment(time),
             failure_text=_failure_text(raw),
+            operation_id=_text(raw.get("OperationId")),
         )
 
     @property
@@ -368,6 +371,127 @@ class EventListing:
     """ListClusterEvents, newest first, whole or capped (`truncated`)."""
 
     items: tuple[ClusterEvent, ...]
+    truncated: bool
+    stopped_by: StoppedBy = "end"
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingCounts:
+    """One side of a scaling operation's per-group change (ClusterOperationScalingConfiguration:
+    CurrentCount, TargetCount, MinCount; None when the API left a count out)."""
+
+    current: int | None
+    target: int | None
+    minimum: int | None
+
+    @classmethod
+    def from_api(cls, raw: object) -> ScalingCounts:
+        counts = _mapping(raw)
+        return cls(
+            current=_int(counts.get("CurrentCount")),
+            target=_int(counts.get("TargetCount")),
+            minimum=_int(counts.get("MinCount")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GroupScaling:
+    """DescribeClusterOperation's ScalingDetails entry: one instance group's part of a
+    scaling operation, with its own status."""
+
+    instance_group: str
+    status: str
+    original: ScalingCounts
+    desired: ScalingCounts
+
+    @classmethod
+    def from_api(cls, raw: Mapping[str, Any]) -> GroupScaling:
+        return cls(
+            instance_group=_text(raw.get("InstanceGroupName")),
+            status=_text(raw.get("Status")),
+            original=ScalingCounts.from_api(raw.get("Original")),
+            desired=ScalingCounts.from_api(raw.get("Desired")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GroupHealthCheck:
+    """DescribeClusterOperation's DeepHealthCheckDetails entry (InstanceGroupHealthCheck-
+    Configuration): the checks asked for on a group, on some of its instances or (no
+    instance ids) on all of them."""
+
+    instance_group: str
+    instance_ids: tuple[str, ...]
+    checks: tuple[str, ...]  # InstanceStress | InstanceConnectivity | MultiNodeTrainingValidation
+
+    @classmethod
+    def from_api(cls, raw: Mapping[str, Any]) -> GroupHealthCheck:
+        return cls(
+            instance_group=_text(raw.get("InstanceGroupName")),
+            instance_ids=_texts(raw.get("InstanceIds")),
+            checks=_texts(raw.get("DeepHealthChecks")),
+        )
+
+
+def _entries(value: object) -> list[Mapping[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterOperation:
+    """A cluster operation: a ListClusterOperations summary, or DescribeClusterOperation's
+    answer (which adds the per-group `scaling` or `health_checks`).
+
+    Type is Scaling | DeepHealthCheck and Status InProgress | Superseded | Done in botocore's
+    model (ClusterOperationType, ClusterOperationStatus); the API has no failed status and
+    no failure message: a failure shows in the events that carry the operation's id."""
+
+    operation_id: str
+    type: str
+    status: str
+    # CreationTime as the API wrote it ("" when absent) and as a moment (None: unreadable).
+    created: str
+    created_at: datetime | None
+    scaling: tuple[GroupScaling, ...] = ()
+    health_checks: tuple[GroupHealthCheck, ...] = ()
+
+    @classmethod
+    def from_api(cls, raw: Mapping[str, Any]) -> ClusterOperation:
+        created = raw.get("CreationTime")
+        return cls(
+            operation_id=_text(raw.get("OperationId")),
+            type=_text(raw.get("Type")),
+            status=_text(raw.get("Status")),
+            created=_text(created) if isinstance(created, str | int | float) else "",
+            created_at=_event_moment(created),
+            scaling=tuple(GroupScaling.from_api(g) for g in _entries(raw.get("ScalingDetails"))),
+            health_checks=tuple(
+                GroupHealthCheck.from_api(g) for g in _entries(raw.get("DeepHealthCheckDetails"))
+            ),
+        )
+
+    @property
+    def in_progress(self) -> bool:
+        return self.status == "InProgress"
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """The instance groups the operation touches, each once."""
+        names = [g.instance_group for g in self.scaling]
+        names.extend(g.instance_group for g in self.health_checks)
+        return tuple(dict.fromkeys(n for n in names if n))
+
+
+def parse_operations(items: Iterable[object]) -> tuple[ClusterOperation, ...]:
+    """ListClusterOperations summaries; an item that is no object is left out."""
+    return tuple(ClusterOperation.from_api(o) for o in items if isinstance(o, dict))
+
+
+@dataclass(frozen=True, slots=True)
+class OperationListing:
+    """ListClusterOperations, newest first, whole or capped (`truncated`)."""
+
+    items: tuple[ClusterOperation, ...]
     truncated: bool
     stopped_by: StoppedBy = "end"
 

@@ -1,0 +1,47 @@
+"""The cluster-operation commands the reference suggests or uses to confirm: the reads
+(list-cluster-operations, describe-cluster-operation) are read-only, and
+start-cluster-health-check (nodes leave service; failing ones are rebooted or replaced) is
+mutating. The commands live in a data file and are only ever classified as strings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.command_safety.classifier import classify
+
+DATA = Path(__file__).parent / "data" / "hyperpod_operations.txt"
+
+
+def _cases() -> list[tuple[str, int, str]]:
+    cases: list[tuple[str, int, str]] = []
+    for line in DATA.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        head, command = line.split(" | ", 1)
+        kind, rank = head.split()
+        cases.append((kind, int(rank), command))
+    return cases
+
+
+CASES = _cases()
+
+
+def test_the_data_file_holds_both_kinds() -> None:
+    kinds = {kind for kind, _, _ in CASES}
+    assert kinds == {"read_only", "mutating"}
+
+
+@pytest.mark.parametrize(("kind", "rank", "command"), CASES)
+def test_cluster_operation_commands_are_classified(kind: str, rank: int, command: str) -> None:
+    verdict = classify(command)
+    assert verdict.kind == kind, verdict
+    assert verdict.destructive_rank == rank, verdict
+
+
+def test_start_cluster_health_check_says_what_it_does() -> None:
+    command = next(c for k, _, c in CASES if "start-cluster-health-check" in c)
+    reason = classify(command).reason
+    assert "deep health checks" in reason
+    assert "rebooted or replaced" in reason

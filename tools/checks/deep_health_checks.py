@@ -1,0 +1,304 @@
+"""§ G.1.b: deep health check results, where HyperPod documents them.
+
+HyperPod's deep health checks (on start, or on demand through StartClusterHealthCheck) log
+their results in CloudWatch, streams `DeepHealthCheckResults/<log_stream_id>` of the
+cluster's log group, and on each node in
+`/var/log/aws/clusters/sagemaker-deep-health-check.log` (SageMaker Developer Guide, "Deep
+health checks"). Two checks read them:
+
+- `deep-health-check-logs`: the CloudWatch streams of the last week (result lines only,
+  newest window first, capped), per instance named in the line;
+- `node-deep-health-check`: the tail of the node's own log (probe
+  `deep_health_check_log`), on the probed nodes with EFA (GPU and Trainium types).
+
+The rule, per instance (or node), on the lines `tools.parsers.deep_health_check` types: a
+line asking for replacement (`replacementRequired: true`, "FaultyInstance ... Replace the
+Instance") is FAIL P0; one asking for a reboot (`rebootRequired: true`) FAIL P1; an error
+or failed test without either verdict WARN P1; only passes PASS. An instance the cluster no
+longer has is history (INFO): replacing it is what the verdict leads to. A node with no log
+has not run a deep health check this tool can read: INFO, never a pass. The wording of
+failures other than the documented examples is inferred (see the parser).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from tools.checks._logs import ScanEnd, ScanWording, no_log_group, scan_end
+from tools.checks._node_reads import node_label, read_probe, unreadable
+from tools.findings import Finding, Findings, Priority
+from tools.parsers.deep_health_check import (
+    DhcLine,
+    DhcLog,
+    DhcOutcome,
+    parse_dhc_line,
+    parse_dhc_log,
+)
+from tools.probes.catalog import DHC_LOG_LINES, DHC_LOG_PATH
+from tools.registry import check
+from tools.text import clip, quoted
+from tools.triage.data import LOG_PAGE_BUDGET, LOG_WINDOW, ClusterData
+from tools.triage.data.logs_model import LogScan
+
+SECTION = "G.1.b"
+CHECK_LOGS = "deep-health-check-logs"
+LOGS_FINDINGS = Findings(CHECK_LOGS, SECTION)
+CHECK_NODE = "node-deep-health-check"
+NODE_FINDINGS = Findings(CHECK_NODE, SECTION)
+DHC_PREFIX = "DeepHealthCheckResults/"
+# CloudWatch filter terms (any of them) that select result lines: verdict flags, errors,
+# failures and the documented "FaultyInstance" line. Terms are case-sensitive.
+DHC_PATTERN = (
+    "?replacementRequired ?rebootRequired ?FaultyInstance ?error ?Error ?ERROR "
+    "?failed ?Failed ?FAILED ?passed ?success"
+)
+DHC_CAP = 200
+QUOTED = 3
+RETEST = "re-test it after the repair with StartClusterHealthCheck (§ G.1.b)"
+
+
+class DhcKind(StrEnum):
+    """The worst a set of result lines says."""
+
+    REPLACE = "replace"
+    REBOOT = "reboot"
+    FAILED = "failed"
+    PASSED = "passed"
+    NOTHING = "nothing"  # no verdict, failure or pass among the lines
+
+
+@dataclass(frozen=True, slots=True)
+class DhcVerdict:
+    kind: DhcKind
+    lines: tuple[DhcLine, ...] = ()  # the lines that show it, in log order
+
+
+_ORDER = (
+    (DhcOutcome.REPLACE, DhcKind.REPLACE),
+    (DhcOutcome.REBOOT, DhcKind.REBOOT),
+    (DhcOutcome.FAILED, DhcKind.FAILED),
+    (DhcOutcome.PASSED, DhcKind.PASSED),
+)
+
+
+def dhc_verdict(lines: Sequence[DhcLine]) -> DhcVerdict:
+    """The worst outcome among the lines, with the lines that show it."""
+    for outcome, kind in _ORDER:
+        shown = tuple(line for line in lines if line.outcome is outcome)
+        if shown:
+            return DhcVerdict(kind, shown)
+    return DhcVerdict(DhcKind.NOTHING)
+
+
+def _evidence(verdict: DhcVerdict) -> dict[str, Any]:
+    lines = verdict.lines
+    return {
+        "verdict": verdict.kind.value,
+        "count": len(lines),
+        "lines": [clip(line.text) for line in lines[-QUOTED:]],
+        "last_time": lines[-1].timestamp or None if lines else None,
+    }
+
+
+def _latest(verdict: DhcVerdict) -> str:
+    last = verdict.lines[-1]
+    return f"{quoted(last.text, 200)}{f' at {clip(last.timestamp, 40)}' if last.timestamp else ''}"
+
+
+def word_dhc(
+    findings: Findings, verdict: DhcVerdict, where: str, resource: str, *, history: bool = False
+) -> Finding | None:
+    """The finding for one instance's verdict; None for NOTHING (no finding of its own)."""
+    evidence: dict[str, Any] = {"resources": [resource], "history": history, **_evidence(verdict)}
+    if verdict.kind is DhcKind.NOTHING:
+        return None
+    if verdict.kind is DhcKind.PASSED:
+        return findings.passed(f"{where}: deep health check results passed", **evidence)
+    if history:
+        return findings.info(
+            f"History: deep health check of {where} said {verdict.kind.value} "
+            f"({_latest(verdict)}); that instance is no longer in the cluster",
+            **evidence,
+        )
+    if verdict.kind is DhcKind.REPLACE:
+        return findings.fail(
+            Priority.P0,
+            f"{where}: the deep health check asks for the instance to be replaced: "
+            f"{_latest(verdict)} — HyperPod replaces it when NodeRecovery is Automatic; "
+            "with None, follow § F.4",
+            **evidence,
+        )
+    if verdict.kind is DhcKind.REBOOT:
+        return findings.fail(
+            Priority.P1,
+            f"{where}: the deep health check asks for a reboot: {_latest(verdict)} — "
+            f"HyperPod reboots it when NodeRecovery is Automatic; with None, follow § F.4, "
+            f"then {RETEST}",
+            **evidence,
+        )
+    return findings.warn(
+        Priority.P1,
+        f"{where}: {len(verdict.lines)} failed deep health check line(s) without a "
+        f"reboot or replacement verdict: {_latest(verdict)} — read the whole result, then "
+        f"{RETEST}",
+        **evidence,
+    )
+
+
+# -- CloudWatch: DeepHealthCheckResults/* ---------------------------------------------------
+
+
+def _instance_of(line: DhcLine, stream: str) -> str:
+    if line.instance_id:
+        return line.instance_id
+    found = parse_dhc_line(stream)
+    return found.instance_id if found is not None else ""
+
+
+def lines_by_instance(scan: LogScan) -> dict[str, list[DhcLine]]:
+    """The scan's result lines per instance id ("" when a line names none), in time order;
+    with a node in focus, that node's lines and those that name no instance."""
+    per: dict[str, list[tuple[int, DhcLine]]] = {}
+    for event in scan.events:
+        line = parse_dhc_line(event.message)
+        if line is None:
+            continue
+        instance = _instance_of(line, event.stream)
+        if scan.node is not None and instance not in ("", scan.node):
+            continue
+        per.setdefault(instance, []).append((event.timestamp, line))
+    return {k: [line for _, line in sorted(v, key=lambda p: p[0])] for k, v in per.items()}
+
+
+def judge_dhc_logs(
+    scan: LogScan | None, *, cap: int = DHC_CAP, pages: int = LOG_PAGE_BUDGET
+) -> list[Finding]:
+    """One finding per instance with results (the worst of its lines); INFO when there are
+    no result streams or lines; the scan's cut-short findings as the log checks word them."""
+    if scan is None:
+        return [no_log_group(LOGS_FINDINGS, "Deep health check results")]
+    days = LOG_WINDOW.days
+    findings: list[Finding] = []
+    streams = scan.streams or ()
+    if scan.streams is not None and not streams:
+        return [
+            LOGS_FINDINGS.info(
+                f"No {DHC_PREFIX}* log streams: no deep health check has logged results for "
+                "this cluster (none ran, or they are configured off; OnStartDeepHealthChecks)",
+                streams=0,
+            )
+        ]
+    current = scan.current
+    per_instance = lines_by_instance(scan)
+    for instance in sorted(per_instance):
+        verdict = dhc_verdict(per_instance[instance])
+        where = (
+            f"Instance {instance}" if instance else "A deep health check result (no instance named)"
+        )
+        history = bool(instance) and current is not None and instance not in current
+        found = word_dhc(LOGS_FINDINGS, verdict, where, instance or "cluster", history=history)
+        if found is not None:
+            findings.append(found)
+    wording = ScanWording(
+        LOGS_FINDINGS,
+        scan,
+        cap,
+        pages,
+        scan_name="Deep health check result scan",
+        lines="result lines",
+        older="results",
+        period=f"the last {days} days",
+    )
+    end = scan_end(scan)
+    if end is ScanEnd.OUT_OF_PAGES:
+        findings.append(wording.out_of_pages(matched=bool(per_instance)))
+    elif end is ScanEnd.CAPPED:
+        findings.append(wording.capped())
+    if not findings:
+        findings.append(
+            LOGS_FINDINGS.info(
+                f"{len(streams)} {DHC_PREFIX}* log stream(s), but no result line in the last "
+                f"{days} days" + (f" for {scan.node}" if scan.node else ""),
+                streams=len(streams),
+            )
+        )
+    return findings
+
+
+@check(LOGS_FINDINGS, title="Deep health check results (CloudWatch)", scope="node")
+def deep_health_check_logs(data: ClusterData) -> Iterable[Finding]:
+    """Deep health check result lines (DeepHealthCheckResults/* streams) of the last week:
+    replacementRequired, rebootRequired and failed tests per instance."""
+    if not data.log_group_exists():
+        return judge_dhc_logs(None)
+    listed = data.log_stream_count(DHC_PREFIX)
+    read = data.recent_log_events(DHC_PREFIX, DHC_PATTERN, cap=DHC_CAP)
+    return judge_dhc_logs(
+        LogScan(
+            events=read.items,
+            streams=listed.names,
+            streams_truncated=listed.truncated,
+            node=data.target.node,
+            truncated=read.truncated,
+            stopped_by=read.stopped_by,
+            statuses=data.current_node_statuses(),
+        )
+    )
+
+
+# -- On the node: /var/log/aws/clusters/sagemaker-deep-health-check.log ---------------------
+
+
+def judge_node_dhc(where: str, instance_id: str, log: DhcLog) -> Finding:
+    """The finding on one node's log: its verdict, or why there is none to read."""
+    if log.state in ("missing", "empty"):
+        return NODE_FINDINGS.info(
+            f"{where}: {DHC_LOG_PATH} is {'missing' if log.state == 'missing' else 'empty'}: "
+            "no deep health check result is kept on this node (none ran on it) — not a pass",
+            resources=[instance_id],
+        )
+    if log.state == "denied":
+        return NODE_FINDINGS.info(
+            f"{where}: {DHC_LOG_PATH} could not be read ({quoted(log.problem, 160)}); "
+            "its result is unknown — read it with sudo (§ G.1.b)",
+            resources=[instance_id],
+        )
+    verdict = dhc_verdict(log.lines)
+    found = word_dhc(NODE_FINDINGS, verdict, where, instance_id)
+    if found is not None:
+        return found
+    return NODE_FINDINGS.info(
+        f"{where}: no verdict, failure or pass in the last {DHC_LOG_LINES} lines of {DHC_LOG_PATH}",
+        resources=[instance_id],
+        lines=len(log.lines),
+    )
+
+
+@check(NODE_FINDINGS, title="Deep health check log on the node", scope="node")
+def node_deep_health_check(data: ClusterData) -> Iterable[Finding]:
+    """The tail of /var/log/aws/clusters/sagemaker-deep-health-check.log on each probed
+    node with EFA: replacementRequired, rebootRequired and failed tests."""
+    findings: list[Finding] = []
+    probe = "deep_health_check_log"
+    for node in data.reachable_nodes():
+        if node.instance_type and probe not in data.node_probe_names(node.instance_type):
+            continue
+        read = read_probe(node, probe)
+        if read.problem is not None and not read.text.strip():
+            findings.append(
+                unreadable(NODE_FINDINGS, "the deep health check log", node, read.problem, probe)
+            )
+            continue
+        findings.append(
+            judge_node_dhc(node_label(node), node.instance_id, parse_dhc_log(read.text))
+        )
+    if not findings:
+        findings.append(
+            NODE_FINDINGS.info(
+                "No probed node with EFA (GPU or Trainium): no deep health check log to read"
+            )
+        )
+    return findings
