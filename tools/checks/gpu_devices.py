@@ -44,7 +44,7 @@ def judge_gpu_count(
         # not the installed one (a driver upgraded without a reboot): a reboot fixes it and
         # no hardware is at fault.
         mismatch = any(_MISMATCH in line.lower() for line in listing.errors)
-        signal = Signal.DRIVER_LOADED_DIFFERS if mismatch else Signal.GPU_MISSING
+        signal = Signal.DRIVER_LOADED_DIFFERS if mismatch else Signal.ACCELERATOR_DEVICES_MISSING
         return FINDINGS.fail(
             Priority.P0,
             f"{where}: {visible} of {expected} GPUs visible{cause} — {advice(signal)}",
