@@ -12,8 +12,10 @@ The escalation is investigate → reboot → replace: a replacement gives the no
 instance and destroys its root and secondary volumes, so it comes first only on conclusive
 evidence (a failed row remap, a hardware Xid back after a reboot, a Neuron error class that
 AWS's Neuron guide pairs with replacing the instance, or the driver's own
-`action=TERMINATE_INSTANCE`). Non-hardware causes (image drift, ThreadsPerCore, a failed
-bootstrap) are fixed where they come from; replacing a single node is their last step.
+`action=TERMINATE_INSTANCE`). HyperPod's own pending-replacement label is not by itself
+such evidence for a manual replacement: with NodeRecovery Automatic HyperPod acts on it.
+Non-hardware causes (image drift, ThreadsPerCore, a failed bootstrap) are fixed where they
+come from; replacing a single node is their last step.
 
 Sources, per row in `source`:
 - NVIDIA Xid catalogue, https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html
@@ -368,11 +370,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         Signal.LABEL_PENDING_REPLACEMENT,
         "node-health-status UnschedulablePendingReplacement",
-        FirstAction.REPLACE,
-        Replacement.IMMEDIATELY,
-        "HyperPod's health checks already decided: let it replace the node (NodeRecovery "
-        "Automatic) or replace it with the batch API",
-        "read the fault details first",
+        FirstAction.INVESTIGATE,
+        Replacement.AFTER_REBOOT,
+        "HyperPod's checks asked for a replacement: with NodeRecovery Automatic let it act, "
+        "and read the fault details and the node's evidence (§ G) either way",
+        "replace it yourself only on conclusive evidence or after a reboot did not help",
         "F.2",
         _HYPERPOD,
     ),
