@@ -7,7 +7,10 @@ reboot is a new fault of this boot, judged as such. Xid 63 (a row remap waiting 
 is the normal repair path, judged with row remapping (§ G.1.a); Xid 154 carries the recovery
 the driver asks for. Application Xids (13, 31, 43: NVIDIA's catalogue says restart the
 application and check its code, and for 43 that the GPU stays healthy) are workload signals:
-WARN P2 naming the process, with no reboot or replace advice.
+WARN P2 naming the process, with no reboot or replace advice. The advice words and the
+row each finding names (evidence `remediation`) come from the remediation table
+(`tools/remediation.py`): a repeat after a reboot and Xid 64 are conclusive, Xid 79 is
+recounted after a reboot.
 """
 
 from __future__ import annotations
