@@ -393,6 +393,7 @@ class Agent:
             triage_done=self.state.triage_done,
             rebooted=frozenset(self.state.rebooted),
             slurm_controllers=frozenset(self.state.slurm_controllers),
+            replace_first=dict(self.state.replace_first),
             known_ids=frozenset(self.state.instance_ids),
             language=self.state.language,
         )

@@ -3,16 +3,20 @@
 What is known (cluster, region, instance ids, error strings), what triage found (every
 report of this conversation, for comparison), which commands were proposed and are waiting
 for the user, and which were reported applied (a reboot reported done is what allows a
-replacement without the replace-before-reboot flag).
+replacement without the replace-before-reboot flag, as does a finding whose row of the
+remediation table, tools/remediation.py, allows replacing first).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from agent.safety.model import Suggestion
+from tools.findings import Finding, Status
+from tools.remediation import EVIDENCE_KEY, replacement_first
 from tools.triage.report import TriageReport
 
 Language = Literal["en", "zh"]
@@ -62,6 +66,9 @@ class ConversationState:
     turn_suggestions: list[Suggestion] = field(default_factory=list)
     applied: list[Suggestion] = field(default_factory=list)
     rebooted: set[str] = field(default_factory=set)
+    # Node → the remediation row of a finding (triage or a check) that allows replacing it
+    # before a reboot: conclusive evidence by the table, seen in this conversation.
+    replace_first: dict[str, str] = field(default_factory=dict)
     slurm_controllers: set[str] = field(default_factory=set)
     retriages: int = 0
 
@@ -94,8 +101,24 @@ class ConversationState:
             if error not in self.error_strings and len(self.error_strings) < MAX_ERROR_STRINGS:
                 self.error_strings.append(error)
 
+    def note_findings(self, findings: Iterable[Finding]) -> None:
+        """Keep the nodes whose FAIL or WARN findings name a remediation row that allows a
+        replacement before a reboot (the safety layer waives replace-before-reboot there)."""
+        for finding in findings:
+            if finding.status not in (Status.FAIL, Status.WARN):
+                continue
+            row = finding.evidence.get(EVIDENCE_KEY)
+            if not isinstance(row, str) or not replacement_first(row):
+                continue
+            for resource in finding.resources:
+                if resource.startswith(NODE_IDS):
+                    self.replace_first.setdefault(resource, row)
+                    if resource.startswith("i-"):
+                        self.replace_first.setdefault(f"hyperpod-{resource}", row)
+
     def note_triage(self, report: TriageReport) -> None:
         self.triages.append(report)
+        self.note_findings(report.findings)
         self.cluster = report.cluster.name or self.cluster
         self.region = report.cluster.region or self.region
         self.orchestrator = report.cluster.orchestrator or self.orchestrator

@@ -100,6 +100,16 @@ def neuron_hardware_error(world: World) -> None:
     set_probe(world, GPU_NODE, "kernel_log", system.kernel_log([line]))
 
 
+def neuron_hang_on_collectives(world: World) -> None:
+    """A trn1.32xlarge node whose driver reported a hang on collectives: AWS's Neuron guide
+    attributes it to a hardware error on another worker, so this node is not the culprit."""
+    as_trn1(world)
+    line = accel.neuron_hw_error_line(
+        "HANG_ON_COLLECTIVES", device=0, core=0, action="RESTART_WORKLOAD", instance_id=GPU_NODE
+    )
+    set_probe(world, GPU_NODE, "kernel_log", system.kernel_log([line]))
+
+
 def dcgm_diag_log_failure(world: World) -> None:
     """The last dcgmi diag run on an EKS GPU node failed its memory test."""
     set_probe(world, GPU_NODE, "dcgm_diag_logs", accel.dcgm_diag_logs("memory"))
@@ -296,6 +306,14 @@ ACCELERATORS: list[Scenario] = [
         "eks",
         neuron_hardware_error,
         ExpectedFinding("neuron-driver-errors", "FAIL", "G.5", GPU_NODE),
+    ),
+    one_finding(
+        "neuron-hang-on-collectives-trn1",
+        "A trn1.32xlarge node's kernel log has NEURON_HW_ERR=HANG_ON_COLLECTIVES: a WARN that "
+        "points at the other workers and a workload restart, never a replacement.",
+        "eks",
+        neuron_hang_on_collectives,
+        ExpectedFinding("neuron-driver-errors", "WARN", "G.5", GPU_NODE),
     ),
     one_finding(
         "efa-device-count-short",

@@ -11,12 +11,14 @@ from pathlib import Path
 
 import jinja2
 
+from tools.remediation import prompt_table
+
 PROMPTS_DIR = Path(__file__).resolve().parent
 
 
 @cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(PROMPTS_DIR),
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # plain text for a model and a terminal, not HTML
@@ -24,6 +26,11 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    # The destructive-order partial is rendered from the remediation table, the one the
+    # checks and the safety layer read, so the prompt cannot state another rule. A global
+    # because both the chat and the MCP workflow prompts include that partial.
+    environment.globals["remediation"] = prompt_table()
+    return environment
 
 
 def render(template_name: str, **context: object) -> str:

@@ -35,6 +35,12 @@ class Suggestion(BaseModel):
     )
     flags: list[str] = Field(default_factory=list, description="Stable flag ids, see FLAG_*.")
     section: str | None = Field(default=None, description="Reference section it comes from.")
+    replace_basis: list[str] = Field(
+        default_factory=list,
+        description="For a replacement without the replace-before-reboot flag on a node that "
+        "was not rebooted: the remediation-table rows (tools/remediation.py) whose evidence, "
+        "seen in this conversation, allows replacing before a reboot.",
+    )
     source: Literal["tool", "text"] = Field(
         default="tool",
         description="'tool': proposed through suggest_command; 'text': found in the model's "

@@ -11,6 +11,7 @@ on the conversation, are set here (`_flags`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -31,6 +32,7 @@ from agent.safety.shell import judge
 from agent.safety.targets import _named_nodes, targets_of
 from prompts import render
 from tools.command_safety import CommandClass
+from tools.remediation import replacement_first
 
 Language = Literal["en", "zh"]
 
@@ -45,6 +47,9 @@ class SuggestionContext:
     (hyperpod-i-…, ip-…), as the reboot named them."""
     slurm_controllers: frozenset[str] = field(default_factory=frozenset)
     """Instance ids of the Slurm controller nodes."""
+    replace_first: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """Nodes (instance ids and node names) whose findings in this conversation fall under a
+    remediation-table row that allows replacing before a reboot, with that row's id."""
     known_ids: frozenset[str] = field(default_factory=frozenset)
     """Ids seen in the cluster (node names, groups...): counted as targets when named."""
     language: Language = "en"
@@ -71,14 +76,39 @@ def iac_warning(language: Language) -> str:
     return render("iac_warning.jinja2", language=language).strip()
 
 
+def replace_basis(command: str, context: SuggestionContext) -> list[str] | None:
+    """Why a replacement of the nodes `command` names needs no reboot first, or None when
+    one of them does. Each node must have been rebooted in this conversation, or carry
+    evidence whose remediation-table row allows replacing first (conclusive evidence: a
+    failed remap, a hardware Xid back after a reboot, a Neuron class AWS pairs with
+    replacement...). The rows found are the basis; a node only rebooted adds none. A
+    replacement that names no node we can check ($(cat ids.txt), a group) has no basis."""
+    nodes = _named_nodes(command, context.known_ids)
+    if not nodes:
+        return None
+    basis: list[str] = []
+    for aliases in nodes:
+        if aliases & context.rebooted:
+            continue
+        rows = [
+            row
+            for name in sorted(aliases)
+            if (row := context.replace_first.get(name)) is not None and replacement_first(row)
+        ]
+        if not rows:
+            return None
+        basis += [row for row in dict.fromkeys(rows) if row not in basis]
+    return basis
+
+
 def _flags(
     kind: SuggestionKind, verdict: CommandClass, command: str, context: SuggestionContext
 ) -> list[str]:
     nodes = _named_nodes(command, context.known_ids)
     flags: list[str] = []
-    # The flag goes only when every node named was rebooted; a replacement that names no
-    # node we can check ($(cat ids.txt), a group) keeps it.
-    if kind == "replace" and (not nodes or any(not (n & context.rebooted) for n in nodes)):
+    # The flag goes only when every node named was rebooted or has conclusive evidence by
+    # the remediation table (tools/remediation.py).
+    if kind == "replace" and replace_basis(command, context) is None:
         flags.append(FLAG_REPLACE_BEFORE_REBOOT)
     named = {name for aliases in nodes for name in aliases} | set(targets_of(command))
     if kind in ("replace", "reboot") and named & context.slurm_controllers:
@@ -119,6 +149,7 @@ def build_suggestion(
         blast_radius=inert_line(radius, _RADIUS_CHARS),
         iac_warning=iac_warning(context.language) if "config" in facts.kinds else None,
         flags=_flags(kind, verdict, command, context),
+        replace_basis=(replace_basis(command, context) or []) if kind == "replace" else [],
         section=None if section is None else inert_line(section, _SECTION_CHARS),
         source=source,
     )

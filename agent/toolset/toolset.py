@@ -236,6 +236,7 @@ class Toolset:
 
         data = self.session.data().for_node(node)
         (output,) = run_checks(data, [check.id])
+        self.state.note_findings(output.findings)
         return results.check_payload(output, node=node)
 
     def _list_checks(self, _: NoInput) -> dict[str, Any]:
@@ -335,6 +336,7 @@ class Toolset:
                 triage_done=self.state.triage_done,
                 rebooted=frozenset(self.state.rebooted),
                 slurm_controllers=frozenset(self.state.slurm_controllers),
+                replace_first=dict(self.state.replace_first),
                 known_ids=frozenset(self.state.instance_ids),
                 language=self.state.language,
             ),

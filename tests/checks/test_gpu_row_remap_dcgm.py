@@ -12,6 +12,7 @@ from tools.checks.gpu_row_remap import judge_row_remap
 from tools.findings import Finding, Priority, Status
 from tools.parsers.dcgm import parse_dcgm_health
 from tools.parsers.nvidia_smi import parse_row_remap
+from tools.remediation import Signal, advice
 
 from ._accel_data import P5, healthy_p5, node, run_check
 
@@ -36,7 +37,8 @@ def test_remapping_failure_fails_p0_replace() -> None:
     [finding] = remap(failure=(2,))
     assert finding.status is Status.FAIL
     assert finding.priority is Priority.P0
-    assert "replace the node" in finding.message
+    assert advice(Signal.GPU_ROW_REMAP_FAILURE) in finding.message
+    assert finding.evidence["remediation"] == Signal.GPU_ROW_REMAP_FAILURE
     assert finding.evidence["gpus"] == ["0000:75:00.0"]
 
 

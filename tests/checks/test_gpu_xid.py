@@ -6,6 +6,7 @@ from cluster_simulator.node_samples import accelerators as samples
 from tools.checks.gpu_xid import CHECK_ID, judge_xids
 from tools.findings import Priority, Status
 from tools.parsers.xid import parse_xids
+from tools.remediation import Signal, advice
 
 from ._accel_data import P5, healthy_p5, node, run_check, without
 
@@ -171,8 +172,8 @@ def test_xid_63_is_a_remap_to_apply_not_a_hardware_fault() -> None:
         Priority.P1,
         "G.1.a",
     )
-    assert "reboot the node, then re-check row remapping" in finding.message
-    assert "still pending after the reboot means replace" in finding.message
+    assert advice(Signal.GPU_ROW_REMAP_PENDING) in finding.message
+    assert finding.evidence["remediation"] == Signal.GPU_ROW_REMAP_PENDING
     assert finding.evidence["xids"] == [63]
 
 

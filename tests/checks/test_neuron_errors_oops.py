@@ -11,6 +11,7 @@ from tools.checks.neuron_errors import CHECK_ID, judge_neuron_errors
 from tools.checks.node_kernel import judge_kernel
 from tools.findings import Priority, Status
 from tools.parsers.kernel_log import KernelEventKind, parse_kernel_log
+from tools.remediation import Signal, advice
 from tools.triage.data.kube_model import KubeNode
 
 from ._accel_data import TRN1, node, run_check
@@ -90,7 +91,8 @@ def test_the_neuron_npd_condition_is_a_p0_replacement_finding() -> None:
         "G.5",
     )
     assert "NeuronHasError_HBM_UNCORRECTABLE_ERROR" in finding.message
-    assert "replace the node (§ F.4)" in finding.message
+    assert advice(Signal.NEURON_HBM_UE) in finding.message
+    assert finding.evidence["remediation"] == Signal.NEURON_HBM_UE
     healthy = k8s_node.node(("i-0def", "trn", "ml.trn1.32xlarge", "us-west-2a"))
     healthy["status"]["conditions"].append(k8s_node.neuron_health_condition())
     [ok] = judge_node_health(

@@ -91,6 +91,12 @@ RULES: tuple[Rule, ...] = (
         why="the wording registry is a leaf: checks and explain both import it",
     ),
     Rule(
+        "tools.remediation",
+        ("tools",),
+        allowed=("tools.remediation",),
+        why="the remediation table is a leaf: checks, prompts, the agent and evals all read it",
+    ),
+    Rule(
         "tools.explain",
         (*ACCESS, "tools.triage", "tools.checks", "tools.registry", "tools.parsers"),
         why="explain reads pasted text only: no AWS, Kubernetes or cluster data",

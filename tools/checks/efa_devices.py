@@ -17,13 +17,14 @@ from tools.parsers.efa import (
     parse_lsmod,
 )
 from tools.registry import check
+from tools.remediation import Signal, advice
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
 CHECK_ID = "efa-devices"
 SECTION = "A"
 FINDINGS = Findings(CHECK_ID, SECTION)
-_NODE_FAULT = "reboot the node, replace it if the fault remains"
+_NODE_FAULT = advice(Signal.ACCELERATOR_DEVICES_MISSING)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from tools.checks._accel import each_gpu_node
 from tools.findings import Finding, Findings, Priority
 from tools.parsers.dcgm import DcgmHealth, parse_dcgm_health
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
@@ -98,10 +99,11 @@ def word_dcgm(
     if verdict is DcgmVerdict.FAILURE:
         return FINDINGS.fail(
             Priority.P0,
-            f"{where}: DCGM health Failure{_detail(health, verdict)} — reboot, run "
-            "dcgmi diag again on the idle node, replace it if it fails again",
+            f"{where}: DCGM health Failure{_detail(health, verdict)} — "
+            f"{advice(Signal.DCGM_DIAG_FAILURE)}",
             resources=resources,
             **evidence,
+            **tagged(Signal.DCGM_DIAG_FAILURE),
         )
     if verdict is DcgmVerdict.WARNING:
         return FINDINGS.warn(

@@ -21,6 +21,7 @@ from tools.findings import Finding, Findings, Priority
 from tools.parsers.dcgm_logs import DcgmLogs, NvvsLine, NvvsLineKind, parse_dcgm_logs
 from tools.probes.catalog import DCGM_LOG_DIR, DCGM_LOG_LINES
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
@@ -135,10 +136,10 @@ def _word_found(verdict: DiagVerdict, where: str, instance_id: str, logs: DcgmLo
         return FINDINGS.fail(
             Priority.P0,
             f"{where}: the last DCGM diagnostic in {name} failed: {_shown(lines)} — "
-            "reboot, run the same dcgmi diag level again on the idle node, replace it if "
-            "it fails again (§ F.4)",
+            f"{advice(Signal.DCGM_DIAG_FAILURE)} (§ F.4)",
             resources=[instance_id],
             **_evidence(logs, lines),
+            **tagged(Signal.DCGM_DIAG_FAILURE),
         )
     if verdict.kind is DiagKind.REMAP_PENDING:
         return FINDINGS.fail(

@@ -8,6 +8,7 @@ from tools.checks._accel import each_gpu_node
 from tools.findings import Finding, Findings, Priority
 from tools.parsers.nvidia_smi import GpuList, parse_gpu_list
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 
@@ -15,6 +16,9 @@ CHECK_ID = "gpu-count"
 SECTION = "G"
 FINDINGS = Findings(CHECK_ID, SECTION)
 KEPT_ERRORS = 8  # nvidia-smi error lines kept as evidence
+
+
+_MISMATCH = "version mismatch"
 
 
 def judge_gpu_count(
@@ -36,12 +40,17 @@ def judge_gpu_count(
         cause = f"; the driver cannot reach {', '.join(unreachable)}" if unreachable else ""
         if not unreachable and listing.errors:
             cause = f"; nvidia-smi: {quoted(listing.errors[0], 160)}"
+        # nvidia-smi's "Driver/library version mismatch" means the loaded kernel driver is
+        # not the installed one (a driver upgraded without a reboot): a reboot fixes it and
+        # no hardware is at fault.
+        mismatch = any(_MISMATCH in line.lower() for line in listing.errors)
+        signal = Signal.DRIVER_LOADED_DIFFERS if mismatch else Signal.ACCELERATOR_DEVICES_MISSING
         return FINDINGS.fail(
             Priority.P0,
-            f"{where}: {visible} of {expected} GPUs visible{cause} — reboot the node, "
-            "replace it if a GPU is still missing",
+            f"{where}: {visible} of {expected} GPUs visible{cause} — {advice(signal)}",
             resources=[instance_id],
             **evidence,
+            **tagged(signal),
         )
     if visible > expected:
         return FINDINGS.info(

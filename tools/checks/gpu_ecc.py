@@ -11,6 +11,7 @@ from tools.checks._accel import each_gpu_node, gpu_label, recognised_query
 from tools.findings import Finding, Findings, Priority
 from tools.parsers.nvidia_smi import GpuRow
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-ecc"
@@ -89,11 +90,11 @@ def word_ecc(
         return FINDINGS.fail(
             Priority.P0,
             f"{where}: uncorrectable ECC errors since the driver loaded on {on} "
-            "— isolate the node, reboot it to reset the GPUs and re-check row remapping; "
-            "replace it if a remap failed, stays pending or the errors return",
+            f"— {advice(Signal.GPU_UNCORRECTABLE_ECC)}",
             resources=[instance_id],
             gpus=gpus,
             counters=per_gpu,
+            **tagged(Signal.GPU_UNCORRECTABLE_ECC),
         )
     if verdict.state is EccState.NO_COUNTERS:
         return FINDINGS.info(

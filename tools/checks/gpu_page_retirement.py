@@ -24,6 +24,7 @@ from tools.checks._accel import each_gpu_node
 from tools.findings import Finding, Findings, Priority
 from tools.parsers.page_retirement import RetirementGpu, RetirementReport, parse_page_retirement
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-page-retirement"
@@ -52,12 +53,12 @@ def judge_page_retirement(
         findings.append(
             FINDINGS.fail(
                 Priority.P1,
-                f"{where}: page retirement pending on GPU {', '.join(pending)} — the driver "
-                "applies it at its next reload: reboot the node, then check again; still "
-                "pending after the reboot → replace",
+                f"{where}: page retirement pending on GPU {', '.join(pending)} — "
+                f"{advice(Signal.GPU_PAGE_RETIREMENT_PENDING)}",
                 resources=[instance_id],
                 gpus=pending,
                 retirement=states,
+                **tagged(Signal.GPU_PAGE_RETIREMENT_PENDING),
             )
         )
     if double:

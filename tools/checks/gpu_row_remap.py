@@ -11,6 +11,7 @@ from tools.checks._accel import each_gpu_node
 from tools.findings import Finding, Findings, Priority
 from tools.parsers.nvidia_smi import RemapGpu, RemapReport, parse_row_remap
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.triage.data import ClusterData
 
 CHECK_ID = "gpu-row-remap"
@@ -70,18 +71,23 @@ def _problem_message(verdict: RemapVerdict) -> str:
     if verdict.kind is RemapKind.FAILED:
         return (
             f"row remapping failure on GPU {bus_ids} (a memory bank ran out of spare rows) "
-            "— isolate and replace the node"
+            f"— {advice(Signal.GPU_ROW_REMAP_FAILURE)}"
         )
     if verdict.kind is RemapKind.PENDING:
-        return (
-            f"row remap pending on GPU {bus_ids} — a GPU reset is needed to apply it: reboot "
-            "the node and check again; still pending after the reboot → replace"
-        )
+        return f"row remap pending on GPU {bus_ids} — {advice(Signal.GPU_ROW_REMAP_PENDING)}"
     listed = "; ".join(
         f"{gpu.bus_id}: {gpu.histogram.low_or_none} of {gpu.histogram.total} banks low or none"
         for gpu in verdict.gpus
     )
-    return f"spare rows almost used up ({listed}) — plan a replacement"
+    return f"spare rows almost used up ({listed}) — {advice(Signal.GPU_SPARE_ROWS_LOW)}"
+
+
+# The remediation row of each problem verdict (tools/remediation.py).
+REMAP_SIGNALS: dict[RemapKind, Signal] = {
+    RemapKind.FAILED: Signal.GPU_ROW_REMAP_FAILURE,
+    RemapKind.PENDING: Signal.GPU_ROW_REMAP_PENDING,
+    RemapKind.EXHAUSTED: Signal.GPU_SPARE_ROWS_LOW,
+}
 
 
 def word_remap(
@@ -111,12 +117,15 @@ def word_remap(
         )
     gpus = [gpu.bus_id for gpu in verdict.gpus]
     message = f"{where}: {_problem_message(verdict)}"
+    row = tagged(REMAP_SIGNALS[verdict.kind])
     if verdict.kind is RemapKind.EXHAUSTED:
         return FINDINGS.warn(
-            Priority.P1, message, resources=[instance_id], gpus=gpus, remapper=states
+            Priority.P1, message, resources=[instance_id], gpus=gpus, remapper=states, **row
         )
     priority = Priority.P0 if verdict.kind is RemapKind.FAILED else Priority.P1
-    return FINDINGS.fail(priority, message, resources=[instance_id], gpus=gpus, remapper=states)
+    return FINDINGS.fail(
+        priority, message, resources=[instance_id], gpus=gpus, remapper=states, **row
+    )
 
 
 def judge_row_remap(instance_id: str, instance_type: str, report: RemapReport) -> list[Finding]:

@@ -7,7 +7,10 @@ reboot is a new fault of this boot, judged as such. Xid 63 (a row remap waiting 
 is the normal repair path, judged with row remapping (§ G.1.a); Xid 154 carries the recovery
 the driver asks for. Application Xids (13, 31, 43: NVIDIA's catalogue says restart the
 application and check its code, and for 43 that the GPU stays healthy) are workload signals:
-WARN P2 naming the process, with no reboot or replace advice.
+WARN P2 naming the process, with no reboot or replace advice. The advice words and the
+row each finding names (evidence `remediation`) come from the remediation table
+(`tools/remediation.py`): a repeat after a reboot and Xid 64 are conclusive, Xid 79 is
+recounted after a reboot.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from tools.parsers.xid import (
     parse_xids,
 )
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.text import clip
 from tools.triage.data import ClusterData
 
@@ -61,6 +65,10 @@ def _same_fault(now: tuple[XidEvent, ...], before: tuple[XidEvent, ...]) -> tupl
     """The events of `now` whose Xid number was also logged by the same GPU in `before`."""
     earlier = {(e.xid, e.pci) for e in before}
     return tuple(e for e in now if (e.xid, e.pci) in earlier)
+
+
+XID_REMAP_FAILURE = 64  # NVIDIA's catalogue: row remap or page retirement failure
+XID_OFF_THE_BUS = 79  # NVIDIA's catalogue: GPU has fallen off the bus
 
 
 class HardwareState(StrEnum):
@@ -162,15 +170,31 @@ def xid_verdicts(
     return verdicts
 
 
+def hardware_signal(verdict: HardwareXids) -> Signal:
+    """The remediation row of a hardware verdict: a repeat after a reboot is conclusive; in
+    this boot a remap failure (Xid 64) is too, a GPU off the bus (Xid 79) is recounted after
+    a reboot, and any other hardware Xid is rebooted and watched."""
+    if verdict.state is HardwareState.REPEATED_AFTER_REBOOT:
+        return Signal.HARDWARE_XID_REPEATED
+    found = {e.xid for e in verdict.now}
+    if XID_REMAP_FAILURE in found:
+        return Signal.GPU_ROW_REMAP_FAILURE
+    if XID_OFF_THE_BUS in found:
+        return Signal.GPU_MISSING
+    return Signal.HARDWARE_XID
+
+
 def _word_hardware(where: str, instance_id: str, verdict: HardwareXids) -> Finding:
     now, before = verdict.now, verdict.before
+    signal = hardware_signal(verdict)
     if verdict.state is HardwareState.REPEATED_AFTER_REBOOT:
         return FINDINGS.fail(
             Priority.P0,
             f"{where}: hardware {describe(verdict.repeated)} repeated after a reboot (the same "
-            "Xid on the same GPU in the previous boot) — replace the node",
+            f"Xid on the same GPU in the previous boot) — {advice(signal)}",
             resources=[instance_id],
             repeated_after_reboot=True,
+            **tagged(signal),
             previous_boot=_evidence(before),
             **_evidence(now),
         )
@@ -183,10 +207,10 @@ def _word_hardware(where: str, instance_id: str, verdict: HardwareXids) -> Findi
         )
         return FINDINGS.fail(
             Priority.P0,
-            f"{where}: hardware {describe(now)} in this boot{earlier} — isolate the node, "
-            "reboot it and check again; replace it if the Xid returns",
+            f"{where}: hardware {describe(now)} in this boot{earlier} — {advice(signal)}",
             resources=[instance_id],
             repeated_after_reboot=False,
+            **tagged(signal),
             previous_boot_read=verdict.previous_read,
             **({"previous_boot": _evidence(before)} if before else {}),
             **_evidence(now),
@@ -273,6 +297,7 @@ def _application(where: str, instance_id: str, events: tuple[XidEvent, ...]) -> 
         "GPU across different jobs points at the GPU (DCGM diagnostics, § G.1.b)",
         resources=[instance_id],
         workload=True,
+        **tagged(Signal.APPLICATION_XID),
         processes=named[:10],
         **_evidence(events),
     )
@@ -283,10 +308,9 @@ def _word_group(where: str, instance_id: str, verdict: XidGroup) -> Finding:
     if verdict.kind is XidGroupKind.REMAP:
         return FINDINGS.at("G.1.a").warn(
             Priority.P1,
-            f"{where}: {describe(events)} — the remap takes effect at the next GPU reset: "
-            "reboot the node, then re-check row remapping; still pending after the reboot "
-            "means replace",
+            f"{where}: {describe(events)} — {advice(Signal.GPU_ROW_REMAP_PENDING)}",
             resources=resources,
+            **tagged(Signal.GPU_ROW_REMAP_PENDING),
             **_evidence(events),
         )
     if verdict.kind is XidGroupKind.APPLICATION:

@@ -3,9 +3,12 @@
 Besides Ready and the pressure conditions, the Neuron node problem detector's condition
 (§ G.5) is read here: AWS's Neuron NPD watches the kernel log for the driver's
 NEURON_HW_ERR reports and sets `NeuronHealth` True with the reason
-`NeuronHasError_<TYPE>` (SRAM, NeuronCore or HBM uncorrectable error, DMA error); its
-healthy state is False with `NeuronHasNoError`. The Neuron guide pairs those errors with
-replacing the instance, which the NPD's recovery does when it is enabled.
+`NeuronHasError_<TYPE>` (SRAM, NeuronCore or HBM uncorrectable error, DMA error; some
+configurations add HANG_ON_COLLECTIVES); its healthy state is False with
+`NeuronHasNoError`. Each TYPE is routed through the remediation table
+(`tools.remediation.neuron_type_signal`, after AWS's Neuron Runtime Troubleshooting guide):
+the hardware classes are FAIL P0 with replacement, a hang on collectives is a WARN P1 that
+points at the other workers and a workload restart, never at replacing this node.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from tools.checks._grouping import GROUP_ABOVE
 from tools.checks._kube import SAMPLES, describe_node, examples
 from tools.findings import Finding, Findings, Priority, Status
 from tools.registry import check
+from tools.remediation import Replacement, Signal, advice, neuron_type_signal, rule, tagged
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 from tools.triage.data.kube_model import (
@@ -95,6 +99,7 @@ class NeuronError:
     severity: Severity
     reason: str  # NeuronHasError_<TYPE>, clipped
     message: str
+    signal: Signal  # the remediation row of TYPE
 
 
 Problem = LabelProblem | NotReady | Pressure | NeuronError
@@ -103,6 +108,14 @@ _LABEL_STATES = {
     PENDING_REPLACEMENT: (LabelState.PENDING_REPLACEMENT, Status.FAIL, Priority.P0),
     PENDING_REBOOT: (LabelState.PENDING_REBOOT, Status.FAIL, Priority.P0),
     UNSCHEDULABLE: (LabelState.UNSCHEDULABLE, Status.FAIL, Priority.P1),
+}
+
+
+# The remediation row of the label states that call for a node action.
+_LABEL_SIGNALS = {
+    LabelState.PENDING_REPLACEMENT: Signal.LABEL_PENDING_REPLACEMENT,
+    LabelState.PENDING_REBOOT: Signal.LABEL_PENDING_REBOOT,
+    LabelState.DEEP_CHECK_FAILED: Signal.DEEP_HEALTH_CHECK_FAILED,
 }
 
 
@@ -168,8 +181,15 @@ def neuron_problem(node: KubeNode) -> NeuronError | None:
     if not entry or entry.status != "True":
         return None
     reason = clip(entry.reason or "no reason", 80)
-    severity = Severity(Status.FAIL, Priority.P0, "G.5")
-    return NeuronError(f"neuron:{reason}", severity, reason, entry.message)
+    signal = neuron_type_signal(entry.reason)
+    replacement = rule(signal).replacement
+    if replacement is Replacement.NEVER:
+        # A hang on collectives points at another worker: not this node's fault by itself.
+        severity = Severity(Status.WARN, Priority.P1, "G.5")
+    else:
+        priority = Priority.P1 if signal is Signal.NEURON_UNKNOWN else Priority.P0
+        severity = Severity(Status.FAIL, priority, "G.5")
+    return NeuronError(f"neuron:{reason}", severity, reason, entry.message, signal)
 
 
 def node_problems(node: KubeNode, node_recovery: str | None) -> list[Problem]:
@@ -220,10 +240,7 @@ def _label_text(problem: LabelProblem) -> str:
         )
     if state is LabelState.UNRECOGNISED:
         return f"has an unrecognised node-health-status {quoted(value, 60)}{deep}"
-    return (
-        "failed its deep health checks: read the GPU / accelerator evidence (§ G), then "
-        "reboot or replace it (§ F.4)"
-    )
+    return f"failed its deep health checks: {advice(Signal.DEEP_HEALTH_CHECK_FAILED)} (§ F.4)"
 
 
 def problem_text(problem: Problem) -> str:
@@ -240,12 +257,16 @@ def problem_text(problem: Problem) -> str:
     if isinstance(problem, Pressure):
         return f"reports {problem.condition}" + (f" ({quoted(message, 120)})" if message else "")
     said = f" ({quoted(message, 120)})" if message else ""
+    row = rule(problem.signal)
+    if row.replacement is Replacement.NEVER:
+        return (
+            f"has {NEURON_CONDITION}=True from the Neuron node problem detector, reason "
+            f"{problem.reason}{said} — {row.advice}"
+        )
     return (
         f"has {NEURON_CONDITION}=True from the Neuron node problem detector, reason "
-        f"{problem.reason}{said}: the Neuron driver reported an unrecoverable "
-        f"{problem.reason.removeprefix('NeuronHasError_')} hardware error; "
-        "AWS's Neuron guide pairs it with replacing the instance — read the health labels "
-        "and the HMA stream first (§ F.2, § F.3), then replace the node (§ F.4)"
+        f"{problem.reason}{said} — read the health labels and the HMA stream first "
+        f"(§ F.2, § F.3), then {row.advice} (§ F.4)"
     )
 
 
@@ -254,7 +275,12 @@ def _problem_evidence(problem: Problem) -> dict[str, Any]:
         ready = {"status": problem.ready, "reason": clip(problem.reason, 60)}
         return {"ready": {**ready, "message": clip(problem.message)}}
     if isinstance(problem, NeuronError):
-        return {"neuron_health": {"reason": problem.reason, "message": clip(problem.message)}}
+        return {
+            "neuron_health": {"reason": problem.reason, "message": clip(problem.message)},
+            **tagged(problem.signal),
+        }
+    if isinstance(problem, LabelProblem) and problem.state in _LABEL_SIGNALS:
+        return tagged(_LABEL_SIGNALS[problem.state])
     return {}
 
 

@@ -8,6 +8,7 @@ from tools.checks._accel import could_not_read, judged_nodes, none_probed, read
 from tools.findings import Finding, Findings, Priority
 from tools.parsers.neuron import NeuronListing, parse_neuron_device_files, parse_neuron_ls
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.triage.data import ClusterData
 
 CHECK_ID = "neuron-devices"
@@ -36,10 +37,11 @@ def judge_neuron_devices(
     if visible < expected:
         return FINDINGS.fail(
             Priority.P0,
-            f"{where}: {visible} of {expected} Neuron devices visible to {source} — reboot "
-            "the node, replace it if devices are still missing",
+            f"{where}: {visible} of {expected} Neuron devices visible to {source} — "
+            f"{advice(Signal.ACCELERATOR_DEVICES_MISSING)}",
             resources=[instance_id],
             **evidence,
+            **tagged(Signal.ACCELERATOR_DEVICES_MISSING),
         )
     if visible > expected:
         return FINDINGS.info(

@@ -1,14 +1,21 @@
 """§ G.5: Neuron hardware errors and Neuron driver errors in the kernel log.
 
 The Neuron driver reports a hardware error as one kernel line, ``NEURON_HW_ERR=<type>
-instance-id=... nd-id=<device> nc-id=<core> ... action=<what to do>``. AWS's Neuron runtime
-troubleshooting guide pairs the types with their recovery: an uncorrectable SRAM, NeuronCore
-or HBM error and a DMA abort mean the instance should be replaced (the driver says
-``action=TERMINATE_INSTANCE``); a repairable HBM error is cleared by reloading the driver or
-rebooting. The Neuron node problem detector raises its `NeuronHealth` condition on the same
-lines (see k8s-node-health). Such a line in this boot is a FAIL P0 with the action; one only
-in the previous boot is still a FAIL P1 when the action was a replacement, because a reboot
-keeps the instance on the same hardware.
+instance-id=... nd-id=<device> nc-id=<core> ... action=<what to do>``. Each line is routed
+through the remediation table (`tools.remediation.neuron_signal`), which follows AWS's Neuron
+Runtime Troubleshooting guide ("Hardware Errors"): an SRAM, NeuronCore or unrepairable HBM
+uncorrectable error, a DMA abort and a hang on compute → replace the instance; a repairable
+HBM error → reload the driver or reboot; a hang on collectives → "possibly caused by a
+hardware error on another worker": look at the other workers and restart the workload, never
+replace this node for it. The driver's own ``action=`` decides when it names one the table
+knows (TERMINATE_INSTANCE, a workload restart, a reload or reboot); only then does a finding
+say that the driver asks for something.
+
+Per node and per row, in this boot: FAIL P0 for a row that replaces or reboots, FAIL P1 for a
+type the table does not know, WARN P1 for a row that never replaces (the hang points
+elsewhere). Only in the previous boot: FAIL P1 when the row replaces immediately (a reboot
+keeps the instance on the same hardware), else WARN P2 history. The Neuron node problem
+detector raises its `NeuronHealth` condition on the same lines (see k8s-node-health).
 
 Other Neuron driver lines that mention an error or a timeout are a WARN P1: the driver
 retries some operations itself (it logs a DMA completion timeout during a NeuronCore reset,
@@ -25,6 +32,7 @@ from tools.checks._node_reads import read_kernel_log
 from tools.findings import Finding, Findings, Priority
 from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog
 from tools.registry import check
+from tools.remediation import FirstAction, Replacement, Signal, neuron_signal, rule, tagged
 from tools.text import clip
 from tools.triage.data import ClusterData
 
@@ -43,14 +51,23 @@ def action_of(event: KernelEvent) -> str | None:
     return match["action"].upper() if match else None
 
 
+def signal_of(event: KernelEvent) -> Signal:
+    """The remediation row of one NEURON_HW_ERR line: its type, and the driver's action."""
+    return neuron_signal(event.detail, action_of(event))
+
+
 def needs_replacement(event: KernelEvent) -> bool:
-    """True unless the driver (or the error type) says a reload or reboot repairs it."""
-    action = action_of(event) or ""
-    if "TERMINATE" in action or "REPLACE" in action:
-        return True
-    if any(word in action for word in ("REBOOT", "RELOAD", "RESET")):
-        return False
-    return "REPAIRABLE" not in (event.detail or "")
+    """True when the line's row replaces the instance first (conclusive evidence)."""
+    return rule(signal_of(event)).replacement is Replacement.IMMEDIATELY
+
+
+def by_signal(events: tuple[KernelEvent, ...]) -> dict[Signal, tuple[KernelEvent, ...]]:
+    """The events grouped by their row, rows in the table's order (conclusive first is not
+    needed: each row is its own finding)."""
+    grouped: dict[Signal, list[KernelEvent]] = {}
+    for event in events:
+        grouped.setdefault(signal_of(event), []).append(event)
+    return {signal: tuple(found) for signal, found in grouped.items()}
 
 
 def _devices(events: tuple[KernelEvent, ...]) -> list[str]:
@@ -77,55 +94,65 @@ def _what(events: tuple[KernelEvent, ...]) -> str:
     return f"Neuron hardware error {types}{on}"
 
 
+def _this_boot(
+    where: str, instance_id: str, signal: Signal, now: tuple[KernelEvent, ...], again: str
+) -> Finding:
+    row = rule(signal)
+    message = f"{where}: {_what(now)} in this boot{again} — {row.advice}"
+    evidence = {
+        "boot": "current",
+        "replace": row.first_action is FirstAction.REPLACE,
+        **tagged(signal),
+        **_evidence(now),
+    }
+    if row.replacement is Replacement.NEVER:
+        # A hang on collectives (or a workload restart the driver asks for) is not this
+        # node's fault by itself: a warning, so the node is not taken for the culprit.
+        return FINDINGS.warn(Priority.P1, message, resources=[instance_id], **evidence)
+    priority = Priority.P1 if signal is Signal.NEURON_UNKNOWN else Priority.P0
+    return FINDINGS.fail(priority, message, resources=[instance_id], **evidence)
+
+
+def _previous_boot(
+    where: str, instance_id: str, signal: Signal, before: tuple[KernelEvent, ...]
+) -> Finding:
+    row = rule(signal)
+    evidence = {"boot": "previous", **tagged(signal), **_evidence(before)}
+    if row.replacement is Replacement.IMMEDIATELY:
+        # A reboot keeps the instance on the same host: the hardware is still the same.
+        return FINDINGS.fail(
+            Priority.P1,
+            f"{where}: {_what(before)} before the last reboot; none since, but a reboot "
+            f"does not move the instance to other hardware — {row.advice}",
+            resources=[instance_id],
+            replace=True,
+            **evidence,
+        )
+    return FINDINGS.warn(
+        Priority.P2,
+        f"{where}: {_what(before)} before the last reboot, none since — history; if it "
+        f"returns: {row.advice}",
+        resources=[instance_id],
+        replace=False,
+        **evidence,
+    )
+
+
 def _hardware(
     where: str, instance_id: str, now: tuple[KernelEvent, ...], before: tuple[KernelEvent, ...]
 ) -> list[Finding]:
+    """One finding per row of the table the lines fall under; this boot's lines judged,
+    the previous boot's only when this one has none."""
     if now:
-        replace = any(needs_replacement(e) for e in now)
-        advice = (
-            "the driver asks for the instance to be replaced: replace the node (§ F.4)"
-            if replace
-            else "a driver reload or reboot clears this one: reboot the node, replace it if "
-            "the error returns"
-        )
         again = " (the previous boot had one too)" if before else ""
         return [
-            FINDINGS.fail(
-                Priority.P0,
-                f"{where}: {_what(now)} in this boot{again} — {advice}",
-                resources=[instance_id],
-                boot="current",
-                replace=replace,
-                **({"previous_boot": _evidence(before)} if before else {}),
-                **_evidence(now),
-            )
+            _this_boot(where, instance_id, signal, events, again)
+            for signal, events in by_signal(now).items()
         ]
-    if before and any(needs_replacement(e) for e in before):
-        # A reboot keeps the instance on the same host: the hardware is still the same.
-        return [
-            FINDINGS.fail(
-                Priority.P1,
-                f"{where}: {_what(before)} before the last reboot; none since, but a reboot "
-                "does not move the instance to other hardware — replace the node (§ F.4)",
-                resources=[instance_id],
-                boot="previous",
-                replace=True,
-                **_evidence(before),
-            )
-        ]
-    if before:
-        return [
-            FINDINGS.warn(
-                Priority.P2,
-                f"{where}: {_what(before)} before the last reboot, of a kind a reboot "
-                "repairs; none since — history, replace the node if it returns",
-                resources=[instance_id],
-                boot="previous",
-                replace=False,
-                **_evidence(before),
-            )
-        ]
-    return []
+    return [
+        _previous_boot(where, instance_id, signal, events)
+        for signal, events in by_signal(before).items()
+    ]
 
 
 def _driver(where: str, instance_id: str, now: tuple[KernelEvent, ...]) -> list[Finding]:

@@ -10,6 +10,7 @@ from tools.aws.errors import ResourceNotFound
 from tools.checks._grouping import GROUP_ABOVE
 from tools.findings import Finding, Findings, Priority
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.text import clip, quoted
 from tools.triage.data import NODE_CAP, ClusterData
 from tools.triage.data.sagemaker_model import ClusterNode
@@ -92,8 +93,11 @@ def _judged(kind: str, text: str, resources: list[str], evidence: dict[str, Any]
     return NODES_FINDINGS.warn(Priority.P2, text, resources=resources, **evidence)
 
 
-_MANUAL = " (NodeRecovery is None: reboot or replace it yourself, see § F.4)"
-_MANUAL_MANY = " (NodeRecovery is None: reboot or replace them yourself, see § F.4)"
+# What to do when nothing repairs a failed node: the remediation table's row.
+_MANUAL = f" (NodeRecovery is None: {advice(Signal.NODE_FAILURE_STATUS)}, see § F.4)"
+_MANUAL_MANY = (
+    f" (NodeRecovery is None, for each node: {advice(Signal.NODE_FAILURE_STATUS)}, see § F.4)"
+)
 
 
 def _one_node(node: ClusterNode, node_recovery: str | None) -> Finding:
@@ -115,6 +119,7 @@ def _one_node(node: ClusterNode, node_recovery: str | None) -> Finding:
         text = f"Node {_label(node)} has status {status}{detail}"
         if kind == "failed" and node_recovery == "None":
             text += _MANUAL
+            evidence.update(tagged(Signal.NODE_FAILURE_STATUS))
     return _judged(kind, text, [instance] if instance else [], evidence)
 
 

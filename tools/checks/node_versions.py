@@ -21,6 +21,7 @@ from tools.parsers.versions import (
 )
 from tools.probes.model import NodeProbes
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.triage.data import ClusterData
 
 CHECK_ID = "node-versions"
@@ -88,12 +89,13 @@ def judge_versions(per_node: Mapping[str, NodeVersions], eks: bool = False) -> l
         findings.append(
             FINDINGS.warn(
                 Priority.P1,
-                f"{name} version drift across probed nodes: {listed} — bring the odd nodes "
-                "back to the cluster's image (replace them, or update the cluster software)"
+                f"{name} version drift across probed nodes: {listed} — "
+                f"{advice(Signal.IMAGE_DRIFT)}"
                 f"{EKS_NCCL_NOTE if eks and key == 'nccl' else ''}",
                 resources=sorted({n for ns in by_value.values() for n in ns}),
                 component=key,
                 values=dict(sorted(by_value.items())),
+                **tagged(Signal.IMAGE_DRIFT),
             )
         )
     if len(known) > 1 and not drifted:

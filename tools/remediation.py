@@ -1,0 +1,586 @@
+"""When a node may be replaced: one table, signal → first action → when replacement is justified.
+
+Every place that advises a node action reads this table: the checks take their advice words
+from it (`advice`), the system prompt's destructive-order partial is rendered from it
+(`prompts/_destructive_order.jinja2`), the agent's safety layer waives its
+`replace-before-reboot` flag only for the signals whose rule allows a replacement before a
+reboot (`replacement_first`), and the eval grader that judges replacement order consults it.
+A finding names its row with the evidence key `remediation` (`EVIDENCE_KEY`), so the
+conversation knows which rule a node's evidence falls under.
+
+The escalation is investigate → reboot → replace: a replacement gives the node a new
+instance and destroys its root and secondary volumes, so it comes first only on conclusive
+evidence (a failed row remap, a hardware Xid back after a reboot, a Neuron error class that
+AWS's Neuron guide pairs with replacing the instance, or the driver's own
+`action=TERMINATE_INSTANCE`). HyperPod's own pending-replacement label is not by itself
+such evidence for a manual replacement: with NodeRecovery Automatic HyperPod acts on it.
+Non-hardware causes (image drift, ThreadsPerCore, a failed bootstrap) are fixed where they
+come from; replacing a single node is their last step.
+
+Sources, per row in `source`:
+- NVIDIA Xid catalogue, https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html
+  (79 → RESTART_BM; 48/63/64/94/95 memory errors; 13/31/43 application);
+- NVIDIA NVML remapped rows,
+  https://docs.nvidia.com/deploy/nvml-api/api/structnvmlRemappedRowsInfo__v2__t.html
+  (pending → a GPU reset applies it; failure → the bank is out of spare rows);
+- AWS Neuron, *Neuron Runtime Troubleshooting*, "Hardware Errors" table
+  (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/neuron-runtime/nrt-troubleshoot.html):
+  SRAM uncorrectable, HBM unrepairable uncorrectable, DMA aborts and hang on compute → replace
+  the instance; HBM repairable uncorrectable → reload the driver or reboot; hang on
+  collectives → "possibly caused by a hardware error on another worker": look for the other
+  classes on the other workers, act there, then restart the workload;
+- aws-neuron-sdk, the Neuron node problem detector's config
+  (`src/k8/neuron-problem-detector/k8s-neuron-problem-detector-and-recovery-config.yml`:
+  NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR, NC_UNCORRECTABLE_ERROR, HBM_UNCORRECTABLE_ERROR,
+  DMA_ERROR → condition NeuronHealth, reason NeuronHasError_<TYPE>; configurations in
+  circulation add HANG_ON_COLLECTIVES the same way);
+- SageMaker HyperPod, *Manually quarantine, replace, or reboot a node* and the
+  BatchReplaceClusterNodes reference (volumes destroyed; the Slurm controller excluded;
+  UpdateClusterSoftware first).
+
+This module is a leaf: it imports nothing else of the project, so checks, prompts, the
+agent and the evals can all read it (`tests/core/test_layers.py`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+EVIDENCE_KEY = "remediation"
+"""The evidence key a finding names its row with (the `Signal` value)."""
+
+
+class Signal(StrEnum):
+    """What the evidence shows, one id per row of the table."""
+
+    GPU_UNCORRECTABLE_ECC = "gpu-uncorrectable-ecc"
+    GPU_ROW_REMAP_PENDING = "gpu-row-remap-pending"
+    GPU_ROW_REMAP_FAILURE = "gpu-row-remap-failure"
+    GPU_SPARE_ROWS_LOW = "gpu-spare-rows-low"
+    GPU_PAGE_RETIREMENT_PENDING = "gpu-page-retirement-pending"
+    GPU_MISSING = "xid-79-missing-gpu"
+    HARDWARE_XID = "hardware-xid"
+    HARDWARE_XID_REPEATED = "hardware-xid-repeated-after-reboot"
+    APPLICATION_XID = "application-xid"
+    DCGM_DIAG_FAILURE = "dcgm-diag-failure"
+    ACCELERATOR_DEVICES_MISSING = "accelerator-devices-missing"
+    NEURON_SRAM_UE = "neuron-sram-uncorrectable"
+    NEURON_NC_UE = "neuron-nc-uncorrectable"
+    NEURON_HBM_UE = "neuron-hbm-uncorrectable"
+    NEURON_HBM_REPAIRABLE = "neuron-hbm-repairable"
+    NEURON_DMA_ABORT = "neuron-dma-abort"
+    NEURON_HANG_ON_COMPUTE = "neuron-hang-on-compute"
+    NEURON_HANG_ON_COLLECTIVES = "neuron-hang-on-collectives"
+    NEURON_UNKNOWN = "neuron-unknown-error"
+    NEURON_ACTION_TERMINATE = "neuron-action-terminate"
+    NEURON_ACTION_RESTART_WORKLOAD = "neuron-action-restart-workload"
+    NEURON_ACTION_REBOOT = "neuron-action-reboot"
+    LABEL_PENDING_REPLACEMENT = "k8s-pending-replacement"
+    LABEL_PENDING_REBOOT = "k8s-pending-reboot"
+    DEEP_HEALTH_CHECK_FAILED = "deep-health-check-failed"
+    NODE_FAILURE_STATUS = "node-failure-status"
+    DRIVER_LOADED_DIFFERS = "driver-loaded-differs"
+    IMAGE_DRIFT = "image-drift"
+    THREADS_PER_CORE = "threads-per-core"
+    FAILED_BOOTSTRAP = "failed-bootstrap"
+
+
+class FirstAction(StrEnum):
+    """The first step the evidence calls for (the escalation's first rung for that signal)."""
+
+    INVESTIGATE = "investigate"
+    RESTART_WORKLOAD = "restart the workload"
+    REBOOT = "reboot"
+    UPDATE_CLUSTER_SOFTWARE = "update the cluster software"
+    FIX_CONFIGURATION = "fix the configuration"
+    REPLACE = "replace"
+
+
+class Replacement(StrEnum):
+    """When replacing the node is justified by this evidence."""
+
+    NEVER = "never"
+    AFTER_REBOOT = "after a reboot did not help"
+    AFTER_FIRST_ACTION = "only after the first action did not fix it"
+    IMMEDIATELY = "immediately: the evidence is conclusive"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row: the evidence, the first action, when a replacement is justified, and the
+    words every reader shows (`first`, `then`), with the reference section and the source."""
+
+    signal: Signal
+    evidence: str  # what was seen, as the prompt names it
+    first_action: FirstAction
+    replacement: Replacement
+    first: str  # the first action, in the words a finding appends
+    then: str  # what follows it, ending on when to replace (or why never)
+    section: str
+    source: str
+
+    @property
+    def advice(self) -> str:
+        """The advice clause a finding ends with."""
+        return f"{self.first}; {self.then}"
+
+    @property
+    def drain_first(self) -> bool:
+        """A reboot or a replacement takes the node away from its jobs: drain it first."""
+        return self.first_action in (FirstAction.REBOOT, FirstAction.REPLACE) or (
+            self.replacement is not Replacement.NEVER
+        )
+
+
+_NVIDIA_XID = "NVIDIA Xid catalogue"
+_NVML_REMAP = "NVIDIA NVML remapped rows"
+_NEURON_GUIDE = "AWS Neuron Runtime Troubleshooting, Hardware Errors table"
+_NEURON_NPD = "aws-neuron-sdk neuron-problem-detector config"
+_HYPERPOD = "SageMaker HyperPod node resiliency and manual replacement"
+_PROJECT = "project rule (§ F.4 escalation)"
+
+RULES: tuple[Rule, ...] = (
+    # -- NVIDIA GPUs ------------------------------------------------------------------------------
+    Rule(
+        Signal.GPU_UNCORRECTABLE_ECC,
+        "uncorrectable ECC errors since the driver loaded",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "isolate the node, reboot it to reset the GPUs and re-check row remapping",
+        "replace it if a remap failed, stays pending or the errors return",
+        "G.3",
+        _NVIDIA_XID,
+    ),
+    Rule(
+        Signal.GPU_ROW_REMAP_PENDING,
+        "a row remap pending (Xid 63)",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "a GPU reset applies it: reboot the node and check again",
+        "still pending after the reboot → replace",
+        "G.1.a",
+        _NVML_REMAP,
+    ),
+    Rule(
+        Signal.GPU_ROW_REMAP_FAILURE,
+        "a row remapping failure (Xid 64: a bank ran out of spare rows)",
+        FirstAction.REPLACE,
+        Replacement.IMMEDIATELY,
+        "isolate the node and replace it",
+        "a reboot cannot give the bank spare rows back",
+        "G.1.a",
+        _NVML_REMAP,
+    ),
+    Rule(
+        Signal.GPU_SPARE_ROWS_LOW,
+        "spare rows almost used up, nothing pending or failed",
+        FirstAction.INVESTIGATE,
+        Replacement.AFTER_FIRST_ACTION,
+        "watch row remapping after each job",
+        "plan a replacement for when a remap fails or stays pending after a reboot",
+        "G.1.a",
+        _NVML_REMAP,
+    ),
+    Rule(
+        Signal.GPU_PAGE_RETIREMENT_PENDING,
+        "a page retirement pending",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "reboot the node so the driver reload applies it",
+        "still pending after the reboot → replace",
+        "G.1.a",
+        "NVIDIA Dynamic Page Retirement",
+    ),
+    Rule(
+        Signal.GPU_MISSING,
+        "a GPU missing or fallen off the bus (Xid 79)",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "isolate the node, reboot it and count the GPUs again",
+        "replace it if a GPU is still missing or the Xid returns",
+        "G.2",
+        _NVIDIA_XID,
+    ),
+    Rule(
+        Signal.HARDWARE_XID,
+        "a hardware Xid in this boot",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "isolate the node, reboot it and check again",
+        "replace it if the Xid returns",
+        "G.2",
+        _NVIDIA_XID,
+    ),
+    Rule(
+        Signal.HARDWARE_XID_REPEATED,
+        "the same hardware Xid on the same GPU again after a reboot",
+        FirstAction.REPLACE,
+        Replacement.IMMEDIATELY,
+        "replace the node, not another reboot",
+        "the reboot was the test and it failed",
+        "G.2",
+        _NVIDIA_XID,
+    ),
+    Rule(
+        Signal.APPLICATION_XID,
+        "an application Xid (13, 31, 43)",
+        FirstAction.RESTART_WORKLOAD,
+        Replacement.NEVER,
+        "check the job's code and restart the job",
+        "not a node fault: no reboot or replacement on this evidence",
+        "G.2",
+        _NVIDIA_XID,
+    ),
+    Rule(
+        Signal.DCGM_DIAG_FAILURE,
+        "a DCGM diagnostic or health failure",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "reboot, then run the same dcgmi diag level again on the idle node",
+        "replace it if it fails again",
+        "G.1.b",
+        "NVIDIA DCGM diagnostics",
+    ),
+    Rule(
+        Signal.ACCELERATOR_DEVICES_MISSING,
+        "fewer GPUs, Neuron devices or EFA devices than the instance type has",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "reboot the node and count again",
+        "replace it if devices are still missing",
+        "G",
+        _HYPERPOD,
+    ),
+    # -- Neuron (Trainium, Inferentia) ------------------------------------------------------------
+    Rule(
+        Signal.NEURON_SRAM_UE,
+        "NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR (on-chip SRAM uncorrectable)",
+        FirstAction.REPLACE,
+        Replacement.IMMEDIATELY,
+        "replace the node (AWS's Neuron guide: replace the instance)",
+        "a reboot keeps the same hardware",
+        "G.5",
+        f"{_NEURON_GUIDE}; {_NEURON_NPD}",
+    ),
+    Rule(
+        Signal.NEURON_NC_UE,
+        "NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR (NeuronCore uncorrectable)",
+        FirstAction.REPLACE,
+        Replacement.IMMEDIATELY,
+        "replace the node (AWS's Neuron guide: replace the instance)",
+        "a reboot keeps the same hardware",
+        "G.5",
+        f"{_NEURON_GUIDE}; {_NEURON_NPD}",
+    ),
+    Rule(
+        Signal.NEURON_HBM_UE,
+        "NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR (HBM unrepairable uncorrectable)",
+        FirstAction.REPLACE,
+        Replacement.IMMEDIATELY,
+        "replace the node (AWS's Neuron guide: replace the instance)",
+        "a reboot keeps the same hardware",
+        "G.5",
+        f"{_NEURON_GUIDE}; {_NEURON_NPD}",
+    ),
+    Rule(
+        Signal.NEURON_HBM_REPAIRABLE,
+        "a repairable HBM uncorrectable error",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "reload the Neuron driver or reboot the node (AWS's Neuron guide: this one is repairable)",
+        "replace it only if the error returns after that",
+        "G.5",
+        _NEURON_GUIDE,
+    ),
+    Rule(
+        Signal.NEURON_DMA_ABORT,
+        "NEURON_HW_ERR=DMA_ERROR (a DMA engine abort)",
+        FirstAction.REPLACE,
+        Replacement.IMMEDIATELY,
+        "replace the node (AWS's Neuron guide: replace the instance)",
+        "a reboot keeps the same hardware",
+        "G.5",
+        f"{_NEURON_GUIDE}; {_NEURON_NPD}",
+    ),
+    Rule(
+        Signal.NEURON_HANG_ON_COMPUTE,
+        "a Neuron hang on compute",
+        FirstAction.REPLACE,
+        Replacement.IMMEDIATELY,
+        "replace the node (AWS's Neuron guide: replace the instance)",
+        "first make sure no other worker reports a hardware error the hang follows from",
+        "G.5",
+        _NEURON_GUIDE,
+    ),
+    Rule(
+        Signal.NEURON_HANG_ON_COLLECTIVES,
+        "a Neuron hang on collectives (HANG_ON_COLLECTIVES, NRT_EXEC_HW_ERR_COLLECTIVES)",
+        FirstAction.RESTART_WORKLOAD,
+        Replacement.NEVER,
+        "look on the job's other workers for an SRAM, HBM, DMA or hang-on-compute error and "
+        "act on that worker, then restart the workload",
+        "AWS's Neuron guide attributes this hang to a hardware error on another worker: do "
+        "not reboot or replace this node for it",
+        "G.5",
+        _NEURON_GUIDE,
+    ),
+    Rule(
+        Signal.NEURON_UNKNOWN,
+        "a NEURON_HW_ERR type this table does not know, without an action",
+        FirstAction.INVESTIGATE,
+        Replacement.AFTER_REBOOT,
+        "read neuron-ls, neuron-monitor and the job's runtime log (NRT errors) to name it",
+        "reboot if the devices misbehave, and replace only if the error returns after that",
+        "G.5",
+        _NEURON_GUIDE,
+    ),
+    Rule(
+        Signal.NEURON_ACTION_TERMINATE,
+        "a NEURON_HW_ERR line whose action= is TERMINATE_INSTANCE",
+        FirstAction.REPLACE,
+        Replacement.IMMEDIATELY,
+        "the driver printed action=TERMINATE_INSTANCE: replace the node",
+        "a reboot keeps the same hardware",
+        "G.5",
+        _NEURON_GUIDE,
+    ),
+    Rule(
+        Signal.NEURON_ACTION_RESTART_WORKLOAD,
+        "a NEURON_HW_ERR line whose action= asks to restart the workload",
+        FirstAction.RESTART_WORKLOAD,
+        Replacement.NEVER,
+        "the driver asks for the workload to be restarted: restart the job",
+        "no reboot or replacement on this evidence; replace only if a hardware class follows",
+        "G.5",
+        _NEURON_GUIDE,
+    ),
+    Rule(
+        Signal.NEURON_ACTION_REBOOT,
+        "a NEURON_HW_ERR line whose action= asks for a driver reload, reset or reboot",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "the driver asks for a driver reload or reboot: reboot the node",
+        "replace it only if the error returns after that",
+        "G.5",
+        _NEURON_GUIDE,
+    ),
+    # -- HyperPod's own verdicts ------------------------------------------------------------------
+    Rule(
+        Signal.LABEL_PENDING_REPLACEMENT,
+        "node-health-status UnschedulablePendingReplacement",
+        FirstAction.INVESTIGATE,
+        Replacement.AFTER_REBOOT,
+        "HyperPod's checks asked for a replacement: with NodeRecovery Automatic let it act, "
+        "and read the fault details and the node's evidence (§ G) either way",
+        "replace it yourself only on conclusive evidence or after a reboot did not help",
+        "F.2",
+        _HYPERPOD,
+    ),
+    Rule(
+        Signal.LABEL_PENDING_REBOOT,
+        "node-health-status UnschedulablePendingReboot",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "HyperPod asks for a reboot: let it reboot the node or reboot it with the batch API",
+        "replace it only if the fault returns after the reboot",
+        "F.2",
+        _HYPERPOD,
+    ),
+    Rule(
+        Signal.DEEP_HEALTH_CHECK_FAILED,
+        "deep-health-check-status Failed",
+        FirstAction.INVESTIGATE,
+        Replacement.AFTER_REBOOT,
+        "read the GPU / accelerator evidence (§ G), then reboot",
+        "replace it only if the check fails again after the reboot",
+        "F.2",
+        _HYPERPOD,
+    ),
+    Rule(
+        Signal.NODE_FAILURE_STATUS,
+        "a node in Failure (NodeRecovery None: nothing repairs it)",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "read its status message and reboot it yourself",
+        "replace it only if the reboot does not bring it back",
+        "F.4",
+        _HYPERPOD,
+    ),
+    # -- not hardware -----------------------------------------------------------------------------
+    Rule(
+        Signal.DRIVER_LOADED_DIFFERS,
+        "a loaded driver that differs from the installed one (a reboot pending)",
+        FirstAction.REBOOT,
+        Replacement.NEVER,
+        "reboot the node so it loads the installed driver, then compare versions again",
+        "not a hardware fault: no replacement for it",
+        "E",
+        _PROJECT,
+    ),
+    Rule(
+        Signal.IMAGE_DRIFT,
+        "version drift between nodes (another image or a partial update)",
+        FirstAction.UPDATE_CLUSTER_SOFTWARE,
+        Replacement.AFTER_FIRST_ACTION,
+        "a node whose loaded driver differs from its installed one needs a reboot first; "
+        "otherwise align the whole cluster with UpdateClusterSoftware",
+        "replace a single node only if it still differs after the update",
+        "E",
+        f"{_HYPERPOD}; {_PROJECT}",
+    ),
+    Rule(
+        Signal.THREADS_PER_CORE,
+        "a node with the wrong ThreadsPerCore (e.g. 96 of 192 vCPUs on p5)",
+        FirstAction.FIX_CONFIGURATION,
+        Replacement.AFTER_FIRST_ACTION,
+        "set ThreadsPerCore on the instance group (in its IaC source first)",
+        "replace existing nodes, one batch at a time, only if they keep the old value",
+        "J",
+        _PROJECT,
+    ),
+    Rule(
+        Signal.FAILED_BOOTSTRAP,
+        "a node that failed bootstrap or its lifecycle scripts",
+        FirstAction.FIX_CONFIGURATION,
+        Replacement.AFTER_REBOOT,
+        "fix the cause in the lifecycle scripts, bucket or role, then reboot the node or "
+        "retry the creation",
+        "replace it only if it still fails with the cause fixed",
+        "D",
+        _PROJECT,
+    ),
+)
+
+_BY_SIGNAL: dict[Signal, Rule] = {rule.signal: rule for rule in RULES}
+
+SLURM_DRAIN = 'scontrol update nodename=<NODE_NAME> state=drain reason="<why>"'
+"""The Slurm drain command every reboot or replacement on Slurm starts with."""
+
+
+def rule(signal: Signal | str) -> Rule:
+    """The row for `signal` (an id string is accepted); KeyError for an unknown id."""
+    return _BY_SIGNAL[Signal(signal)]
+
+
+def advice(signal: Signal) -> str:
+    """The advice clause of `signal`'s row."""
+    return _BY_SIGNAL[signal].advice
+
+
+def tagged(signal: Signal) -> dict[str, str]:
+    """The evidence entry that names `signal`'s row on a finding (splat it into the
+    finding's evidence): the agent's safety layer reads it."""
+    return {EVIDENCE_KEY: signal.value}
+
+
+def known(value: object) -> Signal | None:
+    """`value` as a Signal when it names one (a finding's evidence), else None."""
+    try:
+        return Signal(str(value))
+    except ValueError:
+        return None
+
+
+def replacement_first(signal: Signal | str) -> bool:
+    """True when this evidence justifies a replacement before any reboot."""
+    found = known(signal)
+    return found is not None and _BY_SIGNAL[found].replacement is Replacement.IMMEDIATELY
+
+
+# -- Neuron: NEURON_HW_ERR type and the driver's action= → one row -----------------------------
+
+_NEURON_TYPES: dict[str, Signal] = {
+    "SRAM_UNCORRECTABLE_ERROR": Signal.NEURON_SRAM_UE,
+    "NC_UNCORRECTABLE_ERROR": Signal.NEURON_NC_UE,
+    "HBM_UNCORRECTABLE_ERROR": Signal.NEURON_HBM_UE,
+    "DMA_ERROR": Signal.NEURON_DMA_ABORT,
+    "DMA_ABORT": Signal.NEURON_DMA_ABORT,
+    "HANG_ON_COMPUTE": Signal.NEURON_HANG_ON_COMPUTE,
+    "HANG_ON_COLLECTIVES": Signal.NEURON_HANG_ON_COLLECTIVES,
+}
+_TYPE_TOKEN = re.compile(r"[A-Z0-9_]+")
+
+
+def neuron_type_signal(error_type: str | None) -> Signal:
+    """The row of a NEURON_HW_ERR type (or a NeuronHasError_<TYPE> reason's TYPE). A type
+    that says it is repairable is the repairable-HBM row whatever its exact spelling (the
+    driver's kernel name for it is not in the guide: unverified)."""
+    token = (error_type or "").strip().upper().removeprefix("NEURONHASERROR_")
+    token = token if _TYPE_TOKEN.fullmatch(token) else ""
+    if "REPAIRABLE" in token and "UNREPAIRABLE" not in token:
+        return Signal.NEURON_HBM_REPAIRABLE
+    return _NEURON_TYPES.get(token, Signal.NEURON_UNKNOWN)
+
+
+def neuron_action_signal(action: str | None) -> Signal | None:
+    """The row the driver's own `action=` asks for, or None when there is none or it is not
+    one this table knows."""
+    word = (action or "").upper()
+    if "TERMINATE" in word or "REPLACE" in word:
+        return Signal.NEURON_ACTION_TERMINATE
+    if "RESTART" in word or "WORKLOAD" in word:
+        return Signal.NEURON_ACTION_RESTART_WORKLOAD
+    if any(w in word for w in ("REBOOT", "RELOAD", "RESET")):
+        return Signal.NEURON_ACTION_REBOOT
+    return None
+
+
+def neuron_signal(error_type: str | None, action: str | None = None) -> Signal:
+    """One NEURON_HW_ERR report → its row. The driver's `action=` is the most specific
+    statement about its own line, so a recognised action decides; the type row stands when
+    it asks for the same thing (a TERMINATE on an SRAM error stays the SRAM row, whose words
+    name the class). Without an action the type's row from the Neuron guide applies."""
+    by_type = neuron_type_signal(error_type)
+    by_action = neuron_action_signal(action)
+    if by_action is None:
+        return by_type
+    if _BY_SIGNAL[by_type].first_action is _BY_SIGNAL[by_action].first_action:
+        return by_type
+    return by_action
+
+
+# -- the table as the system prompt shows it ----------------------------------------------------
+
+HEADINGS: dict[Replacement, str] = {
+    Replacement.IMMEDIATELY: "Replace first (the evidence is conclusive; isolate the node first)",
+    Replacement.AFTER_REBOOT: (
+        "First step as named; replace only when a reboot was tried and did not help"
+    ),
+    Replacement.AFTER_FIRST_ACTION: (
+        "Fix the cause first; replacing a single node is the last step, only if it did not help"
+    ),
+    Replacement.NEVER: "Never replace on this evidence",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """The rows that share one replacement rule, under its heading."""
+
+    replacement: Replacement
+    heading: str
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptTable:
+    """What the destructive-order partial renders: the groups and the Slurm drain."""
+
+    groups: tuple[Group, ...]
+    slurm_drain: str
+
+
+def prompt_table() -> PromptTable:
+    """Every row, grouped by when replacement is justified (conclusive evidence first)."""
+    groups = tuple(
+        Group(kind, HEADINGS[kind], tuple(r for r in RULES if r.replacement is kind))
+        for kind in (
+            Replacement.IMMEDIATELY,
+            Replacement.AFTER_REBOOT,
+            Replacement.AFTER_FIRST_ACTION,
+            Replacement.NEVER,
+        )
+    )
+    return PromptTable(tuple(g for g in groups if g.rules), SLURM_DRAIN)
