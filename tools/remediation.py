@@ -80,6 +80,8 @@ class Signal(StrEnum):
     LABEL_PENDING_REPLACEMENT = "k8s-pending-replacement"
     LABEL_PENDING_REBOOT = "k8s-pending-reboot"
     DEEP_HEALTH_CHECK_FAILED = "deep-health-check-failed"
+    DHC_REPLACEMENT_REQUIRED = "deep-health-check-replacement-required"
+    DHC_REBOOT_REQUIRED = "deep-health-check-reboot-required"
     NODE_FAILURE_STATUS = "node-failure-status"
     DRIVER_LOADED_DIFFERS = "driver-loaded-differs"
     IMAGE_DRIFT = "image-drift"
@@ -139,6 +141,7 @@ _NVML_REMAP = "NVIDIA NVML remapped rows"
 _NEURON_GUIDE = "AWS Neuron Runtime Troubleshooting, Hardware Errors table"
 _NEURON_NPD = "aws-neuron-sdk neuron-problem-detector config"
 _HYPERPOD = "SageMaker HyperPod node resiliency and manual replacement"
+_HYPERPOD_DHC = "SageMaker HyperPod deep health checks (result log and DeepHealthCheckResults)"
 _PROJECT = "project rule (§ F.4 escalation)"
 
 RULES: tuple[Rule, ...] = (
@@ -331,8 +334,8 @@ RULES: tuple[Rule, ...] = (
         "a NEURON_HW_ERR type this table does not know, without an action",
         FirstAction.INVESTIGATE,
         Replacement.AFTER_REBOOT,
-        "read neuron-ls, neuron-monitor and the job's runtime log (NRT errors) to name it",
-        "reboot if the devices misbehave, and replace only if the error returns after that",
+        "name it from neuron-ls, neuron-monitor and the runtime log (NRT errors)",
+        "reboot if the devices misbehave; replace only if the error returns",
         "G.5",
         _NEURON_GUIDE,
     ),
@@ -372,8 +375,8 @@ RULES: tuple[Rule, ...] = (
         "node-health-status UnschedulablePendingReplacement",
         FirstAction.INVESTIGATE,
         Replacement.AFTER_REBOOT,
-        "HyperPod's checks asked for a replacement: with NodeRecovery Automatic let it act, "
-        "and read the fault details and the node's evidence (§ G) either way",
+        "with NodeRecovery Automatic let HyperPod act; read the fault details and the "
+        "node's evidence (§ G)",
         "replace it yourself only on conclusive evidence or after a reboot did not help",
         "F.2",
         _HYPERPOD,
@@ -397,6 +400,27 @@ RULES: tuple[Rule, ...] = (
         "replace it only if the check fails again after the reboot",
         "F.2",
         _HYPERPOD,
+    ),
+    Rule(
+        Signal.DHC_REPLACEMENT_REQUIRED,
+        "a deep health check result replacementRequired",
+        FirstAction.REPLACE,
+        Replacement.IMMEDIATELY,
+        "HyperPod replaces it (NodeRecovery Automatic); with None, drain and replace it",
+        "AWS's own stress and connectivity tests found the fault: a reboot does not repair it",
+        "G.1.b",
+        _HYPERPOD_DHC,
+    ),
+    Rule(
+        Signal.DHC_REBOOT_REQUIRED,
+        "a deep health check result rebootRequired",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "HyperPod reboots it (NodeRecovery Automatic); with None, drain and reboot it, then "
+        "re-test it with StartClusterHealthCheck",
+        "replace it only if the re-test fails",
+        "G.1.b",
+        _HYPERPOD_DHC,
     ),
     Rule(
         Signal.NODE_FAILURE_STATUS,
@@ -556,12 +580,35 @@ HEADINGS: dict[Replacement, str] = {
 
 
 @dataclass(frozen=True, slots=True)
+class PromptLine:
+    """One line of the prompt's table: the evidence of every row of a group that shares the
+    same section and words, joined (the prompt is sent on every request: no line twice)."""
+
+    evidence: str
+    section: str
+    words: str
+
+
+@dataclass(frozen=True, slots=True)
 class Group:
     """The rows that share one replacement rule, under its heading."""
 
     replacement: Replacement
     heading: str
     rules: tuple[Rule, ...]
+
+    @property
+    def lines(self) -> tuple[PromptLine, ...]:
+        """The rows as the prompt states them: conclusive rows by their first action alone
+        (it is the replacement), the others by their whole advice."""
+        merged: dict[tuple[str, str], list[str]] = {}
+        for row in self.rules:
+            words = row.first if self.replacement is Replacement.IMMEDIATELY else row.advice
+            merged.setdefault((row.section, words), []).append(row.evidence)
+        return tuple(
+            PromptLine("; ".join(evidence), section, words)
+            for (section, words), evidence in merged.items()
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,12 +137,19 @@ def test_the_prompt_states_every_row_under_its_rule_and_nothing_else(template: s
     expected: dict[str, list[str]] = {}
     for group in prompt_table().groups:
         lines = expected.setdefault(group.heading, [])
-        for row in group.rules:
-            words = row.first if row.replacement is Replacement.IMMEDIATELY else row.advice
-            lines.append(f"- {row.evidence} (§ {row.section}) → {words}.")
+        lines.extend(
+            f"- {line.evidence} (§ {line.section}) → {line.words}." for line in group.lines
+        )
     assert groups == expected
-    assert sum(len(lines) for lines in groups.values()) == len(RULES)
     assert set(groups) <= set(HEADINGS.values())
+    # Every row is stated once, under its own rule's heading, with its own words.
+    for row in RULES:
+        words = row.first if row.replacement is Replacement.IMMEDIATELY else row.advice
+        under = groups[HEADINGS[row.replacement]]
+        stating = [line for line in under if row.evidence in line and f"→ {words}." in line]
+        assert len(stating) == 1, row.signal
+        assert f"(§ {row.section})" in stating[0]
+    assert sum(1 for lines in groups.values() for _ in lines) <= len(RULES)
 
 
 @pytest.mark.parametrize("template", sorted(CONTEXTS))

@@ -39,6 +39,7 @@ from tools.parsers.deep_health_check import (
 )
 from tools.probes.catalog import DHC_LOG_LINES, DHC_LOG_PATH
 from tools.registry import check
+from tools.remediation import Signal, advice, tagged
 from tools.text import clip, quoted
 from tools.triage.data import LOG_PAGE_BUDGET, LOG_WINDOW, ClusterData
 from tools.triage.data.logs_model import LogScan
@@ -127,17 +128,15 @@ def word_dhc(
         return findings.fail(
             Priority.P0,
             f"{where}: the deep health check asks for the instance to be replaced: "
-            f"{_latest(verdict)} — HyperPod replaces it when NodeRecovery is Automatic; "
-            "with None, follow § F.4",
-            **evidence,
+            f"{_latest(verdict)} — {advice(Signal.DHC_REPLACEMENT_REQUIRED)} (§ F.4)",
+            **{**evidence, **tagged(Signal.DHC_REPLACEMENT_REQUIRED)},
         )
     if verdict.kind is DhcKind.REBOOT:
         return findings.fail(
             Priority.P1,
             f"{where}: the deep health check asks for a reboot: {_latest(verdict)} — "
-            f"HyperPod reboots it when NodeRecovery is Automatic; with None, follow § F.4, "
-            f"then {RETEST}",
-            **evidence,
+            f"{advice(Signal.DHC_REBOOT_REQUIRED)} (§ F.4, § G.1.b)",
+            **{**evidence, **tagged(Signal.DHC_REBOOT_REQUIRED)},
         )
     return findings.warn(
         Priority.P1,
