@@ -40,6 +40,8 @@ class World:
     vpc_attributes: dict[str, dict[str, bool]] = field(default_factory=dict)
     route_tables: list[Json] = field(default_factory=list)
     vpc_endpoints: list[Json] = field(default_factory=list)
+    # DescribeManagedPrefixLists: the lists security-group rules may name.
+    prefix_lists: list[Json] = field(default_factory=list)
     offerings: list[Json] = field(default_factory=list)
     instance_types: list[Json] = field(default_factory=list)
     # Every network interface of the Region (DescribeNetworkInterfaces), and the applied
@@ -225,6 +227,17 @@ def _vpc_attribute(world: World, params: Json) -> Outcome:
     return {"VpcId": vpc_id, key: {"Value": value}}, None
 
 
+def _prefix_lists(world: World, params: Json) -> Outcome:
+    ids = params.get("PrefixListIds")
+    found = [p for p in world.prefix_lists if not ids or p["PrefixListId"] in ids]
+    missing = sorted(set(ids or []) - {p["PrefixListId"] for p in found})
+    if missing:
+        return _not_found(
+            "InvalidPrefixListID.NotFound", f"The prefix list ID '{missing[0]}' does not exist"
+        )
+    return {"PrefixLists": found}, None
+
+
 def _by_vpc(items: list[Json], params: Json) -> list[Json]:
     vpcs = _filter_values(params, "vpc-id")
     return [i for i in items if vpcs is None or i.get("VpcId") in vpcs]
@@ -383,6 +396,7 @@ _HANDLERS = {
     ("ec2", "DescribeVpcAttribute"): _vpc_attribute,
     ("ec2", "DescribeRouteTables"): _route_tables,
     ("ec2", "DescribeVpcEndpoints"): _vpc_endpoints,
+    ("ec2", "DescribeManagedPrefixLists"): _prefix_lists,
     ("ec2", "DescribeInstanceTypeOfferings"): _offerings,
     ("ec2", "DescribeInstanceTypes"): _instance_types,
     ("ec2", "DescribeNetworkInterfaces"): _network_interfaces,

@@ -7,18 +7,18 @@ from typing import Any
 
 import pytest
 
-from tools.checks._network import required_endpoints
-from tools.checks.security_group_egress import (
+from tools.checks._egress import (
     EgressVerdict,
     SetEgress,
     SubnetRouting,
     VpcWays,
     carries_https,
     judge_set_egress,
-    word_set_egress,
 )
+from tools.checks._network import required_endpoints
+from tools.checks.security_group_egress import word_set_egress
 from tools.findings import Priority, Status
-from tools.triage.data.network_model import IpPermission, SecurityGroup, VpcEndpoint
+from tools.triage.data.network_model import IpPermission, PrefixList, SecurityGroup, VpcEndpoint
 
 from ._vpc import LOCAL, NAT_DEFAULT, SUBNET, endpoint, subnet, table
 
@@ -179,9 +179,19 @@ def test_endpoints_carrying_the_nodes_group_are_reached_by_the_self_rule() -> No
 
 def test_without_nat_or_endpoints_nothing_is_judged_here() -> None:
     """A subnet that cannot route a service at all is § B.4's finding, not this one's."""
-    answer = judge([nodes()], routing(nat=False, endpoints=[]))
+    answer = judge([nodes(ANYWHERE)], routing(nat=False, endpoints=[]))
     assert answer.checked == ()
     assert answer.verdict is EgressVerdict.OPEN
+
+
+def test_self_rules_only_are_blocked_whatever_the_routes() -> None:
+    """No route, or centralised endpoints behind a transit gateway: a set whose only
+    outbound rule is the self rule reaches nothing either way."""
+    for where in (routing(nat=False, endpoints=[]), _routed(TGW_DEFAULT)):
+        answer = judge([nodes()], where)
+        assert answer.verdict is EgressVerdict.BLOCKED
+        assert answer.only_within_set
+        assert set(answer.blocked) == set(SLURM)
 
 
 def test_private_dns_off_sends_the_service_through_the_default_route() -> None:
@@ -224,14 +234,41 @@ def test_an_ipv6_rule_does_not_carry_ipv4_traffic() -> None:
     assert not answer.only_within_set
 
 
-def test_http_only_to_anywhere_is_blocked_not_a_proxy() -> None:
-    answer = judge([nodes(cidr("0.0.0.0/0", "tcp", (80, 80)))], routing())
-    assert answer.verdict is EgressVerdict.BLOCKED
-
-
-def test_a_customer_prefix_list_gets_the_benefit_of_the_doubt() -> None:
+def test_a_customer_prefix_list_is_uncertain_not_open() -> None:
+    """Its entries are not read: a WARN P2 that says so, never a PASS or a FAIL."""
     rules = nodes(https(PrefixListIds=[{"PrefixListId": CUSTOM_LIST}]))
-    assert judge([rules], routing()).verdict is EgressVerdict.OPEN
+    answer = judge([rules], routing())
+    assert answer.verdict is EgressVerdict.UNCERTAIN
+    assert answer.unread_prefix_lists == (CUSTOM_LIST,)
+    finding = word_set_egress(answer, several=False)
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P2)
+    assert CUSTOM_LIST in finding.message
+
+
+def test_awss_own_s3_list_through_nat_reaches_s3_only() -> None:
+    """No gateway endpoint: the list is known by its name (DescribeManagedPrefixLists)."""
+    rules = nodes(https(PrefixListIds=[{"PrefixListId": "pl-aws-s3"}]))
+    named = PrefixList.from_api(
+        {
+            "PrefixListId": "pl-aws-s3",
+            "PrefixListName": "com.amazonaws.us-west-2.s3",
+            "OwnerId": "AWS",
+        }
+    )
+    tables = (table("rtb-1", [LOCAL, NAT_DEFAULT], subnets=(SUBNET,)),)
+    where = SubnetRouting(
+        subnets=(subnet(),), route_tables=tables, ways=VpcWays.of([], tables, [named])
+    )
+    answer = judge([rules], where)
+    assert answer.verdict is EgressVerdict.BLOCKED
+    assert "s3" not in answer.blocked
+    assert "sts" in answer.blocked
+
+
+def test_an_ipv6_rule_beside_an_ipv6_route_is_uncertain() -> None:
+    v6_out = {"DestinationIpv6CidrBlock": "::/0", "EgressOnlyInternetGatewayId": "eigw-1"}
+    rules = nodes(rule("-1", Ipv6Ranges=[{"CidrIpv6": "::/0"}]))
+    assert judge([rules], _routed(NAT_DEFAULT, v6_out)).verdict is EgressVerdict.UNCERTAIN
 
 
 @pytest.mark.parametrize(
@@ -239,6 +276,10 @@ def test_a_customer_prefix_list_gets_the_benefit_of_the_doubt() -> None:
     [
         cidr("10.0.9.9/32", "tcp", (3128, 3128)),
         rule("tcp", (8080, 8080), UserIdGroupPairs=[{"GroupId": PROXY_SG}]),
+        rule("-1", UserIdGroupPairs=[{"GroupId": PROXY_SG}]),
+        cidr("10.0.0.0/16"),  # all traffic to the VPC: a proxy inside it on any port
+        cidr("165.225.0.0/17", "tcp", (9400, 9400)),  # a proxy on public addresses
+        cidr("0.0.0.0/0", "tcp", (80, 80)),
     ],
 )
 def test_a_possible_proxy_makes_it_a_warning(proxy: dict[str, Any]) -> None:
@@ -247,6 +288,53 @@ def test_a_possible_proxy_makes_it_a_warning(proxy: dict[str, Any]) -> None:
     finding = word_set_egress(answer, several=False)
     assert (finding.status, finding.priority) == (Status.WARN, Priority.P1)
     assert "proxy" in finding.message
+
+
+def test_https_to_the_vpc_does_not_leave_through_nat_even_beside_a_tgw_route() -> None:
+    """The narrowed layout of catalogue #39 with a route to on-premises: the VPC's own CIDR
+    is not where centralised endpoints or a proxy beyond the transit gateway live."""
+    rules = nodes(
+        https(IpRanges=[{"CidrIp": "10.0.0.0/16"}]),
+        https(PrefixListIds=[{"PrefixListId": S3_LIST}]),
+    )
+    assert judge([rules], _routed(NAT_DEFAULT, TGW_PRIVATE)).verdict is EgressVerdict.BLOCKED
+
+
+def test_interface_endpoints_are_judged_against_the_vpcs_own_cidrs() -> None:
+    wrong = nodes(https(IpRanges=[{"CidrIp": "192.168.0.0/24"}]))
+    where = routing(nat=False, endpoints=interface_endpoints(ENDPOINT_SG))
+    assert set(judge([wrong], where).blocked) == set(SLURM)
+    public_vpc = {"DestinationCidrBlock": "30.0.0.0/16", "GatewayId": "local", "State": "active"}
+    tables = (table("rtb-1", [public_vpc, S3_ROUTE], subnets=(SUBNET,)),)
+    own = nodes(
+        https(IpRanges=[{"CidrIp": "30.0.0.0/16"}]),
+        https(PrefixListIds=[{"PrefixListId": S3_LIST}]),
+    )
+    ways = VpcWays.of(interface_endpoints(ENDPOINT_SG), tables)
+    answer = judge([own], SubnetRouting(subnets=(subnet(),), route_tables=tables, ways=ways))
+    assert answer.verdict is EgressVerdict.OPEN
+
+
+def test_the_evidence_says_whether_the_anywhere_rule_could_go() -> None:
+    template = judge([nodes(ANYWHERE)], routing())
+    assert template.verdict is EgressVerdict.OPEN
+    assert not template.open_without_anywhere  # NAT only: it is the way out
+    endpoints_too = nodes(
+        ANYWHERE,
+        https(IpRanges=[{"CidrIp": "10.0.0.0/16"}]),
+        https(PrefixListIds=[{"PrefixListId": S3_LIST}]),
+    )
+    where = routing(nat=True, endpoints=interface_endpoints(ENDPOINT_SG))
+    answer = judge([endpoints_too], where)
+    assert answer.open_without_anywhere
+    assert "also without" in word_set_egress(answer, several=False).message
+
+
+def test_every_blocked_service_is_worded() -> None:
+    answer = judge([nodes(cidr("0.0.0.0/0", "udp", (123, 123)))], routing())
+    finding = word_set_egress(answer, several=False)
+    assert not finding.message.endswith(": ")
+    assert "no EC2 API" in finding.message
 
 
 def test_the_union_of_the_set_counts() -> None:
@@ -318,3 +406,33 @@ def test_endpoints_that_cannot_be_read_skip_the_check() -> None:
     world.denied.add(("ec2", "DescribeVpcEndpoints"))
     with pytest.raises(AwsAccessError):
         _run(world)
+
+
+def test_the_registered_check_reads_the_names_of_unknown_prefix_lists() -> None:
+    """AWS's own S3 list named by DescribeManagedPrefixLists, on a NAT subnet: S3 passes,
+    the rest is blocked; with the read refused the list stays unknown and could hold
+    anything: a WARN P2 that says so, not a FAIL."""
+    from cluster_simulator import base
+
+    world = base.healthy_slurm()
+    group = next(g for g in world.security_groups if g["GroupId"] == base.SG)
+    group["IpPermissionsEgress"] = [
+        self_rule(base.SG),
+        https(PrefixListIds=[{"PrefixListId": "pl-02cd2c6b"}]),
+    ]
+    world.prefix_lists = [
+        {
+            "PrefixListId": "pl-02cd2c6b",
+            "PrefixListName": f"com.amazonaws.{base.REGION}.s3",
+            "OwnerId": "AWS",
+        }
+    ]
+    [failed] = _run(world)
+    assert failed.status is Status.FAIL
+    assert "s3" not in failed.evidence["blocked"]
+    assert "sts" in failed.evidence["blocked"]
+    world.denied.add(("ec2", "DescribeManagedPrefixLists"))
+    [unsure] = _run(world)
+    assert (unsure.status, unsure.priority) == (Status.WARN, Priority.P2)
+    assert "pl-02cd2c6b" in unsure.message
+    assert unsure.evidence["blocked"] == {}

@@ -32,6 +32,9 @@ READ_ONLY_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("ec2", "DescribeVpcs"),
         ("ec2", "DescribeVpcAttribute"),
         ("ec2", "DescribeVpcEndpoints"),
+        # The names of the prefix lists a security-group rule sends to (com.amazonaws.<region>.s3
+        # is AWS's own S3 list): read only for lists no gateway-endpoint route names.
+        ("ec2", "DescribeManagedPrefixLists"),
         ("ec2", "DescribeRouteTables"),
         ("ec2", "DescribeNetworkInterfaces"),
         ("ec2", "DescribeInstances"),

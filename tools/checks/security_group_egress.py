@@ -1,324 +1,47 @@
 """§ A.1: the security groups on the nodes' interfaces must let them reach AWS.
 
 Security-group egress rules filter every connection an instance starts, whatever the route
-afterwards: "If your security group has no outbound rules, no outbound traffic originating
-from your instance is allowed" (Amazon VPC User Guide, *Security group rules*). Traffic the
-subnet sends to a NAT gateway is judged against its final destination (the public address
-of SSM, STS, ECR, ...), so a group whose only outbound rule is the EFA self rule cuts the
-nodes off from SSM, STS, ECR, CloudWatch Logs, S3 and the SageMaker API even with a working
-NAT route. Only traffic to the Route 53 Resolver, the instance metadata service and the
-Amazon Time Sync Service is exempt.
+afterwards, so a group whose only outbound rule is the EFA self rule cuts the nodes off from
+SSM, STS, ECR, CloudWatch Logs, S3 and the SageMaker API even with a working NAT route. The
+rules (`tools/checks/_egress.py`) judge each instance group's security-group set
+(OverrideVpcConfig, else the cluster's) against each subnet it launches into: for every AWS
+service a node needs (`tools.checks._network.required_endpoints`), the way the subnet routes
+it and whether an outbound rule carries HTTPS that way.
 
-The rule, per instance group's security-group set (OverrideVpcConfig, else the cluster's)
-and per subnet it launches into: for each AWS service a node needs
-(`tools.checks._network.required_endpoints`), find the way the subnet routes it — an
-interface endpoint with private DNS, the S3 gateway endpoint, or the default route (NAT,
-transit gateway, appliance) — and ask whether the union of the set's outbound rules allows
-HTTPS to that way:
-
-- an interface endpoint: a rule to a private CIDR (the endpoint's addresses are in the
-  VPC), to one of the endpoint's security groups, or any rule to a group of the set when
-  the endpoint carries that group (the self rule then reaches it);
-- the S3 gateway endpoint: a rule to its prefix list (named by the route that sends the
-  prefix list to the endpoint), or to a public CIDR;
-- the default route: a rule to a CIDR that is not wholly private (0.0.0.0/0, typically);
-  or, where the route table also sends traffic beyond the VPC over a transit or virtual
-  private gateway, peering or an appliance, a rule to a private CIDR (centralised interface
-  endpoints in a shared-services VPC, or a corporate proxy, answer on private addresses).
-
-A prefix list the route tables do not name (customer-managed) might hold anything and is
-given the benefit of the doubt. A service the subnet cannot route at all is § B.4's
-finding, not this one's. Blocked services are a FAIL P0, unless the set also has outbound
-rules that might reach a proxy (a private CIDR or another group on a port other than
-HTTPS), in which case a WARN P1 says so: the triage cannot tell a proxy from a file server.
+Blocked services are a FAIL P0 naming what breaks; a WARN P1 when the set also has rules
+that could lead to a proxy (the triage cannot tell a proxy from a file server); a WARN P2
+when a service leaves only through a customer-managed prefix list or IPv6 rule whose reach
+the triage cannot read. A service the subnet cannot route at all is § B.4's finding. The
+evidence says whether the set would keep its way out without its rules to 0.0.0.0/0, the
+one fact that decides whether such a rule may be narrowed.
 """
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from enum import Enum
+from collections.abc import Iterable, Sequence
 
+from tools.checks._egress import (
+    EgressVerdict,
+    SetEgress,
+    SubnetRouting,
+    VpcWays,
+    judge_set_egress,
+    unknown_prefix_lists,
+)
 from tools.checks._network import (
-    DEFAULT_ROUTE,
     cluster_subnets,
-    default_route,
-    is_egress,
-    is_internet_gateway,
     listing,
     managed_vpc_finding,
     required_endpoints,
-    route_table_for,
 )
 from tools.findings import Finding, Findings, Priority
 from tools.registry import check
 from tools.triage.data import ClusterData
-from tools.triage.data.network_model import (
-    IpPermission,
-    Route,
-    RouteTable,
-    SecurityGroup,
-    Subnet,
-    VpcEndpoint,
-)
+from tools.triage.data.network_model import RouteTable, SecurityGroup, VpcEndpoint
 from tools.triage.data.sagemaker_model import Cluster
 
 CHECK_ID = "sg-egress"
 FINDINGS = Findings(CHECK_ID, "A.1")
-
-HTTPS = 443
-_PRIVATE_V4 = tuple(
-    ipaddress.IPv4Network(block)
-    for block in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10")
-)
-
-
-def _network(cidr: str) -> ipaddress.IPv4Network | None:
-    try:
-        network = ipaddress.ip_network(cidr, strict=False)
-    except ValueError:
-        return None
-    return network if isinstance(network, ipaddress.IPv4Network) else None
-
-
-def _wholly_private(network: ipaddress.IPv4Network) -> bool:
-    return any(network.subnet_of(block) for block in _PRIVATE_V4)
-
-
-def _touches_private(network: ipaddress.IPv4Network) -> bool:
-    return any(network.overlaps(block) for block in _PRIVATE_V4)
-
-
-def carries_https(perm: IpPermission) -> bool:
-    """Protocol -1, or TCP over a port range that includes 443."""
-    if perm.all_protocols:
-        return True
-    if perm.protocol not in ("tcp", "6") or perm.from_port is None or perm.to_port is None:
-        return False
-    return perm.from_port <= HTTPS <= perm.to_port
-
-
-@dataclass(frozen=True, slots=True)
-class OutboundRules:
-    """The union of one security-group set's outbound rules, read as ways out."""
-
-    group_ids: frozenset[str]  # the set itself
-    public_https: bool  # HTTPS to a CIDR that is not wholly private (NAT-bound traffic)
-    private_https: bool  # HTTPS to a CIDR that touches private space (interface endpoints)
-    https_prefix_lists: frozenset[str]
-    https_groups: frozenset[str]  # HTTPS to groups outside the set
-    self_reaches: bool  # a rule to a group of the set carries HTTPS
-    maybe_proxy: tuple[str, ...]  # other outbound rules that could lead to a proxy, described
-    leaves_set: bool  # any outbound rule at all to something other than the set
-
-    @classmethod
-    def of(cls, groups: Sequence[SecurityGroup]) -> OutboundRules:
-        ids = frozenset(g.group_id for g in groups)
-        public = private = self_reaches = leaves = False
-        prefix_lists: set[str] = set()
-        others: set[str] = set()
-        maybe_proxy: list[str] = []
-        for perm in (p for g in groups for p in g.outbound):
-            https = carries_https(perm)
-            networks = [n for n in map(_network, perm.ipv4_ranges) if n is not None]
-            outside = [g for g in perm.source_group_ids if g not in ids]
-            leaves = leaves or bool(networks or perm.ipv6_ranges or perm.prefix_list_ids or outside)
-            if https:
-                public = public or any(not _wholly_private(n) for n in networks)
-                private = private or any(_touches_private(n) for n in networks)
-                prefix_lists.update(perm.prefix_list_ids)
-                others.update(outside)
-                self_reaches = self_reaches or any(g in ids for g in perm.source_group_ids)
-                continue
-            ports = _ports(perm)
-            maybe_proxy.extend(f"{ports} to {n}" for n in networks if _wholly_private(n))
-            maybe_proxy.extend(f"{ports} to {g}" for g in outside)
-        return cls(
-            group_ids=ids,
-            public_https=public,
-            private_https=private,
-            https_prefix_lists=frozenset(prefix_lists),
-            https_groups=frozenset(others),
-            self_reaches=self_reaches,
-            maybe_proxy=tuple(sorted(set(maybe_proxy))),
-            leaves_set=leaves,
-        )
-
-
-def _ports(perm: IpPermission) -> str:
-    if perm.from_port is None or perm.from_port == perm.to_port:
-        return f"{perm.protocol} {perm.from_port if perm.from_port is not None else ''}".strip()
-    return f"{perm.protocol} {perm.from_port}-{perm.to_port}"
-
-
-class Way(Enum):
-    """How a subnet routes the traffic of one AWS service."""
-
-    INTERFACE_ENDPOINT = "interface endpoint"
-    GATEWAY_ENDPOINT = "gateway endpoint"
-    DEFAULT_ROUTE = "default route"
-
-
-@dataclass(frozen=True, slots=True)
-class VpcWays:
-    """What a VPC offers its subnets: the active endpoints by service and the prefix lists
-    its route tables send to a gateway endpoint (prefix list id -> endpoint service)."""
-
-    endpoints: Mapping[str, VpcEndpoint]
-    gateway_prefix_lists: Mapping[str, str]
-
-    @classmethod
-    def of(cls, endpoints: Sequence[VpcEndpoint], route_tables: Sequence[RouteTable]) -> VpcWays:
-        active = {e.service: e for e in endpoints if e.active}
-        by_id = {e.vpc_endpoint_id: e.service for e in endpoints}
-        lists = {
-            route.destination_prefix_list_id: by_id[route.gateway_id]
-            for table in route_tables
-            for route in table.routes
-            if route.destination_prefix_list_id and route.gateway_id in by_id
-        }
-        return cls(endpoints=active, gateway_prefix_lists=lists)
-
-
-def way_for(service: str, routes_out: bool, ways: VpcWays) -> Way | None:
-    """The way a subnet sends `service` traffic, or None when it has none (§ B.4's case)."""
-    endpoint = ways.endpoints.get(service)
-    # Private DNS off: the default hostname still resolves to the public service.
-    if (
-        endpoint is not None
-        and endpoint.endpoint_type == "Interface"
-        and endpoint.private_dns_enabled is not False
-    ):
-        return Way.INTERFACE_ENDPOINT
-    if endpoint is not None and endpoint.endpoint_type == "Gateway":
-        return Way.GATEWAY_ENDPOINT
-    return Way.DEFAULT_ROUTE if routes_out else None
-
-
-@dataclass(frozen=True, slots=True)
-class SubnetExits:
-    """What a subnet's route table offers beyond the VPC."""
-
-    default_out: bool  # a default route that carries node traffic out (NAT, TGW, ...)
-    # A route that may carry traffic to private addresses outside the VPC: a transit or
-    # virtual private gateway, peering, an appliance. Centralised interface endpoints (a
-    # shared-services VPC whose private DNS answers for the service) and corporate proxies
-    # sit behind such routes, so HTTPS to a private CIDR may reach AWS through them.
-    private_beyond: bool
-
-
-def allows(rules: OutboundRules, service: str, way: Way, ways: VpcWays, exits: SubnetExits) -> bool:
-    """Whether the set's outbound rules let HTTPS for `service` leave by `way`."""
-    unknown_lists = rules.https_prefix_lists - set(ways.gateway_prefix_lists)
-    if unknown_lists:
-        return True  # a customer-managed list may hold the destination: benefit of the doubt
-    if way is Way.INTERFACE_ENDPOINT:
-        endpoint_groups = set(ways.endpoints[service].security_group_ids)
-        return (
-            rules.private_https
-            or bool(rules.https_groups & endpoint_groups)
-            # Groups unknown: a rule to another group may be the endpoints' group.
-            or (not endpoint_groups and bool(rules.https_groups))
-            or (rules.self_reaches and bool(endpoint_groups & rules.group_ids))
-        )
-    if way is Way.GATEWAY_ENDPOINT:
-        named = {pl for pl in rules.https_prefix_lists if ways.gateway_prefix_lists[pl] == service}
-        return rules.public_https or bool(named)
-    return rules.public_https or (exits.private_beyond and rules.private_https)
-
-
-def _private_destination(route: Route) -> bool:
-    network = _network(route.destination_cidr_block or "")
-    return network is not None and _touches_private(network)
-
-
-def subnet_exits(subnet: Subnet, route_tables: Sequence[RouteTable]) -> SubnetExits:
-    """The default route counts when it can carry node traffic out (NAT and the like, or an
-    internet gateway: whether the nodes may sit in a public subnet is § B.3's question)."""
-    table, _ = route_table_for(subnet, route_tables)
-    if table is None:
-        return SubnetExits(default_out=False, private_beyond=False)
-    route = default_route(table)
-    default_out = (
-        route is not None and route.active and (is_egress(route) or is_internet_gateway(route))
-    )
-    beyond = any(
-        r.active
-        and r.gateway_id != "local"
-        and not r.nat_gateway_id
-        and not is_internet_gateway(r)
-        and (r.destination_cidr_block == DEFAULT_ROUTE or _private_destination(r))
-        and bool(r.target)
-        for r in table.routes
-    )
-    return SubnetExits(default_out=default_out, private_beyond=beyond)
-
-
-class EgressVerdict(Enum):
-    OPEN = "open"  # every routable service is allowed out
-    BLOCKED = "blocked"  # some are not, and nothing else leaves the set
-    PROXY_UNKNOWN = "proxy-unknown"  # some are not, but a rule might lead to a proxy
-
-
-@dataclass(frozen=True, slots=True)
-class SetEgress:
-    """The rule's answer for one security-group set."""
-
-    instance_groups: tuple[str, ...]
-    security_groups: tuple[str, ...]
-    verdict: EgressVerdict
-    # service -> the subnets that route it but whose groups do not let it out
-    blocked: Mapping[str, tuple[str, ...]]
-    checked: tuple[str, ...]  # the services judged (routable from at least one subnet)
-    only_within_set: bool  # no outbound rule reaches anything but the set
-    maybe_proxy: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SubnetRouting:
-    """The subnets of one VPC an instance group launches into, and what routes them."""
-
-    subnets: tuple[Subnet, ...]
-    route_tables: tuple[RouteTable, ...]
-    ways: VpcWays
-
-
-def judge_set_egress(
-    instance_groups: Sequence[str],
-    groups: Sequence[SecurityGroup],
-    routing: SubnetRouting,
-    services: Sequence[str],
-) -> SetEgress:
-    rules = OutboundRules.of(groups)
-    ways = routing.ways
-    blocked: dict[str, list[str]] = {}
-    checked: list[str] = []
-    for subnet in routing.subnets:
-        exits = subnet_exits(subnet, routing.route_tables)
-        for service in services:
-            way = way_for(service, exits.default_out, ways)
-            if way is None:
-                continue
-            if service not in checked:
-                checked.append(service)
-            if not allows(rules, service, way, ways, exits):
-                blocked.setdefault(service, []).append(subnet.subnet_id)
-    if not blocked:
-        verdict = EgressVerdict.OPEN
-    elif rules.maybe_proxy:
-        verdict = EgressVerdict.PROXY_UNKNOWN
-    else:
-        verdict = EgressVerdict.BLOCKED
-    return SetEgress(
-        instance_groups=tuple(instance_groups),
-        security_groups=tuple(sorted(rules.group_ids)),
-        verdict=verdict,
-        blocked={s: tuple(sorted(set(ids))) for s, ids in blocked.items()},
-        checked=tuple(s for s in services if s in checked),
-        only_within_set=not rules.leaves_set,
-        maybe_proxy=rules.maybe_proxy,
-    )
 
 
 # -- words --------------------------------------------------------------------------------
@@ -331,7 +54,8 @@ _CONSEQUENCES: tuple[tuple[str, str], ...] = (
     ("ecr.api", "no image pulls (ECR)"),
     ("logs", "no CloudWatch Logs"),
     ("sagemaker.api", "no SageMaker API for the node agent (new nodes fail to join)"),
-    ("eks", "no EKS API for kubelet"),
+    ("ec2", "no EC2 API"),
+    ("eks", "no EKS API"),
 )
 
 
@@ -345,7 +69,13 @@ def consequences(blocked: Iterable[str]) -> list[str]:
     ]
 
 
+def _harm(services: Iterable[str]) -> str:
+    return "; ".join(consequences(services)) or f"no {', '.join(services)}"
+
+
 def word_set_egress(answer: SetEgress, several: bool) -> Finding:
+    """PASS when open; FAIL P0 when blocked; WARN P1 when blocked unless a proxy; WARN P2
+    when a service leaves only through what the triage cannot read."""
     who = f"Instance group(s) {', '.join(answer.instance_groups)}: " if several else ""
     sgs = listing(answer.security_groups)
     evidence: dict[str, object] = {
@@ -353,13 +83,33 @@ def word_set_egress(answer: SetEgress, several: bool) -> Finding:
         "security_groups": list(answer.security_groups),
         "services_checked": list(answer.checked),
         "blocked": {s: list(ids) for s, ids in answer.blocked.items()},
+        "uncertain": {s: list(ids) for s, ids in answer.uncertain.items()},
         "only_within_set": answer.only_within_set,
+        # Whether a rule to 0.0.0.0/0 may be narrowed: the set keeps a way out without it.
+        "open_without_anywhere_rule": answer.open_without_anywhere,
     }
+    resources = list(answer.security_groups)
     if answer.verdict is EgressVerdict.OPEN:
+        also = (
+            " (also without their rules to 0.0.0.0/0)"
+            if answer.has_anywhere and answer.open_without_anywhere
+            else ""
+        )
         return FINDINGS.passed(
             f"{who}Security group(s) {sgs} let the nodes reach the AWS services their subnets "
-            f"route ({', '.join(answer.checked) or 'none routable'})",
-            resources=list(answer.security_groups),
+            f"route ({', '.join(answer.checked) or 'none routable'}){also}",
+            resources=resources,
+            **evidence,
+        )
+    if answer.verdict is EgressVerdict.UNCERTAIN:
+        through = ", ".join(answer.unread_prefix_lists) or "IPv6 rules"
+        return FINDINGS.warn(
+            Priority.P2,
+            f"{who}Security group(s) {sgs} reach {', '.join(answer.uncertain)} only through "
+            f"{through}, whose reach triage does not read: confirm it covers them, or "
+            f"{_harm(answer.uncertain)}",
+            resources=resources,
+            unread_prefix_lists=list(answer.unread_prefix_lists),
             **evidence,
         )
     blocked = ", ".join(answer.blocked)
@@ -370,21 +120,18 @@ def word_set_egress(answer: SetEgress, several: bool) -> Finding:
         )
     else:
         what = f"do not allow HTTPS out to {blocked} by the way their subnets route it"
-    harm = "; ".join(consequences(answer.blocked))
+    harm = _harm(answer.blocked)
     if answer.verdict is EgressVerdict.PROXY_UNKNOWN:
         return FINDINGS.warn(
             Priority.P1,
             f"{who}Security group(s) {sgs} {what}, unless the nodes use a proxy reached by "
             f"{'; '.join(answer.maybe_proxy)}: otherwise {harm}",
-            resources=list(answer.security_groups),
+            resources=resources,
             maybe_proxy=list(answer.maybe_proxy),
             **evidence,
         )
     return FINDINGS.fail(
-        Priority.P0,
-        f"{who}Security group(s) {sgs} {what}: {harm}",
-        resources=list(answer.security_groups),
-        **evidence,
+        Priority.P0, f"{who}Security group(s) {sgs} {what}: {harm}", resources=resources, **evidence
     )
 
 
@@ -433,14 +180,33 @@ def security_group_egress(data: ClusterData) -> Iterable[Finding]:
         answers: list[SetEgress] = []
         for vpc_id in sorted({s.vpc_id or "" for s in in_set}):
             tables = data.route_tables(vpc_id) if vpc_id else ()
+            endpoints = data.vpc_endpoints(vpc_id) if vpc_id else ()
+            ways = VpcWays.of(endpoints, tables)
             routing = SubnetRouting(
                 subnets=tuple(s for s in in_set if (s.vpc_id or "") == vpc_id),
                 route_tables=tables,
-                ways=VpcWays.of(data.vpc_endpoints(vpc_id) if vpc_id else (), tables),
+                ways=_with_prefix_list_names(data, present, ways, endpoints, tables),
             )
             answers.append(judge_set_egress(names, present, routing, services))
         findings.append(word_set_egress(_merge(answers), several))
     return findings
+
+
+def _with_prefix_list_names(
+    data: ClusterData,
+    groups: Sequence[SecurityGroup],
+    ways: VpcWays,
+    endpoints: Sequence[VpcEndpoint],
+    tables: Sequence[RouteTable],
+) -> VpcWays:
+    """Read the names of the prefix lists the rules send to and no route names: an
+    AWS-managed list (com.amazonaws.<region>.s3) tells its service. A refused read leaves
+    them unknown, which the rules treat as "cannot tell", never as blocked."""
+    unknown = unknown_prefix_lists(groups, ways.prefix_list_services)
+    if not unknown:
+        return ways
+    listed = data.optional(lambda: data.prefix_lists(unknown))
+    return VpcWays.of(endpoints, tables, listed or ())
 
 
 def _merge(answers: Sequence[SetEgress]) -> SetEgress:
@@ -451,11 +217,13 @@ def _merge(answers: Sequence[SetEgress]) -> SetEgress:
     for answer in answers:
         for service, ids in answer.blocked.items():
             blocked.setdefault(service, set()).update(ids)
+    uncertain: dict[str, set[str]] = {}
+    for answer in answers:
+        for service, ids in answer.uncertain.items():
+            uncertain.setdefault(service, set()).update(ids)
     verdicts = {a.verdict for a in answers}
-    verdict = next(
-        (v for v in (EgressVerdict.BLOCKED, EgressVerdict.PROXY_UNKNOWN) if v in verdicts),
-        EgressVerdict.OPEN,
-    )
+    order = (EgressVerdict.BLOCKED, EgressVerdict.PROXY_UNKNOWN, EgressVerdict.UNCERTAIN)
+    verdict = next((v for v in order if v in verdicts), EgressVerdict.OPEN)
     first = answers[0]
     checked = [s for a in answers for s in a.checked]
     return SetEgress(
@@ -463,7 +231,11 @@ def _merge(answers: Sequence[SetEgress]) -> SetEgress:
         security_groups=first.security_groups,
         verdict=verdict,
         blocked={s: tuple(sorted(ids)) for s, ids in blocked.items()},
+        uncertain={s: tuple(sorted(ids)) for s, ids in uncertain.items()},
         checked=tuple(dict.fromkeys(checked)),
         only_within_set=first.only_within_set,
         maybe_proxy=first.maybe_proxy,
+        unread_prefix_lists=tuple(sorted({pl for a in answers for pl in a.unread_prefix_lists})),
+        has_anywhere=first.has_anywhere,
+        open_without_anywhere=all(a.open_without_anywhere for a in answers),
     )

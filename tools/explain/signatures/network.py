@@ -83,10 +83,11 @@ SIGNATURES = (
         "sg.egress_lost", "A.1", 9.0,
         "outbound rules were narrowed or removed: security-group egress filters NAT-bound "
         "traffic too, so the nodes may have lost their way to AWS",
-        r"(?:remov|delet|revok|drop|tighten|restrict|narrow)\w*\b[^\n]{0,50}"
+        r"(?:remov|delet|revok|tighten|restrict|narrow)\w*\b[^\n]{0,50}"
         r"(?:0\.0\.0\.0/0|outbound|egress)",
+        r"drop\w*\b[^\n]{0,40}(?:0\.0\.0\.0/0|outbound|egress)[^\n]{0,30}\brules?\b",
         r"(?:0\.0\.0\.0/0|outbound|egress)\b[^\n]{0,40}"
-        r"\b(?:removed|deleted|revoked|dropped|tightened|restricted|narrowed)",
+        r"\b(?:removed|deleted|revoked|tightened|restricted|narrowed)",
         r"(?:删|删除|删掉|去掉|移除|收紧|限制)[^\n]{0,20}(?:出站|0\.0\.0\.0/0)",
         r"(?:出站|0\.0\.0\.0/0)[^\n]{0,20}(?:删|删除|删掉|去掉|移除|收紧)",
         checks=(

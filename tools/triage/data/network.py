@@ -17,6 +17,7 @@ from tools.triage.data.network_model import (
     InstanceTypeOffering,
     NetworkInterface,
     NetworkInterfaceListing,
+    PrefixList,
     RouteTable,
     SecurityGroup,
     Subnet,
@@ -135,6 +136,18 @@ class NetworkReads(SageMakerReads):
                 )
             ),
         )
+
+    def prefix_lists(self, prefix_list_ids: list[str]) -> tuple[PrefixList, ...]:
+        """The named managed prefix lists (a list of another account may not be listed)."""
+        ids = sorted(set(prefix_list_ids))
+        if not ids:
+            return ()
+
+        def fetch() -> tuple[PrefixList, ...]:
+            answer = self.access.call("ec2", "DescribeManagedPrefixLists", PrefixListIds=ids)
+            return tuple(PrefixList.from_api(p) for p in _items(answer, "PrefixLists"))
+
+        return self._once(("prefix-lists", *ids), fetch)
 
     def instance_type_offerings(self, ec2_types: list[str]) -> tuple[InstanceTypeOffering, ...]:
         types = sorted(set(ec2_types))

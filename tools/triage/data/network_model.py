@@ -322,6 +322,32 @@ class VpcEndpoint:
         return match.group("service") if match else self.service_name
 
 
+@dataclass(frozen=True, slots=True)
+class PrefixList:
+    """A managed prefix list of DescribeManagedPrefixLists: its id, name and owner
+    (AWS-managed lists are named com.amazonaws.<region>.<service>, owner "AWS")."""
+
+    prefix_list_id: str
+    name: str
+    owner_id: str
+
+    @classmethod
+    def from_api(cls, raw: dict[str, Any]) -> PrefixList:
+        return cls(
+            prefix_list_id=str(raw.get("PrefixListId")),
+            name=str(raw.get("PrefixListName", "")),
+            owner_id=str(raw.get("OwnerId", "")),
+        )
+
+    @property
+    def aws_service(self) -> str | None:
+        """The service of an AWS-managed list (com.amazonaws.us-west-2.s3 -> s3), else None."""
+        if self.owner_id != "AWS":
+            return None
+        match = _SERVICE_NAME.match(self.name)
+        return match.group("service") if match else None
+
+
 # -- instance types ---------------------------------------------------------------------------
 
 
