@@ -196,8 +196,12 @@ def _verdict(judged: CommandClass, facts: _Facts) -> CommandClass:
 
 # Rank-2 verdicts that take a node away (its volumes with it): a replacement in the sense
 # of the destructive order. Other rank-2 commands destroy data on a node (rm -rf, mkfs,
-# prune) and keep their own kind, with the data-loss flag.
-_REMOVES_NODES = re.compile(r"replac|terminat|deletes nodes|stops instances", re.IGNORECASE)
+# prune) and keep their own kind, with the data-loss flag; so does a command after which
+# nodes may be replaced ("those that fail are ... replaced": StartClusterHealthCheck).
+_REMOVES_NODES = re.compile(
+    r"\breplac(?:es|ement)\b|\breplace the node\b|terminat|deletes nodes|stops instances",
+    re.IGNORECASE,
+)
 
 
 def _kind(verdict: CommandClass, stage_kinds: set[SuggestionKind]) -> SuggestionKind:

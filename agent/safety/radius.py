@@ -6,11 +6,16 @@ objects change, which workloads are interrupted, where data is destroyed."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from agent.safety.model import SuggestionKind
 from agent.safety.targets import _NETWORK_PREFIXES, _TARGET
 from tools.command_safety import CommandClass
+
+# A rank-2 verdict whose nodes are replaced only if they fail (StartClusterHealthCheck,
+# tools/command_safety/aws.py): the loss is possible, not certain.
+_MAY_REPLACE = re.compile(r"\bthose that fail are\b[^;]*\breplaced\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,8 @@ def _blast_radius(
         return f"interrupts workloads on {who} ({verdict.reason})"
     prefix = "unclassified, treated as a change: " if verdict.kind == "unknown" else ""
     who = named.who("the node it runs on", everything=True)
+    if verdict.destructive_rank == 2 and _MAY_REPLACE.search(verdict.reason):
+        return f"may destroy data on {who}: {verdict.reason}; a replacement cannot be undone"
     if verdict.destructive_rank == 2:
         return f"destroys data on {who} ({verdict.reason}); this cannot be undone"
     return f"{prefix}changes state on {who} ({verdict.reason})"

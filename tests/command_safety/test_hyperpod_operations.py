@@ -1,7 +1,9 @@
 """The cluster-operation commands the reference suggests or uses to confirm: the reads
 (list-cluster-operations, describe-cluster-operation) are read-only, and
 start-cluster-health-check (nodes leave service; failing ones are rebooted or replaced) is
-mutating. The commands live in a data file and are only ever classified as strings."""
+mutating, ranked with the replacements, and suggested with the data-loss flag though it is
+no replacement itself. The commands live in a data file and are only ever classified (or
+judged as suggestions) as strings."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.safety.model import FLAG_DATA_LOSS, FLAG_REPLACE_BEFORE_REBOOT
+from agent.safety.suggest import SuggestionContext, build_suggestion
 from tools.command_safety.classifier import classify
 
 DATA = Path(__file__).parent / "data" / "hyperpod_operations.txt"
@@ -45,3 +49,17 @@ def test_start_cluster_health_check_says_what_it_does() -> None:
     reason = classify(command).reason
     assert "deep health checks" in reason
     assert "rebooted or replaced" in reason
+
+
+@pytest.mark.parametrize("command", [c for _, _, c in CASES if "start-cluster-health-check" in c])
+def test_start_cluster_health_check_is_suggested_with_the_data_loss_flag(command: str) -> None:
+    suggestion = build_suggestion(
+        command, purpose="Re-test the node.", context=SuggestionContext(triage_done=True)
+    )
+    assert suggestion.mutating
+    assert FLAG_DATA_LOSS in suggestion.flags
+    # It may replace failing nodes but replaces none by itself: not a replacement.
+    assert suggestion.kind == "node"
+    assert FLAG_REPLACE_BEFORE_REBOOT not in suggestion.flags
+    assert "rebooted or replaced" in suggestion.blast_radius
+    assert suggestion.blast_radius.startswith("may destroy data on ")

@@ -117,3 +117,54 @@ def test_the_simulator_samples_parse_to_their_verdict(verdict: str, worst: DhcOu
     assert log.of(worst)
     order = list(DhcOutcome)
     assert all(order.index(line.outcome) >= order.index(worst) for line in log.lines)
+
+
+# Near misses: wording that looks like a verdict or a failure and is neither.
+@pytest.mark.parametrize(
+    ("line", "outcome"),
+    [
+        ("2024-08-20T21:53:58Z info Checking for FaultyInstance: none found", DhcOutcome.CONTEXT),
+        ("2024-08-20T21:53:58Z info NCCL test done, 0 failures", DhcOutcome.CONTEXT),
+        ("2024-08-20T21:53:58Z info Tests run: 12, Failed: 0", DhcOutcome.CONTEXT),
+        ("2024-08-20T21:53:58Z info 12 passed, 0 failed", DhcOutcome.PASSED),
+        ("2024-08-20T21:53:58Z info EFA failover path configured", DhcOutcome.CONTEXT),
+        ("2024-08-20T21:53:58Z info no failures found", DhcOutcome.CONTEXT),
+        ("2024-08-20T21:53:58Z info stress-ng did not fail", DhcOutcome.CONTEXT),
+        ("2024-08-20T21:53:58Z info errors: 0", DhcOutcome.CONTEXT),
+        ("2024-08-20T21:53:58Z info no need to replace the instance", DhcOutcome.CONTEXT),
+        ("2024-08-20T21:53:58Z info faultyInstanceCount=0", DhcOutcome.CONTEXT),
+        # ...and the near misses' true counterparts.
+        ("2024-08-20T21:53:58Z info GPU 0 failed the memory test", DhcOutcome.FAILED),
+        ("2024-08-20T21:53:58Z info Tests run: 12, Failed: 2", DhcOutcome.FAILED),
+        ("2024-08-20T21:53:58Z info Nccl test not successful", DhcOutcome.FAILED),
+        (
+            '{"level":"error","ts":"2024-06-18T21:15:22Z","msg":"Encountered FaultyInstance"}',
+            DhcOutcome.REPLACE,
+        ),
+        (
+            '{"level":"info","ts":"2024-06-18T21:15:22Z","msg":"summary '
+            '{\\"replacementRequired\\": true, \\"rebootRequired\\": false}"}',
+            DhcOutcome.REPLACE,
+        ),
+        (
+            "2024-08-20T21:53:58Z info DCGM summary replacementRequired=false rebootRequired=true",
+            DhcOutcome.REBOOT,
+        ),
+    ],
+)
+def test_near_misses_and_their_counterparts(line: str, outcome: DhcOutcome) -> None:
+    parsed = parse_dhc_line(line)
+    assert parsed is not None
+    assert parsed.outcome is outcome, parsed
+
+
+def test_a_line_names_its_test_and_device() -> None:
+    efa = parse_dhc_line(DOC_EFA)
+    assert efa is not None
+    assert efa.subject == ("efa", "rdmap0s29")
+    cloudwatch = parse_dhc_line(DOC_CLOUDWATCH)
+    assert cloudwatch is not None
+    assert cloudwatch.subject == ("nccl", "")
+    dcgm = parse_dhc_line(DOC_DCGM)
+    assert dcgm is not None
+    assert dcgm.subject == ("dcgm", "")

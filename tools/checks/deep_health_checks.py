@@ -11,13 +11,23 @@ health checks"). Two checks read them:
 - `node-deep-health-check`: the tail of the node's own log (probe
   `deep_health_check_log`), on the probed nodes with EFA (GPU and Trainium types).
 
-The rule, per instance (or node), on the lines `tools.parsers.deep_health_check` types: a
-line asking for replacement (`replacementRequired: true`, "FaultyInstance ... Replace the
-Instance") is FAIL P0; one asking for a reboot (`rebootRequired: true`) FAIL P1; an error
-or failed test without either verdict WARN P1; only passes PASS. An instance the cluster no
-longer has is history (INFO): replacing it is what the verdict leads to. A node with no log
-has not run a deep health check this tool can read: INFO, never a pass. The wording of
-failures other than the documented examples is inferred (see the parser).
+The rule, per instance (or node), on the lines `tools.parsers.deep_health_check` types.
+Only the newest result counts: the documented format carries no run id, and one run writes
+one line per test at times up to an hour apart, so runs cannot be told apart by time.
+Each line reports on a subject (the documented test it names, and the device); the newest
+line on a subject that says pass, fail or a verdict is that subject's result, and older
+ones are history (INFO) — a passing re-test clears an earlier failure of the same test.
+Lines that name no documented test share one subject, so there the newest such line wins.
+Among the current results: a replacement verdict (`replacementRequired: true`,
+"Encountered FaultyInstance. Replace the Instance") is FAIL P0; a reboot verdict
+(`rebootRequired: true`) FAIL P1; an error or failed test without either verdict WARN P1;
+only passes PASS. An instance the cluster no longer has is history (INFO): replacing it is
+what the verdict leads to. A result belongs to the instance its stream names
+(`DeepHealthCheckResults/<...>`); the id in the message counts only when the stream names
+none (a connectivity line also names the peer it tested against); on the node, to the node
+probed. A node with no log has not run a deep health check this tool can read: INFO, never
+a pass. The wording of failures other than the documented examples is inferred (see the
+parser).
 """
 
 from __future__ import annotations
@@ -74,7 +84,9 @@ class DhcKind(StrEnum):
 @dataclass(frozen=True, slots=True)
 class DhcVerdict:
     kind: DhcKind
-    lines: tuple[DhcLine, ...] = ()  # the lines that show it, in log order
+    lines: tuple[DhcLine, ...] = ()  # the current lines that show it, in log order
+    # Failures and verdicts a later result on the same subject replaced, in log order.
+    history: tuple[DhcLine, ...] = ()
 
 
 _ORDER = (
@@ -86,12 +98,24 @@ _ORDER = (
 
 
 def dhc_verdict(lines: Sequence[DhcLine]) -> DhcVerdict:
-    """The worst outcome among the lines, with the lines that show it."""
+    """The worst current result among the lines (in time order), with the lines that show
+    it: per subject (test, device) only the newest line that passes, fails or gives a
+    verdict counts; the failures and verdicts it replaced are the history."""
+    current: dict[tuple[str, str], tuple[int, DhcLine]] = {}
+    history: list[DhcLine] = []
+    for at, line in enumerate(lines):
+        if line.outcome is DhcOutcome.CONTEXT:
+            continue
+        older = current.get(line.subject)
+        if older is not None and older[1].outcome is not DhcOutcome.PASSED:
+            history.append(older[1])
+        current[line.subject] = (at, line)
+    kept = [line for _, line in sorted(current.values(), key=lambda pair: pair[0])]
     for outcome, kind in _ORDER:
-        shown = tuple(line for line in lines if line.outcome is outcome)
+        shown = tuple(line for line in kept if line.outcome is outcome)
         if shown:
-            return DhcVerdict(kind, shown)
-    return DhcVerdict(DhcKind.NOTHING)
+            return DhcVerdict(kind, shown, tuple(history))
+    return DhcVerdict(DhcKind.NOTHING, (), tuple(history))
 
 
 def _evidence(verdict: DhcVerdict) -> dict[str, Any]:
@@ -147,14 +171,45 @@ def word_dhc(
     )
 
 
+def word_history(findings: Findings, verdict: DhcVerdict, where: str, resource: str) -> Finding:
+    """INFO: the earlier failures or verdicts that a later result of the same test replaced
+    (a re-test after a repair); shown so the reader sees what happened, never acted on."""
+    older = verdict.history
+    last = older[-1]
+    when = f" at {clip(last.timestamp, 40)}" if last.timestamp else ""
+    return findings.info(
+        f"History: {where} had {len(older)} earlier deep health check failure(s) or "
+        f"verdict(s) that a later result of the same test replaced; the newest said "
+        f"{last.outcome.value}: {quoted(last.text, 200)}{when}",
+        resources=[resource],
+        history=True,
+        count=len(older),
+        lines=[clip(line.text) for line in older[-QUOTED:]],
+        last_time=last.timestamp or None,
+    )
+
+
+def word_instance(
+    findings: Findings, verdict: DhcVerdict, where: str, resource: str, *, gone: bool = False
+) -> list[Finding]:
+    """The findings on one instance: its current verdict, then what it replaced."""
+    found = word_dhc(findings, verdict, where, resource, history=gone)
+    out = [found] if found is not None else []
+    if verdict.history and not gone:
+        out.append(word_history(findings, verdict, where, resource))
+    return out
+
+
 # -- CloudWatch: DeepHealthCheckResults/* ---------------------------------------------------
 
 
 def _instance_of(line: DhcLine, stream: str) -> str:
-    if line.instance_id:
-        return line.instance_id
+    """The stream's own instance first: a connectivity result may name the peer it ran
+    against, and that peer must not receive the verdict."""
     found = parse_dhc_line(stream)
-    return found.instance_id if found is not None else ""
+    if found is not None and found.instance_id:
+        return found.instance_id
+    return line.instance_id
 
 
 def lines_by_instance(scan: LogScan) -> dict[str, list[DhcLine]]:
@@ -197,10 +252,8 @@ def judge_dhc_logs(
         where = (
             f"Instance {instance}" if instance else "A deep health check result (no instance named)"
         )
-        history = bool(instance) and current is not None and instance not in current
-        found = word_dhc(LOGS_FINDINGS, verdict, where, instance or "cluster", history=history)
-        if found is not None:
-            findings.append(found)
+        gone = bool(instance) and current is not None and instance not in current
+        findings += word_instance(LOGS_FINDINGS, verdict, where, instance or "cluster", gone=gone)
     wording = ScanWording(
         LOGS_FINDINGS,
         scan,
@@ -251,29 +304,39 @@ def deep_health_check_logs(data: ClusterData) -> Iterable[Finding]:
 # -- On the node: /var/log/aws/clusters/sagemaker-deep-health-check.log ---------------------
 
 
-def judge_node_dhc(where: str, instance_id: str, log: DhcLog) -> Finding:
-    """The finding on one node's log: its verdict, or why there is none to read."""
+def judge_node_dhc(where: str, instance_id: str, log: DhcLog) -> list[Finding]:
+    """The findings on one node's log: its verdict (and what it replaced), or why there is
+    none to read. Every line is the probed node's, whatever instance id a line names."""
     if log.state in ("missing", "empty"):
-        return NODE_FINDINGS.info(
-            f"{where}: {DHC_LOG_PATH} is {'missing' if log.state == 'missing' else 'empty'}: "
-            "no deep health check result is kept on this node (none ran on it) — not a pass",
-            resources=[instance_id],
-        )
+        return [
+            NODE_FINDINGS.info(
+                f"{where}: {DHC_LOG_PATH} is {'missing' if log.state == 'missing' else 'empty'}"
+                ": no deep health check result is kept on this node (none ran on it) — not a "
+                "pass",
+                resources=[instance_id],
+            )
+        ]
     if log.state == "denied":
-        return NODE_FINDINGS.info(
-            f"{where}: {DHC_LOG_PATH} could not be read ({quoted(log.problem, 160)}); "
-            "its result is unknown — read it with sudo (§ G.1.b)",
-            resources=[instance_id],
-        )
+        return [
+            NODE_FINDINGS.info(
+                f"{where}: {DHC_LOG_PATH} could not be read ({quoted(log.problem, 160)}); "
+                "its result is unknown — read it with sudo (§ G.1.b)",
+                resources=[instance_id],
+            )
+        ]
     verdict = dhc_verdict(log.lines)
-    found = word_dhc(NODE_FINDINGS, verdict, where, instance_id)
-    if found is not None:
+    found = word_instance(NODE_FINDINGS, verdict, where, instance_id)
+    if verdict.kind is not DhcKind.NOTHING:
         return found
-    return NODE_FINDINGS.info(
-        f"{where}: no verdict, failure or pass in the last {DHC_LOG_LINES} lines of {DHC_LOG_PATH}",
-        resources=[instance_id],
-        lines=len(log.lines),
-    )
+    return [
+        NODE_FINDINGS.info(
+            f"{where}: no verdict, failure or pass in the last {DHC_LOG_LINES} lines of "
+            f"{DHC_LOG_PATH}",
+            resources=[instance_id],
+            lines=len(log.lines),
+        ),
+        *found,
+    ]
 
 
 @check(NODE_FINDINGS, title="Deep health check log on the node", scope="node")
@@ -291,9 +354,7 @@ def node_deep_health_check(data: ClusterData) -> Iterable[Finding]:
                 unreadable(NODE_FINDINGS, "the deep health check log", node, read.problem, probe)
             )
             continue
-        findings.append(
-            judge_node_dhc(node_label(node), node.instance_id, parse_dhc_log(read.text))
-        )
+        findings += judge_node_dhc(node_label(node), node.instance_id, parse_dhc_log(read.text))
     if not findings:
         findings.append(
             NODE_FINDINGS.info(

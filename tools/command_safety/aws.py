@@ -53,13 +53,17 @@ _AWS_CONFIG_PREFIXES = tuple(
 )
 _AWS_STATE_PREFIXES: tuple[tuple[str, Rank, str], ...] = (
     # HyperPod's on-demand deep health check: the nodes leave service while it runs and,
-    # per the StartClusterHealthCheck API reference, those that fail are rebooted or
-    # replaced automatically. Ranked with a reboot: nothing is replaced unless it fails.
+    # per the StartClusterHealthCheck API reference ("The unhealthy nodes will be
+    # automatically rebooted or replaced"), those that fail are rebooted or replaced. A
+    # replacement destroys the node's root and secondary volumes, so it ranks with the
+    # replacements (rank 2, the data-loss flag) though nothing is replaced unless it fails;
+    # the reason says "replaced", never "replaces", so the safety layer does not take it for
+    # a replacement of its own (agent.safety.kinds).
     (
         "start-cluster-health-check",
-        1,
+        2,
         "runs deep health checks: the nodes leave service, and those that fail are "
-        "rebooted or replaced",
+        "rebooted or replaced (a replaced node loses its root and secondary volumes)",
     ),
     ("batch-reboot-", 1, "reboots nodes"),
     ("reboot-", 1, "reboots instances"),
