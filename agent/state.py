@@ -32,6 +32,24 @@ _ERRORISH = re.compile(
 )
 
 
+def replace_first_nodes(findings: Iterable[Finding]) -> dict[str, str]:
+    """Node → remediation row, for the FAIL or WARN findings that name a row allowing a
+    replacement before a reboot (the first such row per node). The tools show it beside
+    their findings, so the model and the eval grader see the same evidence the safety
+    layer waives its replace-before-reboot flag on."""
+    nodes: dict[str, str] = {}
+    for finding in findings:
+        if finding.status not in (Status.FAIL, Status.WARN):
+            continue
+        row = finding.evidence.get(EVIDENCE_KEY)
+        if not isinstance(row, str) or not replacement_first(row):
+            continue
+        for resource in finding.resources:
+            if resource.startswith(NODE_IDS):
+                nodes.setdefault(resource, row)
+    return nodes
+
+
 def detect_language(text: str, default: Language = "en") -> Language:
     """Chinese when the text has more CJK characters than a sprinkle among Latin ones.
 
@@ -104,17 +122,10 @@ class ConversationState:
     def note_findings(self, findings: Iterable[Finding]) -> None:
         """Keep the nodes whose FAIL or WARN findings name a remediation row that allows a
         replacement before a reboot (the safety layer waives replace-before-reboot there)."""
-        for finding in findings:
-            if finding.status not in (Status.FAIL, Status.WARN):
-                continue
-            row = finding.evidence.get(EVIDENCE_KEY)
-            if not isinstance(row, str) or not replacement_first(row):
-                continue
-            for resource in finding.resources:
-                if resource.startswith(NODE_IDS):
-                    self.replace_first.setdefault(resource, row)
-                    if resource.startswith("i-"):
-                        self.replace_first.setdefault(f"hyperpod-{resource}", row)
+        for node, row in replace_first_nodes(findings).items():
+            self.replace_first.setdefault(node, row)
+            if node.startswith("i-"):
+                self.replace_first.setdefault(f"hyperpod-{node}", row)
 
     def note_triage(self, report: TriageReport) -> None:
         self.triages.append(report)

@@ -11,18 +11,26 @@ conversation knows which rule a node's evidence falls under.
 The escalation is investigate → reboot → replace: a replacement gives the node a new
 instance and destroys its root and secondary volumes, so it comes first only on conclusive
 evidence (a failed row remap, a hardware Xid back after a reboot, a Neuron error class that
-AWS's Neuron guide pairs with replacing the instance, or the driver's own
-`action=TERMINATE_INSTANCE`). HyperPod's own pending-replacement label is not by itself
+AWS's Neuron guide pairs with replacing the instance, the driver's own
+`action=TERMINATE_INSTANCE`, HyperPod's deep-health-check verdict `replacementRequired`).
+A bare Xid 64 line is not conclusive: NVIDIA's catalogue names a GPU reset as its immediate
+action, and the remapping-failure flag read after the reset is (NVIDIA's RMA policy keys
+on that flag). HyperPod's own pending-replacement label is not by itself
 such evidence for a manual replacement: with NodeRecovery Automatic HyperPod acts on it.
 Non-hardware causes (image drift, ThreadsPerCore, a failed bootstrap) are fixed where they
 come from; replacing a single node is their last step.
 
 Sources, per row in `source`:
 - NVIDIA Xid catalogue, https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html
-  (79 → RESTART_BM; 48/63/64/94/95 memory errors; 13/31/43 application);
+  (79 → RESTART_BM; 48/63/64/94/95 memory errors; 64 "ECC page retirement or row remapper
+  recording failure" → RESET_GPU; 13/31/43 application);
 - NVIDIA NVML remapped rows,
   https://docs.nvidia.com/deploy/nvml-api/api/structnvmlRemappedRowsInfo__v2__t.html
-  (pending → a GPU reset applies it; failure → the bank is out of spare rows);
+  (bPending → a GPU reset applies it; bFailureOccurred → a remapping failure in the past),
+  and NVIDIA GPU Memory Error Management, "RMA Policy"
+  (https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/rma-policy-thresholds-for-row-remapping.html:
+  the RMA criterion is the row-remapping failure flag, set when a bank's spare rows are used
+  up, a remapped row fails again, or 512 remaps were made);
 - AWS Neuron, *Neuron Runtime Troubleshooting*, "Hardware Errors" table
   (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/neuron-runtime/nrt-troubleshoot.html):
   SRAM uncorrectable, HBM unrepairable uncorrectable, DMA aborts and hang on compute → replace
@@ -58,6 +66,7 @@ class Signal(StrEnum):
     GPU_UNCORRECTABLE_ECC = "gpu-uncorrectable-ecc"
     GPU_ROW_REMAP_PENDING = "gpu-row-remap-pending"
     GPU_ROW_REMAP_FAILURE = "gpu-row-remap-failure"
+    XID_REMAP_NOT_RECORDED = "xid-64-remap-not-recorded"
     GPU_SPARE_ROWS_LOW = "gpu-spare-rows-low"
     GPU_PAGE_RETIREMENT_PENDING = "gpu-page-retirement-pending"
     GPU_MISSING = "xid-79-missing-gpu"
@@ -168,13 +177,24 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.GPU_ROW_REMAP_FAILURE,
-        "a row remapping failure (Xid 64: a bank ran out of spare rows)",
+        "a row remapping failure (Remapping Failure Occurred: Yes)",
         FirstAction.REPLACE,
         Replacement.IMMEDIATELY,
         "isolate the node and replace it",
         "a reboot cannot give the bank spare rows back",
         "G.1.a",
-        _NVML_REMAP,
+        f"{_NVML_REMAP}; NVIDIA GPU Memory Error Management, RMA Policy",
+    ),
+    Rule(
+        Signal.XID_REMAP_NOT_RECORDED,
+        "an Xid 64 (a remap or retirement not recorded)",
+        FirstAction.REBOOT,
+        Replacement.AFTER_REBOOT,
+        "isolate the node, reboot it to reset the GPU (NVIDIA's action for Xid 64) and read "
+        "Remapping Failure Occurred",
+        "Yes → replace; replace it also if the Xid returns",
+        "G.1.a",
+        f"{_NVIDIA_XID}; {_NVML_REMAP}",
     ),
     Rule(
         Signal.GPU_SPARE_ROWS_LOW,
@@ -248,7 +268,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.ACCELERATOR_DEVICES_MISSING,
-        "fewer GPUs, Neuron devices or EFA devices than the instance type has",
+        "fewer GPUs, Neuron or EFA devices than the instance type has",
         FirstAction.REBOOT,
         Replacement.AFTER_REBOOT,
         "reboot the node and count again",
@@ -259,7 +279,7 @@ RULES: tuple[Rule, ...] = (
     # -- Neuron (Trainium, Inferentia) ------------------------------------------------------------
     Rule(
         Signal.NEURON_SRAM_UE,
-        "NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR (on-chip SRAM uncorrectable)",
+        "NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR",
         FirstAction.REPLACE,
         Replacement.IMMEDIATELY,
         "replace the node (AWS's Neuron guide: replace the instance)",
@@ -269,7 +289,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.NEURON_NC_UE,
-        "NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR (NeuronCore uncorrectable)",
+        "NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR",
         FirstAction.REPLACE,
         Replacement.IMMEDIATELY,
         "replace the node (AWS's Neuron guide: replace the instance)",
@@ -279,7 +299,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.NEURON_HBM_UE,
-        "NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR (HBM unrepairable uncorrectable)",
+        "NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR (unrepairable)",
         FirstAction.REPLACE,
         Replacement.IMMEDIATELY,
         "replace the node (AWS's Neuron guide: replace the instance)",
@@ -299,7 +319,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.NEURON_DMA_ABORT,
-        "NEURON_HW_ERR=DMA_ERROR (a DMA engine abort)",
+        "NEURON_HW_ERR=DMA_ERROR (a DMA abort)",
         FirstAction.REPLACE,
         Replacement.IMMEDIATELY,
         "replace the node (AWS's Neuron guide: replace the instance)",
@@ -312,8 +332,11 @@ RULES: tuple[Rule, ...] = (
         "a Neuron hang on compute",
         FirstAction.REPLACE,
         Replacement.IMMEDIATELY,
-        "replace the node (AWS's Neuron guide: replace the instance)",
-        "first make sure no other worker reports a hardware error the hang follows from",
+        # The caveat is part of the first action, not of `then`: the prompt states a
+        # replace-first row by its first action alone, and it must not lose the check.
+        "once no other worker reports a hardware error the hang follows from, replace the "
+        "node (AWS's Neuron guide: replace the instance)",
+        "a reboot keeps the same hardware",
         "G.5",
         _NEURON_GUIDE,
     ),
@@ -331,7 +354,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.NEURON_UNKNOWN,
-        "a NEURON_HW_ERR type this table does not know, without an action",
+        "an unknown NEURON_HW_ERR type, no action=",
         FirstAction.INVESTIGATE,
         Replacement.AFTER_REBOOT,
         "name it from neuron-ls, neuron-monitor and the runtime log (NRT errors)",
@@ -341,7 +364,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.NEURON_ACTION_TERMINATE,
-        "a NEURON_HW_ERR line whose action= is TERMINATE_INSTANCE",
+        "NEURON_HW_ERR with action=TERMINATE_INSTANCE",
         FirstAction.REPLACE,
         Replacement.IMMEDIATELY,
         "the driver printed action=TERMINATE_INSTANCE: replace the node",
@@ -351,7 +374,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.NEURON_ACTION_RESTART_WORKLOAD,
-        "a NEURON_HW_ERR line whose action= asks to restart the workload",
+        "NEURON_HW_ERR with an action= that restarts the workload",
         FirstAction.RESTART_WORKLOAD,
         Replacement.NEVER,
         "the driver asks for the workload to be restarted: restart the job",
@@ -361,7 +384,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.NEURON_ACTION_REBOOT,
-        "a NEURON_HW_ERR line whose action= asks for a driver reload, reset or reboot",
+        "NEURON_HW_ERR with an action= that reloads, resets or reboots",
         FirstAction.REBOOT,
         Replacement.AFTER_REBOOT,
         "the driver asks for a driver reload or reboot: reboot the node",
@@ -424,7 +447,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.NODE_FAILURE_STATUS,
-        "a node in Failure (NodeRecovery None: nothing repairs it)",
+        "a node in Failure with NodeRecovery None",
         FirstAction.REBOOT,
         Replacement.AFTER_REBOOT,
         "read its status message and reboot it yourself",
@@ -435,7 +458,7 @@ RULES: tuple[Rule, ...] = (
     # -- not hardware -----------------------------------------------------------------------------
     Rule(
         Signal.DRIVER_LOADED_DIFFERS,
-        "a loaded driver that differs from the installed one (a reboot pending)",
+        "a loaded driver that differs from the installed one",
         FirstAction.REBOOT,
         Replacement.NEVER,
         "reboot the node so it loads the installed driver, then compare versions again",
@@ -445,7 +468,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Signal.IMAGE_DRIFT,
-        "version drift between nodes (another image or a partial update)",
+        "version drift between nodes",
         FirstAction.UPDATE_CLUSTER_SOFTWARE,
         Replacement.AFTER_FIRST_ACTION,
         "a node whose loaded driver differs from its installed one needs a reboot first; "
@@ -460,7 +483,10 @@ RULES: tuple[Rule, ...] = (
         FirstAction.FIX_CONFIGURATION,
         Replacement.AFTER_FIRST_ACTION,
         "set ThreadsPerCore on the instance group (in its IaC source first)",
-        "replace existing nodes, one batch at a time, only if they keep the old value",
+        # § J: whether running nodes take the value in place is not documented, so a
+        # reboot and a vCPU count come before any replacement.
+        "reboot existing nodes and count their vCPUs; replace, a batch at a time, only "
+        "those that keep the old count",
         "J",
         _PROJECT,
     ),
@@ -525,17 +551,35 @@ _NEURON_TYPES: dict[str, Signal] = {
     "HANG_ON_COLLECTIVES": Signal.NEURON_HANG_ON_COLLECTIVES,
 }
 _TYPE_TOKEN = re.compile(r"[A-Z0-9_]+")
+# "Not repairable" in any spelling a type may carry (NON_REPAIRABLE, NONREPAIRABLE,
+# NOT_REPAIRABLE, UNREPAIRABLE, IRREPAIRABLE): it must be told apart before the bare
+# "REPAIRABLE" test, which every one of them contains.
+_NOT_REPAIRABLE = re.compile(r"(?:NON|NOT|UN|IR)_?REPAIRABLE")
 
 
 def neuron_type_signal(error_type: str | None) -> Signal:
     """The row of a NEURON_HW_ERR type (or a NeuronHasError_<TYPE> reason's TYPE). A type
-    that says it is repairable is the repairable-HBM row whatever its exact spelling (the
-    driver's kernel name for it is not in the guide: unverified)."""
+    that says it is repairable is the repairable-HBM row, and an HBM type that says it is
+    not repairable is the unrepairable-HBM row, whatever the exact spelling (the driver's
+    kernel names for these two are not in the guide: unverified)."""
     token = (error_type or "").strip().upper().removeprefix("NEURONHASERROR_")
     token = token if _TYPE_TOKEN.fullmatch(token) else ""
-    if "REPAIRABLE" in token and "UNREPAIRABLE" not in token:
+    if _NOT_REPAIRABLE.search(token):
+        return Signal.NEURON_HBM_UE if "HBM" in token else Signal.NEURON_UNKNOWN
+    if "REPAIRABLE" in token:
         return Signal.NEURON_HBM_REPAIRABLE
     return _NEURON_TYPES.get(token, Signal.NEURON_UNKNOWN)
+
+
+_ACTION = re.compile(r"\baction=(?P<action>[A-Za-z_]{1,40})")
+
+
+def neuron_action_in(text: str | None) -> str | None:
+    """The action the Neuron driver printed on a NEURON_HW_ERR line (`action=<WORD>`),
+    upper case, or None. The node problem detector's condition message carries the same
+    kernel line, so both readers take the action from here."""
+    match = _ACTION.search(text or "")
+    return match["action"].upper() if match else None
 
 
 def neuron_action_signal(action: str | None) -> Signal | None:
@@ -552,11 +596,17 @@ def neuron_action_signal(action: str | None) -> Signal | None:
 
 
 def neuron_signal(error_type: str | None, action: str | None = None) -> Signal:
-    """One NEURON_HW_ERR report → its row. The driver's `action=` is the most specific
-    statement about its own line, so a recognised action decides; the type row stands when
-    it asks for the same thing (a TERMINATE on an SRAM error stays the SRAM row, whose words
-    name the class). Without an action the type's row from the Neuron guide applies."""
+    """One NEURON_HW_ERR report → its row. A type whose row never replaces the node (a hang
+    on collectives: the Neuron guide puts the fault on another worker) keeps its row
+    whatever `action=` says: the action is the driver's remedy for the job, and it cannot
+    make this node the culprit (neither a replacement nor a reboot of it). Otherwise the
+    driver's `action=` is the most specific statement about its own line, so a recognised
+    action decides; the type row stands when it asks for the same thing (a TERMINATE on an
+    SRAM error stays the SRAM row, whose words name the class). Without an action the
+    type's row from the Neuron guide applies."""
     by_type = neuron_type_signal(error_type)
+    if _BY_SIGNAL[by_type].replacement is Replacement.NEVER:
+        return by_type
     by_action = neuron_action_signal(action)
     if by_action is None:
         return by_type
@@ -565,16 +615,19 @@ def neuron_signal(error_type: str | None, action: str | None = None) -> Signal:
     return by_action
 
 
+def neuron_report_signal(error_type: str | None, line: str | None) -> Signal:
+    """The row of one Neuron error report, wherever it was read: its type (a kernel
+    line's NEURON_HW_ERR=, a NeuronHasError_<TYPE> condition reason) and the `action=` on
+    the kernel line (the line itself, or the condition message that quotes it)."""
+    return neuron_signal(error_type, neuron_action_in(line))
+
+
 # -- the table as the system prompt shows it ----------------------------------------------------
 
 HEADINGS: dict[Replacement, str] = {
     Replacement.IMMEDIATELY: "Replace first (the evidence is conclusive; isolate the node first)",
-    Replacement.AFTER_REBOOT: (
-        "First step as named; replace only when a reboot was tried and did not help"
-    ),
-    Replacement.AFTER_FIRST_ACTION: (
-        "Fix the cause first; replacing a single node is the last step, only if it did not help"
-    ),
+    Replacement.AFTER_REBOOT: "First step as named; replace only after a reboot did not help",
+    Replacement.AFTER_FIRST_ACTION: "Fix the cause first; replacing a node is the last step",
     Replacement.NEVER: "Never replace on this evidence",
 }
 

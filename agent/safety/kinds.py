@@ -1,7 +1,8 @@
 """The kind of a command (`_kind`), and the verdict that the explicit rules add (`_verdict`).
 
 The classifier (tools.command_safety) gives the verdict on the whole line; a few explicit rules
-on each simple command of the line (a pipeline or list is split into its stages, and
+on each simple command of the line (a pipeline or list is split into its stages, a loop or
+conditional into the commands it runs, and
 ``bash -c`` strings and ``$(...)`` bodies are read too) tell the kinds apart. The kind is
 decided in this order, the first that holds wins:
 

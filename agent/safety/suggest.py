@@ -29,7 +29,7 @@ from agent.safety.model import (
 )
 from agent.safety.radius import _blast_radius
 from agent.safety.shell import judge
-from agent.safety.targets import _named_nodes, targets_of
+from agent.safety.targets import _named_nodes, open_targets, targets_of
 from prompts import render
 from tools.command_safety import CommandClass
 from tools.remediation import replacement_first
@@ -82,7 +82,12 @@ def replace_basis(command: str, context: SuggestionContext) -> list[str] | None:
     evidence whose remediation-table row allows replacing first (conclusive evidence: a
     failed remap, a hardware Xid back after a reboot, a Neuron class AWS pairs with
     replacement...). The rows found are the basis; a node only rebooted adds none. A
-    replacement that names no node we can check ($(cat ids.txt), a group) has no basis."""
+    replacement that names no node we can check (a group) has no basis, and neither has one
+    whose nodes cannot all be read off its text: a substitution, a variable, a file, a
+    pattern, a loop, a selector, a name not recognised (`open_targets`) may add nodes never
+    checked to the ones that were."""
+    if open_targets(command, context.known_ids) is not None:
+        return None
     nodes = _named_nodes(command, context.known_ids)
     if not nodes:
         return None

@@ -1,4 +1,5 @@
-"""What a command names: its targets (`targets_of`), instance ids and the nodes it names.
+"""What a command names: its targets (`targets_of`), instance ids and the nodes it names,
+and whether those nodes can all be read off its text (`open_targets`).
 
 Targets are resource ids (instances, node names, security groups, subnets...), cluster
 names after ``--cluster-name`` / ``--name``, the instance of an SSM ``--target``, and any
@@ -10,6 +11,7 @@ import re
 from collections.abc import Iterable
 
 from agent.safety.vocabulary import ID_PATTERN
+from tools.command_safety.shell import split_stages, tokenize
 
 _TARGET = re.compile(
     ID_PATTERN.pattern
@@ -56,3 +58,100 @@ def _named_nodes(command: str, known_ids: frozenset[str]) -> list[frozenset[str]
             if name in known_ids and not covered and not name.startswith(_NETWORK_PREFIXES):
                 nodes[name] = frozenset({name})
     return list(nodes.values())
+
+
+# What makes the nodes a command acts on unknowable from its text: the shell or the CLI
+# fills them in when it runs (a substitution, a variable, a file, a pattern, a loop, a
+# selector). A replacement so written cannot be checked node by node, so it earns no
+# waiver of the replace-before-reboot flag, whatever else it names.
+_OPEN_TEXT: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\$\(|`|[<>]\("), "a command substitution"),
+    (re.compile(r"\$(?:\{|[A-Za-z_0-9@*#?!-])"), "a shell variable"),
+    (re.compile(r"\b(?:file|fileb|https?)://", re.IGNORECASE), "arguments read from a file"),
+    # A pattern the shell expands to names not written. A quoted one is counted too: that
+    # only ever keeps the flag.
+    (re.compile(r"[*?]"), "a glob pattern"),
+    (re.compile(r"\[[^\]\"'\s]*[-,][^\]\"'\s]*\]"), "a pattern or a Slurm host range"),
+    (re.compile(r"\{[^{}\s\"']*,[^{}\s\"']*\}"), "a brace expansion"),
+)
+# Words that make the targets come from elsewhere: input files for the CLI, logical ids
+# (not instance ids: this conversation's evidence is keyed by instance), loops and
+# argument builders, label selectors.
+_OPEN_WORDS: dict[str, str] = {
+    "--cli-input-json": "arguments read from JSON input",
+    "--cli-input-yaml": "arguments read from YAML input",
+    "--node-logical-ids": "logical node ids",
+    "for": "a loop",
+    "while": "a loop",
+    "until": "a loop",
+    "select": "a loop",
+    "xargs": "arguments read from input",
+    "parallel": "arguments read from input",
+    "-l": "a label selector",
+    "--selector": "a label selector",
+    "--all": "every node",
+}
+# Options whose values are the nodes a replacement acts on, and the shape each must have.
+_NODE_LIST_OPTIONS = frozenset({"--node-ids", "--instance-ids"})
+_SCONTROL_NODES = re.compile(r"^node(?:name)?s?=(?P<nodes>.*)$", re.IGNORECASE)
+_KUBECTL_NODE_KINDS = frozenset({"node", "nodes", "no"})
+
+
+def _words(command: str) -> list[str]:
+    return tokenize(command) or command.split()
+
+
+def _stages(words: list[str]) -> list[list[str]]:
+    return split_stages(words)[0]
+
+
+def _node_values(words: list[str]) -> list[str]:
+    """The words that name the nodes a replacement acts on: the values of --node-ids and
+    --instance-ids (list or JSON-list form), scontrol's node=/nodename= lists, and the
+    names kubectl labels after `label node`."""
+    values: list[str] = []
+    for i, word in enumerate(words):
+        option, _, inline = word.partition("=")
+        if option in _NODE_LIST_OPTIONS:
+            following = [inline] if inline else []
+            if not inline:
+                for value in words[i + 1 :]:
+                    if value.startswith("-"):
+                        break
+                    following.append(value)
+            values += [part for value in following for part in _TOKEN.findall(value)]
+        elif (match := _SCONTROL_NODES.match(word)) is not None:
+            values += [part for part in match.group("nodes").split(",") if part]
+    if "kubectl" in words and "label" in words:
+        after = words[words.index("label") + 1 :]
+        positional = [w for w in after if not w.startswith("-")]
+        if positional and positional[0].lower() in _KUBECTL_NODE_KINDS:
+            positional = positional[1:]
+        # key=value sets a label and key- removes one; the other words are the nodes.
+        values += [
+            w.split("/", 1)[1] if w.lower().startswith(("node/", "nodes/")) else w
+            for w in positional
+            if "=" not in w and not w.endswith("-")
+        ]
+    return values
+
+
+def open_targets(command: str, known_ids: Iterable[str] = ()) -> str | None:
+    """Why the nodes ``command`` acts on cannot all be read off its text, or None when
+    every one is written out and recognisable: an instance id, a hyperpod-i-… or ip-…
+    node name, or a node name seen in the cluster (``known_ids``)."""
+    for pattern, text_reason in _OPEN_TEXT:
+        if pattern.search(command):
+            return text_reason
+    words = _words(command)
+    for word in words:
+        reason = _OPEN_WORDS.get(word.partition("=")[0])
+        if reason is None and word.startswith("-l") and "kubectl" in words:
+            reason = "a label selector"  # -lkey=value, the selector joined to its option
+        if reason is not None:
+            return reason
+    known = frozenset(known_ids)
+    for value in (v for stage in _stages(words) for v in _node_values(stage)):
+        if not (ID_PATTERN.fullmatch(value) or value in known):
+            return f"a node this conversation cannot recognise ({value[:40]})"
+    return None

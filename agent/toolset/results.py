@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.state import replace_first_nodes
 from agent.toolset.budget import (
     CHECK_RESULT_CHARS,
     LINE_CHARS,
@@ -56,10 +57,13 @@ class _Group:
     lines: list[str] = field(default_factory=list)
     resources: dict[str, None] = field(default_factory=dict)
     count: int = 0
+    replace_first: dict[str, str] = field(default_factory=dict)
 
 
 def group_problems(findings: Iterable[Finding]) -> list[dict[str, Any]]:
-    """FAIL / WARN findings grouped by (check, status, priority, section), worst first."""
+    """FAIL / WARN findings grouped by (check, status, priority, section), worst first.
+    A group whose findings allow replacing a node before a reboot (remediation table)
+    names those nodes and rows under `replace_first`."""
     groups: dict[tuple[str, str, str, str], _Group] = {}
     for finding in findings:
         if finding.status not in _PROBLEM:
@@ -71,6 +75,8 @@ def group_problems(findings: Iterable[Finding]) -> list[dict[str, Any]]:
             group.lines.append(line(finding))
         for resource in finding.resources:
             group.resources.setdefault(resource, None)
+        for node, row in replace_first_nodes([finding]).items():
+            group.replace_first.setdefault(node, row)
     ordered = sorted(
         groups.values(), key=lambda g: (g.status != Status.FAIL.value, g.priority, g.check)
     )
@@ -84,9 +90,15 @@ def group_problems(findings: Iterable[Finding]) -> list[dict[str, Any]]:
             "lines": g.lines,
             "resources": list(g.resources)[:RESOURCES_SHOWN],
             "resources_total": len(g.resources),
+            **_replace_first(g.replace_first),
         }
         for g in ordered
     ]
+
+
+def _replace_first(nodes: dict[str, str]) -> dict[str, Any]:
+    """The `replace_first` entry of a payload, absent when empty (most answers)."""
+    return {"replace_first": dict(list(nodes.items())[:RESOURCES_SHOWN])} if nodes else {}
 
 
 def group_skips(skipped: Iterable[Skipped]) -> list[dict[str, Any]]:
@@ -141,6 +153,7 @@ def check_payload(output: CheckOutput, *, node: str | None) -> dict[str, Any]:
         "problems": problems,
         "other_findings": others,
         "skipped": [s.model_dump(mode="json") for s in output.skipped],
+        **_replace_first(replace_first_nodes(output.findings)),
     }
     return fit(payload, CHECK_RESULT_CHARS, ("other_findings", "problems"))
 

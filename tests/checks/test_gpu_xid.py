@@ -6,7 +6,7 @@ from cluster_simulator.node_samples import accelerators as samples
 from tools.checks.gpu_xid import CHECK_ID, judge_xids
 from tools.findings import Priority, Status
 from tools.parsers.xid import parse_xids
-from tools.remediation import Signal, advice
+from tools.remediation import Signal, advice, replacement_first
 
 from ._accel_data import P5, healthy_p5, node, run_check, without
 
@@ -181,6 +181,23 @@ def test_xid_64_remap_failure_stays_hardware_p0() -> None:
     [finding] = judge_xids("i-1", parse_xids(REMAP_FAILED), None, P5)
     assert (finding.status, finding.priority) == (Status.FAIL, Priority.P0)
     assert "hardware Xid 64" in finding.message
+
+
+def test_a_bare_xid_64_is_reset_first_and_judged_by_the_remap_failure_flag() -> None:
+    # NVIDIA's catalogue names a GPU reset as Xid 64's immediate action; the flag read after
+    # it (Remapping Failure Occurred) is the conclusive evidence, not the line itself.
+    [finding] = judge_xids("i-1", parse_xids(REMAP_FAILED), None, P5)
+    assert finding.evidence["remediation"] == Signal.XID_REMAP_NOT_RECORDED
+    assert not replacement_first(finding.evidence["remediation"])
+    assert advice(Signal.XID_REMAP_NOT_RECORDED) in finding.message
+    assert "Remapping Failure Occurred" in finding.message
+
+
+def test_xid_64_back_after_a_reboot_is_conclusive() -> None:
+    before = samples.xid_line(PCI, 64, "Row Remapper Error", style="journal")
+    [finding] = judge_xids("i-1", parse_xids(REMAP_FAILED), parse_xids(before), P5)
+    assert finding.evidence["remediation"] == Signal.HARDWARE_XID_REPEATED
+    assert replacement_first(finding.evidence["remediation"])
 
 
 def test_xid_154_says_what_the_driver_asks_for() -> None:

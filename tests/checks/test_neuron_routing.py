@@ -17,9 +17,12 @@ from tools.checks.k8s_node_health import JudgedNode, judge_node_health
 from tools.checks.neuron_errors import judge_neuron_errors
 from tools.findings import Finding, Priority, Status
 from tools.parsers.kernel_log import parse_kernel_log
+from tools.remediation import _NEURON_TYPES as NEURON_TYPES
 from tools.remediation import (
+    RULES,
     FirstAction,
     Replacement,
+    Rule,
     Signal,
     advice,
     neuron_signal,
@@ -208,3 +211,92 @@ def test_the_npd_condition_from_the_simulator_sample_still_routes() -> None:
 )
 def test_type_names_map_to_rows(reason: str | None, signal: Signal) -> None:
     assert neuron_type_signal(reason) is signal
+
+
+# -- the type of a hang on collectives wins over any action= ---------------------------------
+
+
+@pytest.mark.parametrize("action", ["TERMINATE_INSTANCE", "RESET", "REBOOT", "RELOAD_DRIVER"])
+def test_no_action_turns_a_hang_on_collectives_into_this_nodes_fault(action: str) -> None:
+    # The Neuron guide puts the fault on another worker: replacing or rebooting this node
+    # does not help, whatever the driver prints as its remedy for the job.
+    assert neuron_signal("HANG_ON_COLLECTIVES", action) is Signal.NEURON_HANG_ON_COLLECTIVES
+    [finding] = judged([line("HANG_ON_COLLECTIVES", action)])
+    assert (finding.status, finding.priority) == (Status.WARN, Priority.P1)
+    assert finding.evidence["replace"] is False
+    assert "other workers" in finding.message
+    nodes = condition_node(
+        "NeuronHasError_HANG_ON_COLLECTIVES", line("HANG_ON_COLLECTIVES", action)
+    )
+    npd = neuron_finding(judge_node_health(nodes, "Automatic"))
+    assert npd.evidence["remediation"] == Signal.NEURON_HANG_ON_COLLECTIVES
+    assert npd.status is Status.WARN
+
+
+NEVER_ROWS = [r for r in RULES if r.replacement is Replacement.NEVER]
+
+
+@pytest.mark.parametrize(
+    ("error_type", "row"),
+    [(t, r) for r in NEVER_ROWS for t, s in NEURON_TYPES.items() if s is r.signal],
+)
+def test_every_type_whose_row_never_replaces_wins_over_any_action(
+    error_type: str, row: Rule
+) -> None:
+    for action in ("TERMINATE_INSTANCE", "RESET", "REBOOT", "RESTART_WORKLOAD"):
+        assert neuron_signal(error_type, action) is row.signal
+
+
+# -- the EKS path reads action= from the condition message, as the kernel-log check does ---------
+
+ACTIONS = ["TERMINATE_INSTANCE", "RESTART_WORKLOAD", "RESET", None]
+TYPES = [
+    "SRAM_UNCORRECTABLE_ERROR",
+    "HBM_UNCORRECTABLE_ERROR",
+    "HANG_ON_COLLECTIVES",
+    "REPAIRABLE_HBM_UNCORRECTABLE_ERROR",
+    "SOMETHING_NEW_ERROR",
+]
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+@pytest.mark.parametrize("error", TYPES)
+def test_the_npd_condition_and_the_kernel_line_route_alike(error: str, action: str | None) -> None:
+    [kernel] = judged([line(error, action)])
+    nodes = condition_node(f"NeuronHasError_{error}", f"kernel: {line(error, action)}")
+    npd = neuron_finding(judge_node_health(nodes, "Automatic"))
+    assert npd.evidence["remediation"] == kernel.evidence["remediation"]
+    assert npd.status is kernel.status
+
+
+def test_the_npd_condition_honours_a_workload_restart_the_driver_asks_for() -> None:
+    nodes = condition_node(
+        "NeuronHasError_SRAM_UNCORRECTABLE_ERROR",
+        line("SRAM_UNCORRECTABLE_ERROR", "RESTART_WORKLOAD"),
+    )
+    finding = neuron_finding(judge_node_health(nodes, "Automatic"))
+    assert finding.evidence["remediation"] == Signal.NEURON_ACTION_RESTART_WORKLOAD
+    assert "replace the node" not in finding.message
+
+
+# -- "not repairable" is not "repairable" ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "NON_REPAIRABLE_HBM_UNCORRECTABLE_ERROR",
+        "HBM_NONREPAIRABLE_UNCORRECTABLE_ERROR",
+        "HBM_IRREPAIRABLE_ERROR",
+        "UNREPAIRABLE_HBM_ERROR",
+        "HBM_NOT_REPAIRABLE",
+        "NeuronHasError_NON_REPAIRABLE_HBM",
+    ],
+)
+def test_an_unrepairable_hbm_error_in_any_spelling_is_the_replace_row(error: str) -> None:
+    assert neuron_type_signal(error) is Signal.NEURON_HBM_UE
+    assert rule(neuron_type_signal(error)).replacement is Replacement.IMMEDIATELY
+
+
+def test_a_not_repairable_type_that_names_no_hbm_is_not_taken_for_the_repairable_row() -> None:
+    assert neuron_type_signal("NON_REPAIRABLE_SOMETHING") is Signal.NEURON_UNKNOWN

@@ -3,6 +3,8 @@ replacement first (tools/remediation.py), on the evidence this conversation saw.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agent.safety.model import FLAG_REPLACE_BEFORE_REBOOT, Suggestion
@@ -122,3 +124,39 @@ def test_a_forged_context_row_is_checked_against_the_table() -> None:
     s = build_suggestion(REPLACE, purpose="x", context=context)
     assert FLAG_REPLACE_BEFORE_REBOOT in s.flags
     assert not replacement_first("gpu-row-remap-pending")
+
+
+def _target_cases() -> list[tuple[str, str]]:
+    path = Path(__file__).parent / "data" / "replace_targets.txt"
+    rows = [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+    return [(verdict.strip(), command) for verdict, command in (r.split(" | ", 1) for r in rows)]
+
+
+TARGET_CASES = _target_cases()
+
+
+def test_the_target_cases_hold_both_answers() -> None:
+    assert {verdict for verdict, _ in TARGET_CASES} == {"waived", "flagged"}
+
+
+@pytest.mark.parametrize(("verdict", "command"), TARGET_CASES)
+def test_the_waiver_needs_every_target_written_out_and_checked(verdict: str, command: str) -> None:
+    # The node named carries conclusive evidence; what else the command may act on decides.
+    state = seen(evidence_of(Signal.GPU_ROW_REMAP_FAILURE))
+    s = suggest(command, state)
+    assert s.kind == "replace", s
+    if verdict == "waived":
+        assert FLAG_REPLACE_BEFORE_REBOOT not in s.flags
+        assert s.replace_basis == [Signal.GPU_ROW_REMAP_FAILURE.value]
+    else:
+        assert FLAG_REPLACE_BEFORE_REBOOT in s.flags
+        assert s.replace_basis == []
+
+
+def test_a_replacement_in_a_loop_is_a_replacement() -> None:
+    # A loop's body is judged as the command it runs, not by the loop's keywords.
+    command = next(c for _, c in TARGET_CASES if c.startswith("for "))
+    s = suggest(command, ConversationState())
+    assert s.kind == "replace"
+    assert FLAG_REPLACE_BEFORE_REBOOT in s.flags
+    assert "data-loss" in s.flags

@@ -208,3 +208,47 @@ def test_advice_is_what_the_checks_print() -> None:
     [drift] = [f for f in judge_versions(per_node) if f.status.value == "WARN"]
     assert advice(Signal.IMAGE_DRIFT) in drift.message
     assert drift.evidence["remediation"] == Signal.IMAGE_DRIFT
+
+
+# -- what a replace-first row states must survive the prompt's short form ------------------------
+
+
+def test_a_replace_first_row_keeps_its_preconditions_in_its_first_words() -> None:
+    # The prompt states a conclusive row by its first action alone: a condition to check
+    # before replacing must be there, never only in `then`.
+    for row in RULES:
+        if row.replacement is Replacement.IMMEDIATELY:
+            assert not re.search(r"\b(first|before|make sure|unless|once)\b", row.then), row
+
+
+def test_the_hang_on_compute_caveat_reaches_the_prompt() -> None:
+    prompt = render("system.jinja2", **CONTEXTS["system.jinja2"])
+    conclusive = _rows_in(prompt)[HEADINGS[Replacement.IMMEDIATELY]]
+    [line] = [line for line in conclusive if "hang on compute" in line]
+    assert "no other worker reports a hardware error" in line
+
+
+def test_threads_per_core_counts_vcpus_after_a_reboot_before_replacing() -> None:
+    words = rule(Signal.THREADS_PER_CORE).advice
+    assert words.index("reboot") < words.index("vCPU") < words.index("replace")
+    assert "vCPU count after a reboot" in " ".join(section_text("J").split())
+
+
+def test_f4_names_every_conclusive_row() -> None:
+    # § F.4's list of conclusive cases is the table's replace-first rows, one phrase each.
+    f4 = " ".join(section_text("F.4").split())
+    phrases = {
+        Signal.GPU_ROW_REMAP_FAILURE: "Remapping Failure Occurred: Yes",
+        Signal.HARDWARE_XID_REPEATED: "the same hardware Xid on the same GPU after a reboot",
+        Signal.NEURON_SRAM_UE: "SRAM",
+        Signal.NEURON_NC_UE: "NeuronCore",
+        Signal.NEURON_HBM_UE: "unrepairable HBM",
+        Signal.NEURON_DMA_ABORT: "DMA abort",
+        Signal.NEURON_HANG_ON_COMPUTE: "hang on compute",
+        Signal.NEURON_ACTION_TERMINATE: "action=TERMINATE_INSTANCE",
+        Signal.DHC_REPLACEMENT_REQUIRED: "replacementRequired",
+    }
+    assert set(phrases) == {r.signal for r in RULES if r.replacement is Replacement.IMMEDIATELY}
+    for phrase in phrases.values():
+        assert phrase in f4, phrase
+    assert "Xid 64)" not in f4  # a bare Xid 64 is reset first, not conclusive

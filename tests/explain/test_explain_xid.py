@@ -102,3 +102,15 @@ def test_xid_63_advice_is_the_remap_path() -> None:
     result = explain("NVRM: Xid (PCI:0000:3b:00): 63, pid=1, Row Remapper: New row marked")
     assert result.matches[0].section == "G.1.a"
     assert "reboot to apply the remap" in result.matches[0].why
+
+
+def test_explain_advises_xid_64_as_the_remediation_table_does() -> None:
+    # One advice for Xid 64 wherever it is read: a GPU reset (a reboot) first, then the
+    # remapping-failure flag decides; never "replace" on the line alone.
+    from tools.explain.xid_catalog import describe_xid
+    from tools.remediation import Signal, advice
+
+    described = describe_xid(64)
+    assert advice(Signal.XID_REMAP_NOT_RECORDED) in described
+    assert "Remapping Failure Occurred" in described
+    assert "reboot once, replace the node if it returns" not in described

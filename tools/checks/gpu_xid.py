@@ -9,7 +9,9 @@ the driver asks for. Application Xids (13, 31, 43: NVIDIA's catalogue says resta
 application and check its code, and for 43 that the GPU stays healthy) are workload signals:
 WARN P2 naming the process, with no reboot or replace advice. The advice words and the
 row each finding names (evidence `remediation`) come from the remediation table
-(`tools/remediation.py`): a repeat after a reboot and Xid 64 are conclusive, Xid 79 is
+(`tools/remediation.py`): a repeat after a reboot is conclusive; Xid 64 (NVIDIA's catalogue:
+a row remap or page retirement that could not be recorded, immediate action a GPU reset) is
+rebooted and then judged by the remapping-failure flag (row-remap check, § G.1.a); Xid 79 is
 recounted after a reboot.
 """
 
@@ -67,7 +69,7 @@ def _same_fault(now: tuple[XidEvent, ...], before: tuple[XidEvent, ...]) -> tupl
     return tuple(e for e in now if (e.xid, e.pci) in earlier)
 
 
-XID_REMAP_FAILURE = 64  # NVIDIA's catalogue: row remap or page retirement failure
+XID_REMAP_FAILURE = 64  # NVIDIA's catalogue: remap / retirement recording failure, RESET_GPU
 XID_OFF_THE_BUS = 79  # NVIDIA's catalogue: GPU has fallen off the bus
 
 
@@ -172,13 +174,14 @@ def xid_verdicts(
 
 def hardware_signal(verdict: HardwareXids) -> Signal:
     """The remediation row of a hardware verdict: a repeat after a reboot is conclusive; in
-    this boot a remap failure (Xid 64) is too, a GPU off the bus (Xid 79) is recounted after
-    a reboot, and any other hardware Xid is rebooted and watched."""
+    this boot an Xid 64 is reset with a reboot and then judged by the remapping-failure
+    flag, a GPU off the bus (Xid 79) is recounted after a reboot, and any other hardware Xid
+    is rebooted and watched."""
     if verdict.state is HardwareState.REPEATED_AFTER_REBOOT:
         return Signal.HARDWARE_XID_REPEATED
     found = {e.xid for e in verdict.now}
     if XID_REMAP_FAILURE in found:
-        return Signal.GPU_ROW_REMAP_FAILURE
+        return Signal.XID_REMAP_NOT_RECORDED
     if XID_OFF_THE_BUS in found:
         return Signal.GPU_MISSING
     return Signal.HARDWARE_XID

@@ -6,7 +6,7 @@ NEURON_HW_ERR reports and sets `NeuronHealth` True with the reason
 `NeuronHasError_<TYPE>` (SRAM, NeuronCore or HBM uncorrectable error, DMA error; some
 configurations add HANG_ON_COLLECTIVES); its healthy state is False with
 `NeuronHasNoError`. Each TYPE is routed through the remediation table
-(`tools.remediation.neuron_type_signal`, after AWS's Neuron Runtime Troubleshooting guide):
+(`tools.remediation.neuron_report_signal`, after AWS's Neuron Runtime Troubleshooting guide):
 the hardware classes are FAIL P0 with replacement, a hang on collectives is a WARN P1 that
 points at the other workers and a workload restart, never at replacing this node.
 """
@@ -23,7 +23,7 @@ from tools.checks._grouping import GROUP_ABOVE
 from tools.checks._kube import SAMPLES, describe_node, examples
 from tools.findings import Finding, Findings, Priority, Status
 from tools.registry import check
-from tools.remediation import Replacement, Signal, advice, neuron_type_signal, rule, tagged
+from tools.remediation import Replacement, Signal, advice, neuron_report_signal, rule, tagged
 from tools.text import clip, quoted
 from tools.triage.data import ClusterData
 from tools.triage.data.kube_model import (
@@ -181,7 +181,9 @@ def neuron_problem(node: KubeNode) -> NeuronError | None:
     if not entry or entry.status != "True":
         return None
     reason = clip(entry.reason or "no reason", 80)
-    signal = neuron_type_signal(entry.reason)
+    # The condition message quotes the kernel line, action= included: the same routing
+    # as the kernel-log check (neuron-driver-errors) reads it.
+    signal = neuron_report_signal(entry.reason, entry.message)
     replacement = rule(signal).replacement
     if replacement is Replacement.NEVER:
         # A hang on collectives points at another worker: not this node's fault by itself.

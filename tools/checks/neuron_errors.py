@@ -2,14 +2,16 @@
 
 The Neuron driver reports a hardware error as one kernel line, ``NEURON_HW_ERR=<type>
 instance-id=... nd-id=<device> nc-id=<core> ... action=<what to do>``. Each line is routed
-through the remediation table (`tools.remediation.neuron_signal`), which follows AWS's Neuron
+through the remediation table (`tools.remediation.neuron_report_signal`, the same routing
+k8s-node-health gives the node problem detector's condition), which follows AWS's Neuron
 Runtime Troubleshooting guide ("Hardware Errors"): an SRAM, NeuronCore or unrepairable HBM
 uncorrectable error, a DMA abort and a hang on compute → replace the instance; a repairable
 HBM error → reload the driver or reboot; a hang on collectives → "possibly caused by a
 hardware error on another worker": look at the other workers and restart the workload, never
-replace this node for it. The driver's own ``action=`` decides when it names one the table
-knows (TERMINATE_INSTANCE, a workload restart, a reload or reboot); only then does a finding
-say that the driver asks for something.
+replace or reboot this node for it, whatever its ``action=``. For the other types the
+driver's own ``action=`` decides when it names one the table knows (TERMINATE_INSTANCE, a
+workload restart, a reload or reboot); only then does a finding say that the driver asks for
+something.
 
 Per node and per row, in this boot: FAIL P0 for a row that replaces or reboots, FAIL P1 for a
 type the table does not know, WARN P1 for a row that never replaces (the hang points
@@ -32,7 +34,15 @@ from tools.checks._node_reads import read_kernel_log
 from tools.findings import Finding, Findings, Priority
 from tools.parsers.kernel_log import KernelEvent, KernelEventKind, KernelLog
 from tools.registry import check
-from tools.remediation import FirstAction, Replacement, Signal, neuron_signal, rule, tagged
+from tools.remediation import (
+    FirstAction,
+    Replacement,
+    Signal,
+    neuron_action_in,
+    neuron_report_signal,
+    rule,
+    tagged,
+)
 from tools.text import clip
 from tools.triage.data import ClusterData
 
@@ -41,19 +51,18 @@ SECTION = "G.5"
 FINDINGS = Findings(CHECK_ID, SECTION)
 QUOTED_LINES = 3
 
-_ACTION = re.compile(r"\baction=(?P<action>[A-Za-z_]{1,40})")
 _DEVICE = re.compile(r"\bnd-id=(?P<nd>\d{1,3})")
 
 
 def action_of(event: KernelEvent) -> str | None:
     """The action the driver printed with a NEURON_HW_ERR line, upper case."""
-    match = _ACTION.search(event.message)
-    return match["action"].upper() if match else None
+    return neuron_action_in(event.message)
 
 
 def signal_of(event: KernelEvent) -> Signal:
-    """The remediation row of one NEURON_HW_ERR line: its type, and the driver's action."""
-    return neuron_signal(event.detail, action_of(event))
+    """The remediation row of one NEURON_HW_ERR line: its type, and the driver's action
+    (the same routing as the node problem detector's condition in k8s-node-health)."""
+    return neuron_report_signal(event.detail, event.message)
 
 
 def needs_replacement(event: KernelEvent) -> bool:

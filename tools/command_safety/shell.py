@@ -260,8 +260,33 @@ def unwrap(words: list[str]) -> tuple[list[str], str | None]:
     return result.words, result.refusal
 
 
+# Reserved words that open or continue a compound command (a loop, a conditional, a group):
+# the simple command after one runs as if it stood alone, so it is judged alone. Without
+# this, `for i in ...; do aws ... batch-replace-cluster-nodes ...; done` was judged by its
+# unknown keywords, not by the replacement it runs. The words that only close one run
+# nothing, and a `for`/`select` header only binds a name (its words' substitutions are
+# judged as substitutions). `case` is not followed: its patterns are not commands.
+_COMPOUND_OPENERS = word_set("do then else elif if while until ! {")
+_COMPOUND_CLOSERS = word_set("done fi }")
+_LOOP_HEADERS = word_set("for select")
+
+
+def _simple_command(stage: list[str]) -> list[str]:
+    """The simple command of one stage, its leading reserved words taken off."""
+    while stage and stage[0] in _COMPOUND_OPENERS:
+        stage = stage[1:]
+    if stage and stage[0] in _LOOP_HEADERS:
+        return []
+    if stage and all(word in _COMPOUND_CLOSERS for word in stage):
+        return []
+    return stage
+
+
 def split_stages(tokens: Sequence[str]) -> tuple[list[list[str]], list[str]]:
-    """Split tokens on shell operators; collect the files that redirections write."""
+    """Split tokens on shell operators; collect the files that redirections write.
+
+    A stage inside a compound command (a loop body, an if branch, a { } group) is the
+    simple command it runs, its reserved words taken off."""
     stages: list[list[str]] = [[]]
     writes: list[str] = []
     i = 0
@@ -278,7 +303,8 @@ def split_stages(tokens: Sequence[str]) -> tuple[list[list[str]], list[str]]:
         elif not (tok.isdigit() and i + 1 < len(tokens) and tokens[i + 1] in _REDIRECTS):
             stages[-1].append(tok)
         i += 1
-    return [s for s in stages if s], writes
+    simple = (_simple_command(stage) for stage in stages)
+    return [stage for stage in simple if stage], writes
 
 
 def substitutions(text: str) -> list[str]:
@@ -381,12 +407,61 @@ def _bash_strings_as_words(command: str) -> str | None:
     return "".join(out)
 
 
+# The word an unquoted substitution stands as in its command. Its body is judged on its
+# own (`substitutions`); left in place, its parentheses split the command around it into
+# stages, and the words after it (a label's value, more node ids) were judged apart from
+# the tool they belong to.
+SUBSTITUTION_WORD = "_SUBSTITUTION_"
+
+
+def _substitutions_as_words(command: str) -> str:
+    """``command`` with every unquoted $(...), <(...), >(...) and `...` replaced by one
+    word; an unbalanced one is left as it is (the lexer's reading of it stays cautious)."""
+    out: list[str] = []
+    quote: str | None = None
+    i = 0
+    while i < len(command):
+        char = command[i]
+        if char == "\\" and quote != "'":
+            out.append(command[i : i + 2])
+            i += 2
+            continue
+        if char in "'\"" and (quote is None or quote == char):
+            quote = None if quote == char else char
+        elif quote is None and command[i : i + 2] in ("$(", "<(", ">("):
+            end = _closing_paren(command, i + 2)
+            if end is not None:
+                out.append(f" {SUBSTITUTION_WORD} " if char != "$" else SUBSTITUTION_WORD)
+                i = end + 1
+                continue
+        elif quote is None and char == "`" and (tick := command.find("`", i + 1)) > i:
+            out.append(SUBSTITUTION_WORD)
+            i = tick + 1
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _closing_paren(text: str, start: int) -> int | None:
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            if depth == 0:
+                return i
+            depth -= 1
+    return None
+
+
 def tokenize(command: str) -> list[str] | None:
-    """Shell words and operators of ``command``; None when its quotes do not balance."""
+    """Shell words and operators of ``command``; None when its quotes do not balance.
+    An unquoted substitution is one word (`SUBSTITUTION_WORD`)."""
     converted = _bash_strings_as_words(command)
     if converted is None:
         return None
-    command = converted
+    command = _substitutions_as_words(converted)
     text = _PLACEHOLDER.sub(r"_\1_", command)  # <INSTANCE_ID> is a word, not two redirections
     text = strip_comments(text)
     text = text.replace("\\\n", " ").replace("\r", "\n").replace("\n", " ; ")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
+from tools.remediation import Signal, rule
+
 # "non-fatal": an NVLink5 error (Xid 144-150) the driver itself reports as non-fatal; the
 # catalogue's decode table asks for no immediate action for those rows (IGNORE) or for the
 # action of an Xid 154 logged with it (XID_154_EVAL), which is judged on its own.
@@ -55,7 +57,7 @@ _XIDS: dict[int, XidInfo] = {
     48: XidInfo("hardware", "G.3", "double-bit (uncorrectable) ECC error"),
     62: XidInfo("hardware", "G.2", "internal micro-controller (PMU) halt"),  # RESET_GPU
     63: XidInfo("remap", "G.1.a", "row remap or page retirement recorded; reset to apply"),
-    64: XidInfo("hardware", "G.1.a", "row remap or page retirement failure"),  # RESET_GPU
+    64: XidInfo("hardware", "G.1.a", "row remap or page retirement recording failure"),
     # NVIDIA names 71 ROBUST_CHANNEL_CE4_ERROR (restart the application, contact support if it
     # persists); the seed classes it as copy-engine hardware and HyperPod's health agent
     # reboots the node for it (XidHardwareFailure), so it is judged as hardware here.
@@ -141,9 +143,17 @@ def refine_kind(number: int, text: str) -> XidInfo:
     return info
 
 
+# Xids whose advice is a row of the remediation table, so explain and the checks word it
+# alike. Xid 64: NVIDIA's catalogue names a GPU reset (RESET_GPU) as the immediate action;
+# the remapping-failure flag read after it is what justifies a replacement.
+_TABLE_ROWS: dict[int, Signal] = {64: Signal.XID_REMAP_NOT_RECORDED}
+
+
 def describe_xid(number: int) -> str:
     info = classify_xid(number)
-    return f"Xid {number}: {info.meaning} ({_ADVICE[info.kind]})"
+    row = _TABLE_ROWS.get(number)
+    advice = rule(row).advice if row is not None else _ADVICE[info.kind]
+    return f"Xid {number}: {info.meaning} ({advice})"
 
 
 def find_xids(text: str, limit: int = 1000) -> list[tuple[int, str]]:
