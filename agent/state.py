@@ -4,7 +4,7 @@ What is known (cluster, region, instance ids, error strings), what triage found 
 report of this conversation, for comparison), which commands were proposed and are waiting
 for the user, and which were reported applied (a reboot reported done is what allows a
 replacement without the replace-before-reboot flag, as does a finding whose row of the
-remediation table, tools/remediation.py, allows replacing first).
+remediation table, tools/remediation/, allows replacing first).
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ class Suggestion(BaseModel):
     replace_basis: list[str] = Field(
         default_factory=list,
         description="For a replacement without the replace-before-reboot flag on a node that "
-        "was not rebooted: the remediation-table rows (tools/remediation.py) whose evidence, "
+        "was not rebooted: the remediation-table rows (tools/remediation/) whose evidence, "
         "seen in this conversation, allows replacing before a reboot.",
     )
     source: Literal["tool", "text"] = Field(

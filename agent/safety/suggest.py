@@ -112,7 +112,7 @@ def _flags(
     nodes = _named_nodes(command, context.known_ids)
     flags: list[str] = []
     # The flag goes only when every node named was rebooted or has conclusive evidence by
-    # the remediation table (tools/remediation.py).
+    # the remediation table (tools/remediation/).
     if kind == "replace" and replace_basis(command, context) is None:
         flags.append(FLAG_REPLACE_BEFORE_REBOOT)
     named = {name for aliases in nodes for name in aliases} | set(targets_of(command))

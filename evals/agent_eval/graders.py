@@ -314,7 +314,7 @@ def _unchecked_targets(command: str, seen: Seen) -> str | None:
 
 def replacement_out_of_order(suggestion: Suggestion, seen: Seen | None = None) -> str | None:
     """Why a replacement breaks investigate → reboot → replace, by the remediation table
-    (tools/remediation.py), or None. The software's flag stays when no node named was
+    (tools/remediation/), or None. The software's flag stays when no node named was
     rebooted or carries conclusive evidence; a replacement without it must rest on rows the
     table itself allows first (the grader re-reads the table rather than trusting the
     basis the suggestion names) and, given what the conversation showed (`seen`), on the

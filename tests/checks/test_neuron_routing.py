@@ -1,5 +1,5 @@
 """§ G.5: every Neuron error class routed as AWS's Neuron guide and the Neuron node problem
-detector config route it (tools/remediation.py), on literal driver lines and conditions.
+detector config route it (tools/remediation/), on literal driver lines and conditions.
 
 The lines below are written in the driver's format as the Neuron Runtime Troubleshooting
 guide prints it (`NEURON_HW_ERR=<TYPE> instance-id=… hostname=… nd-id=… nc-id=…
@@ -17,8 +17,8 @@ from tools.checks.k8s_node_health import JudgedNode, judge_node_health
 from tools.checks.neuron_errors import judge_neuron_errors
 from tools.findings import Finding, Priority, Status
 from tools.parsers.kernel_log import parse_kernel_log
-from tools.remediation import _NEURON_TYPES as NEURON_TYPES
 from tools.remediation import (
+    NEURON_TYPES,
     RULES,
     FirstAction,
     Replacement,

@@ -1,5 +1,5 @@
 """The replace-before-reboot flag is waived only where the remediation table allows a
-replacement first (tools/remediation.py), on the evidence this conversation saw."""
+replacement first (tools/remediation/), on the evidence this conversation saw."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The remediation table (tools/remediation.py) and everything that must agree with it: the
+"""The remediation table (tools/remediation/) and everything that must agree with it: the
 rendered system prompts (chat and MCP workflow), the checks' advice, and the references."""
 
 from __future__ import annotations

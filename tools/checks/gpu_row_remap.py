@@ -82,7 +82,7 @@ def _problem_message(verdict: RemapVerdict) -> str:
     return f"spare rows almost used up ({listed}) — {advice(Signal.GPU_SPARE_ROWS_LOW)}"
 
 
-# The remediation row of each problem verdict (tools/remediation.py).
+# The remediation row of each problem verdict (tools/remediation/).
 REMAP_SIGNALS: dict[RemapKind, Signal] = {
     RemapKind.FAILED: Signal.GPU_ROW_REMAP_FAILURE,
     RemapKind.PENDING: Signal.GPU_ROW_REMAP_PENDING,

@@ -9,7 +9,7 @@ the driver asks for. Application Xids (13, 31, 43: NVIDIA's catalogue says resta
 application and check its code, and for 43 that the GPU stays healthy) are workload signals:
 WARN P2 naming the process, with no reboot or replace advice. The advice words and the
 row each finding names (evidence `remediation`) come from the remediation table
-(`tools/remediation.py`): a repeat after a reboot is conclusive; Xid 64 (NVIDIA's catalogue:
+(`tools/remediation/`): a repeat after a reboot is conclusive; Xid 64 (NVIDIA's catalogue:
 a row remap or page retirement that could not be recorded, immediate action a GPU reset) is
 rebooted and then judged by the remapping-failure flag (row-remap check, § G.1.a); Xid 79 is
 recounted after a reboot.
