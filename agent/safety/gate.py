@@ -16,6 +16,11 @@ becomes a `Suggestion` (``source="text"``):
 The text is processed one segment at a time (a paragraph, or a whole fenced block), so
 `guard_text` on the whole text and `StreamGate` fed any pieces of it give the same output:
 both run the same segmenter and the same per-segment guard, carrying the same state.
+
+Before anything is found or judged, the text is made `visible` (tools/visible.py): escape
+sequences and characters without a glyph (zero-width, bidirectional controls) are taken
+out, so the command that is classified is the command the user sees, and the output is
+that same text.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from agent.safety.model import Suggestion
 from agent.safety.shell import judge
 from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
 from tools.command_safety.args import word_set
+from tools.visible import VisibleStream, visible
 
 _NOTE = {"en": " (see the suggested command below)", "zh": "（见下方建议命令）"}
 _PURPOSE_CHARS = 160
@@ -329,7 +335,7 @@ def guard_text(
 ) -> GuardedText:
     """Guard a whole text: see the module docstring."""
     guard = _Guard(context, already_suggested)
-    out = [guard.segment(segment) for segment in segments(text)]
+    out = [guard.segment(segment) for segment in segments(visible(text))]
     out.append(guard.finish())
     return GuardedText("".join(out), guard.suggestions)
 
@@ -341,6 +347,7 @@ class StreamGate:
         self, context: SuggestionContext, *, already_suggested: Collection[str] = ()
     ) -> None:
         self._segmenter = Segmenter()
+        self._visible = VisibleStream()
         self._guard = _Guard(context, already_suggested)
 
     @property
@@ -349,10 +356,13 @@ class StreamGate:
 
     def feed(self, delta: str) -> list[str]:
         """The guarded segments that ``delta`` completes (often none)."""
-        return [self._guard.segment(s) for s in self._segmenter.feed(delta)]
+        shown = self._visible.feed(delta)
+        return [self._guard.segment(s) for s in self._segmenter.feed(shown)] if shown else []
 
     def flush(self) -> list[str]:
         """The rest at the end of the stream, then the blocks of inline and prose commands."""
-        out = [self._guard.segment(s) for s in self._segmenter.flush()]
+        rest = self._visible.flush()
+        out = [self._guard.segment(s) for s in self._segmenter.feed(rest)] if rest else []
+        out += [self._guard.segment(s) for s in self._segmenter.flush()]
         tail = self._guard.finish()
         return [piece for piece in [*out, tail] if piece]

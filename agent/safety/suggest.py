@@ -33,6 +33,7 @@ from agent.safety.targets import _named_nodes, open_targets, targets_of
 from prompts import render
 from tools.command_safety import CommandClass
 from tools.remediation import replacement_first
+from tools.visible import visible
 
 Language = Literal["en", "zh"]
 
@@ -135,8 +136,10 @@ def build_suggestion(
     section: str | None = None,
     source: Literal["tool", "text"] = "tool",
 ) -> Suggestion:
-    """Judge ``command`` and describe it for the user; it is never run here."""
-    command = command.strip()
+    """Judge ``command`` and describe it for the user; it is never run here. The command is
+    judged and shown as a reader sees it (`visible`): a character without a glyph cannot
+    make the judged command differ from the shown one."""
+    command = visible(command).strip()
     judged = judge(command)
     facts = _line_facts(command) if judged.kind != "read_only" else _Facts()
     verdict = _verdict(judged, facts)

@@ -1,0 +1,69 @@
+"""tools/visible.py: text as a reader sees it, whole and in streamed pieces."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tools.visible import VisibleStream, hidden_count, visible
+
+HIDDEN = (
+    "\u200b",  # zero-width space
+    "\u200e",  # left-to-right mark
+    "\u202e",  # right-to-left override
+    "\u202c",  # pop directional formatting
+    "\u2066",  # left-to-right isolate
+    "\u2060",  # word joiner
+    "\ufeff",  # byte-order mark
+    "\u00ad",  # soft hyphen
+    "\x1b[31m",  # colour
+    "\x1b[0m",
+    "\x1b]0;title\x07",  # window title
+    "\x1b[2K",  # erase line
+    "\x00",
+    "\x7f",
+    "\x9b1m",  # 8-bit CSI
+    "\ud800",  # lone surrogate (shown as ?)
+)
+
+
+def test_plain_text_is_unchanged() -> None:
+    text = "kubectl get nodes -o wide\n\tcolumn\n中文也保持不变"
+    assert visible(text) == text
+    assert hidden_count(text) == 0
+
+
+def test_hidden_characters_and_escapes_are_taken_out() -> None:
+    assert visible("kube\u200ectl delete node x") == "kubectl delete node x"
+    assert visible("sudo \u202ereboot\u202c") == "sudo reboot"
+    assert visible("\x1b[8msudo reboot\x1b[0m") == "sudo reboot"
+    assert hidden_count("a\u200bb") == 1
+
+
+def test_line_breaks_become_newlines() -> None:
+    assert visible("a\r\nb\rc\u2028d\u2029e") == "a\nb\nc\nd\ne"
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet=st.characters(codec="utf-8"), max_size=8), st.sampled_from(HIDDEN)
+        ),
+        max_size=12,
+    ),
+    st.lists(st.integers(min_value=0, max_value=200), max_size=6),
+)
+def test_the_stream_gives_what_the_whole_text_gives(parts: list[str], cuts: list[int]) -> None:
+    """Cut anywhere (inside an escape sequence or a CRLF too), joined output is the same."""
+    text = "".join(parts)
+    points = sorted({min(c, len(text)) for c in cuts})
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+    stream = VisibleStream()
+    out = "".join(stream.feed(piece) for piece in pieces) + stream.flush()
+    assert out == visible(text)
+
+
+@given(st.text(max_size=200))
+def test_visible_text_has_nothing_left_to_take_out(text: str) -> None:
+    once = visible(text)
+    assert visible(once) == once
