@@ -30,7 +30,6 @@ from agent.safety.shell import scan_quotes
 from agent.safety.vocabulary import (
     _looks_like_command,
     command_candidate,
-    is_report_line,
     is_tool,
 )
 from tools.command_safety.args import word_set
@@ -174,9 +173,9 @@ def _fence_commands(segment: Segment) -> list[FoundCommand]:
 def _scanned_line(text: str, base: int) -> list[FoundCommand]:
     """Commands inside a comment, output or data line of a fence, read as prose.
 
-    A comment that is one bare tool word (``# reboot``) is a root prompt, not a remark."""
-    if is_report_line(text):
-        return []
+    A comment that is one bare tool word (``# reboot``) is a root prompt, not a remark. A
+    line quoted from a triage report is read like any other: cluster text inside it may
+    carry a command (an event description, a log line), and that command is classified."""
     stripped = text.strip()
     if stripped.startswith("#"):
         rest = stripped.lstrip("#").strip()

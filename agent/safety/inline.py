@@ -29,14 +29,21 @@ from agent.safety.prose import (
     hidden_command,
     prose_commands,
 )
-from agent.safety.vocabulary import _first_tool, command_candidate, is_report_line, is_tool
+from agent.safety.shell import judge
+from agent.safety.vocabulary import _first_tool, command_candidate, is_tool
 from tools.command_safety.args import word_set
+
+_REPORT_MARK = re.compile(r"\[(?:FAIL|WARN|PASS|INFO)\] ")
 
 
 def _inline_command(text: str, span_start: int, content: str, *, block: bool = False) -> str | None:
-    if is_report_line(content):
-        return None
     command = content.strip()
+    if _REPORT_MARK.match(command):
+        # A triage report line quoted as the workflow asks: prose, read for what it holds
+        # (cluster text in it may carry a command), never exempt and never a command whole.
+        held = [f.command for f in prose_commands(command)]
+        changing = [c for c in held if judge(c).kind != "read_only"]
+        return next(iter(changing or held), None)
     if command.startswith("$ "):
         command = command[2:].strip()
     elif command.startswith("#"):

@@ -2,8 +2,9 @@
 
 The tools the classifier judges by name and the wrappers before them (`is_tool`,
 `_first_tool`); the word sets that tell an argument from prose (subcommands, connectives,
-tools that are English words, run verbs...); resource ids (`ID_PATTERN`); triage report
-lines (`is_report_line`); and the shape of a command line whatever its tool:
+tools that are English words, run verbs...); resource ids (`ID_PATTERN`); and the shape of
+a command line whatever its tool (a line quoted from a triage report is no exception: the
+cluster text in it is read for commands like any other text):
 
 * **commands of tools the classifier does not know** — in inline code and in shell or
   unlabelled fences (a bare line of a ``$ `` session too), a line whose first word is
@@ -202,16 +203,3 @@ def _argument_like(word: str) -> bool:
     if _FLAG.match(word) or word.startswith(_PATH_PREFIXES) or word[:1] in "'\"$":
         return True
     return "=" in word or "/" in word or bool(ID_PATTERN.fullmatch(word.rstrip(_CLOSERS)))
-
-
-# A triage report line quoted verbatim, as the workflow asks the model to do: a report of
-# what was found (cluster text included), not advice to run anything. FAIL and WARN lines
-# must carry their reference pointer, so a bare "[FAIL] sudo reboot" is still a command.
-REPORT_LINE = re.compile(
-    r"^\[(?:FAIL|WARN)\] P[012] .+ → references/node-diagnostics-detail\.md § "
-    r"[A-O](?:\.\d+(?:\.[a-z])?)?$|^\[(?:PASS|INFO)\] [^\n]+$"
-)
-
-
-def is_report_line(text: str) -> bool:
-    return REPORT_LINE.match(text.strip()) is not None
