@@ -79,7 +79,23 @@ _AWS_STATE_PREFIXES: tuple[tuple[str, Rank, str], ...] = (
     ("copy-", 0, "copies resources"),
     ("execute-", 0, "executes statements"),
 )
-_AWS_CONFIG_SERVICES = word_set("ec2 sagemaker eks iam fsx route53 elbv2 elb ssm s3api logs")
+_AWS_CONFIG_SERVICES = word_set(
+    "ec2 sagemaker eks iam fsx route53 elbv2 elb ssm s3api logs cloudformation"
+)
+# Deleting one of these loses the data it holds (a stack: every resource it created).
+_DATA_HOLDERS = (
+    "cluster", "volume", "file-system", "stack", "snapshot", "bucket", "db-", "backup",
+    "table", "repository", "log-group", "data-repository",
+)  # fmt: skip
+# SSM Automation runbooks AWS publishes that act on instances, by what they do.
+_SSM_AUTOMATIONS: dict[str, tuple[Rank, str]] = {
+    "AWS-TerminateEC2Instance": (2, "terminates instances (their volumes are destroyed)"),
+    "AWS-StopEC2Instance": (2, "stops instances (instance-store data is lost)"),
+    "AWS-RestartEC2Instance": (1, "reboots instances (stops and starts them)"),
+}
+# An upload to S3 that is cluster configuration: a lifecycle script (LifeCycleConfig's
+# SourceS3Uri holds on_create.sh and the files it sources) changes what every new node runs.
+_LIFECYCLE_KEY = ("lifecycle", "on_create", "on-create", "provisioning_parameters")
 _SSM_READONLY_DOCS = word_set("AWS-StartNonInteractiveCommand AWS-StartInteractiveCommand")
 
 
@@ -138,7 +154,25 @@ def _aws_s3(verb: str, words: Sequence[str]) -> CommandClass:
         return ro(f"{label} is read-only")
     if verb == "cp" and len(words) == 4 and words[2].startswith("s3://") and words[3] == "-":
         return ro(f"{label} to stdout is read-only")
-    return mut(f"{label} writes objects or files", 2 if verb in ("rm", "rb", "sync") else 0)
+    rank: Rank = 2 if verb in ("rm", "rb", "sync") else 0
+    destination = words[-1] if len(words) > 2 else ""
+    if destination.startswith("s3://") and (
+        destination.endswith(".sh") or any(key in destination.lower() for key in _LIFECYCLE_KEY)
+    ):
+        return mut(
+            f"{label} uploads lifecycle scripts (the cluster's configuration)", rank, config=True
+        )
+    return mut(f"{label} writes objects or files", rank)
+
+
+def _aws_ssm_automation(args: Sequence[str]) -> CommandClass:
+    documents = option_values(args, "--document-name")
+    known = [_SSM_AUTOMATIONS[d] for d in documents if d in _SSM_AUTOMATIONS]
+    if known:
+        rank, what = max(known)
+        return mut(f"aws ssm start-automation-execution ({documents[-1]}) {what}", rank)
+    shown = documents[-1] if documents else "no document named"
+    return unknown(f"aws ssm start-automation-execution runs {shown}, whose steps are not read")
 
 
 def _aws(args: Sequence[str], depth: int) -> CommandClass:
@@ -156,6 +190,8 @@ def _aws(args: Sequence[str], depth: int) -> CommandClass:
         return _aws_ssm_start_session(args, depth)
     if service == "s3":
         return _aws_s3(verb, words)
+    if service == "ssm" and verb == "start-automation-execution":
+        return _aws_ssm_automation(args)
     if f"{service}:{verb}" in _AWS_DOWNLOADS and args[-1] not in HARMLESS_TARGETS:
         return mut(f"{label} writes the response into a local file")
     if verb.startswith(_AWS_READ_PREFIXES) or verb == "help":
@@ -165,7 +201,7 @@ def _aws(args: Sequence[str], depth: int) -> CommandClass:
             return mut(f"{label} {what}", rank)
     if verb.startswith(_AWS_CONFIG_PREFIXES):
         wipes = verb == "update-cluster-software" or (
-            verb.startswith("delete-") and ("cluster" in verb or "volume" in verb)
+            verb.startswith("delete-") and any(holder in verb for holder in _DATA_HOLDERS)
         )
         config = service in _AWS_CONFIG_SERVICES
         return mut(f"{label} changes configuration", 2 if wipes else 0, config=config)

@@ -14,7 +14,16 @@ from typing import TypeVar
 
 from tools.command_safety import aws, iac, kubernetes, network, node, remote, slurm, text
 from tools.command_safety.args import HARMLESS_TARGETS
-from tools.command_safety.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
+from tools.command_safety.result import (
+    CommandClass,
+    Handler,
+    Rank,
+    combine,
+    mut,
+    ro,
+    unknown,
+    writes_into,
+)
 from tools.command_safety.shell import (
     LAUNCHERS,
     split_stages,
@@ -68,9 +77,7 @@ def classify_argv(words: Sequence[str], depth: int) -> CommandClass:
     if depth > _MAX_DEPTH:
         return unknown("command nested too deeply")
     stage = unwrap_stage(list(words))
-    parts = [
-        mut(f"writes into {target}") for target in stage.writes if target not in HARMLESS_TARGETS
-    ]
+    parts = [writes_into(target) for target in stage.writes if target not in HARMLESS_TARGETS]
     if stage.refusal is not None:
         parts.append(unknown(stage.refusal))
     elif stage.line is not None:
@@ -109,7 +116,9 @@ def classify_nested(command: str, depth: int) -> CommandClass:
         return unknown("cannot parse the command (unbalanced quotes)")
     stages, writes = split_stages(tokens)
     parts = [classify_argv(stage, depth) for stage in stages]
-    parts.extend(mut(f"redirects output into {target}") for target in writes)
+    # A redirection that writes nothing (``: > f``, ``> f``, ``true > f``) empties the file.
+    empties = ">>" not in command and all(list(s) in ([":"], ["true"]) for s in stages)
+    parts.extend(writes_into(target, empties=empties) for target in writes)
     bodies = [body for body in substitutions(command) if body.strip()]
     parts.extend(classify_nested(body, depth + 1) for body in bodies)
     return combine(parts)

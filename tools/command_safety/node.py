@@ -24,7 +24,16 @@ from tools.command_safety.args import (
     word_set,
     write_verdict,
 )
-from tools.command_safety.result import CommandClass, Handler, Rank, mut, ro, unknown
+from tools.command_safety.result import (
+    CommandClass,
+    Handler,
+    Rank,
+    combine,
+    mut,
+    ro,
+    unknown,
+    writes_into,
+)
 
 # --- plain tools --------------------------------------------------------------------------
 
@@ -274,9 +283,34 @@ def _ulimit(args: Sequence[str], depth: int) -> CommandClass:
     return mut("ulimit with a value changes shell limits")
 
 
+_DOCKER_READS = subcommands(
+    "docker",
+    "ps logs inspect images info version stats top",
+    value_flags="-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey",
+    flags="-D --debug --tls --tlsverify -v --version",
+)
+# What deletes data a container runtime keeps: volumes (a job's scratch or cache), stopped
+# containers' layers, images; `prune` anywhere (system, volume, container, image prune).
+_DOCKER_DELETES = word_set("prune rm rmi")
+
+
+def _docker(args: Sequence[str], depth: int) -> CommandClass:
+    verdict = _DOCKER_READS(args, depth)
+    if verdict.kind == "read_only":
+        return verdict
+    words = positionals(args)
+    if any(w in _DOCKER_DELETES for w in words[:3]) and (
+        "prune" in words[:3] or "volume" in words[:1] or "-v" in args or "--volumes" in args
+    ):
+        return mut("docker removes volumes, containers or images (their data is lost)", 2)
+    return verdict
+
+
 def _tee(args: Sequence[str], depth: int) -> CommandClass:
     targets = [a for a in positionals(args) if a not in HARMLESS_TARGETS]
-    return mut(f"tee writes into {targets[0]}") if targets else ro("tee to stdout only")
+    if not targets:
+        return ro("tee to stdout only")
+    return combine([writes_into(t) for t in targets])
 
 
 # --- mounts, disks, clocks, host identity -------------------------------------------------
@@ -527,12 +561,7 @@ HANDLERS: dict[str, Handler] = {
         flags="--no-ask-password --adjust-system-clock --no-pager -a --all --value --monitor"
         " --version",
     ),
-    "docker": subcommands(
-        "docker",
-        "ps logs inspect images info version stats top",
-        value_flags="-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey",
-        flags="-D --debug --tls --tlsverify -v --version",
-    ),
+    "docker": _docker,
     "hyperpod-debug": subcommands(
         "hyperpod-debug", "triage explain checks", bare=True, flags="--version"
     ),

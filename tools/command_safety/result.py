@@ -6,6 +6,7 @@ stages, redirections and substitutions of one line into the line's verdict.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -32,6 +33,24 @@ def ro(reason: str) -> CommandClass:
 
 def mut(reason: str, rank: Rank = 0, *, config: bool = False) -> CommandClass:
     return CommandClass("mutating", config, rank, reason)
+
+
+# Block devices: writing into one destroys the filesystem on it and every file it held
+# (NVMe instance store and EBS volumes, SCSI/Xen/virtio disks, RAID and device-mapper
+# devices, loop and network block devices, and their /dev/disk/by-* links).
+_BLOCK_DEVICE = re.compile(
+    r"^/dev/(?:nvme\d|sd[a-z]|xvd[a-z]|vd[a-z]|hd[a-z]|md\d|dm-\d|mapper/|disk/|loop\d|nbd\d|root$)"
+)
+
+
+def writes_into(target: str, *, empties: bool = False) -> CommandClass:
+    """The verdict of writing into `target`: a block device loses its data (rank 2), and so
+    does a file emptied by a redirection that writes nothing into it (``: > file``)."""
+    if _BLOCK_DEVICE.match(target):
+        return mut(f"writes into block device {target} (its filesystem and data are destroyed)", 2)
+    if empties:
+        return mut(f"empties {target} (its contents are lost)", 2)
+    return mut(f"writes into {target}")
 
 
 def unknown(reason: str) -> CommandClass:
