@@ -29,7 +29,7 @@ from agent.safety.model import (
 )
 from agent.safety.radius import _blast_radius
 from agent.safety.shell import judge
-from agent.safety.targets import _named_nodes, open_targets, targets_of
+from agent.safety.targets import _named_nodes, open_targets, targets_of, words_naming
 from prompts import render
 from tools.command_safety import CommandClass
 from tools.remediation import replacement_first
@@ -117,6 +117,8 @@ def _flags(
     if kind == "replace" and replace_basis(command, context) is None:
         flags.append(FLAG_REPLACE_BEFORE_REBOOT)
     named = {name for aliases in nodes for name in aliases} | set(targets_of(command))
+    # The controller by any name it goes by: instance id, Slurm host name, address.
+    named |= words_naming(command, context.slurm_controllers)
     if kind in ("replace", "reboot") and named & context.slurm_controllers:
         flags.append(FLAG_SLURM_CONTROLLER)
     if verdict.kind != "read_only" and not context.triage_done:

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from agent.safety.vocabulary import ID_PATTERN
 from tools.command_safety.shell import split_stages, tokenize
+
+if TYPE_CHECKING:
+    from tools.triage.data.sagemaker_model import ClusterNode
 
 _TARGET = re.compile(
     ID_PATTERN.pattern
@@ -155,3 +159,31 @@ def open_targets(command: str, known_ids: Iterable[str] = ()) -> str | None:
         if not (ID_PATTERN.fullmatch(value) or value in known):
             return f"a node this conversation cannot recognise ({value[:40]})"
     return None
+
+
+_IP_NAME = re.compile(r"ip-(\d{1,3})-(\d{1,3})-(\d{1,3})-(\d{1,3})")
+
+
+def controller_names(node: ClusterNode) -> set[str]:
+    """The names a node goes by in commands: its instance id and Kubernetes-style name, its
+    private DNS host name (whole and short: Slurm names nodes by it, ``ip-10-1-0-5``) and its
+    private address (whole and in ``ip-a-b-c-d`` form)."""
+    names = {node.instance_id, f"hyperpod-{node.instance_id}"}
+    if node.private_dns_hostname:
+        short = node.private_dns_hostname.split(".", 1)[0]
+        names |= {node.private_dns_hostname, short}
+        # EC2's IP-based host names spell the address: ip-10-1-0-5 is 10.1.0.5.
+        spelled = _IP_NAME.fullmatch(short)
+        if spelled:
+            names.add(".".join(spelled.groups()))
+    if node.private_ip:
+        names |= {node.private_ip, "ip-" + node.private_ip.replace(".", "-")}
+    return {name for name in names if name and name != "hyperpod-"}
+
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*[A-Za-z0-9]")
+
+
+def words_naming(command: str, names: frozenset[str]) -> set[str]:
+    """The words of `command` that are one of `names` (a host name, an address)."""
+    return {word for word in _WORD.findall(command) if word in names}

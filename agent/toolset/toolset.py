@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from agent.safety.targets import controller_names
 from agent.state import ConversationState
 from agent.toolset import results
 from agent.toolset.budget import DEFAULT_RESULT_CHARS, clip_line, dumps, fit
@@ -226,10 +227,12 @@ class Toolset:
         return self.triage(arguments.instance_id)
 
     def _note_controllers(self) -> None:
+        """Every name the Slurm controller goes by, so that a reboot or replacement naming it
+        by its Slurm host name or address is flagged like one naming its instance id."""
         data = self.session.data()
         controller = data.optional(data.slurm_controller_node)
         if controller:
-            self.state.slurm_controllers.add(controller.instance_id)
+            self.state.slurm_controllers.update(controller_names(controller))
 
     def _run_check(self, check: CheckSpec, node: str | None) -> dict[str, Any]:
         from tools.triage.runner import run_checks
