@@ -194,7 +194,7 @@ def _aws(args: Sequence[str], depth: int) -> CommandClass:
         return _aws_ssm_automation(args)
     if f"{service}:{verb}" in _AWS_DOWNLOADS and args[-1] not in HARMLESS_TARGETS:
         return mut(f"{label} writes the response into a local file")
-    if verb.startswith(_AWS_READ_PREFIXES) or verb == "help":
+    if verb.startswith(_AWS_READ_PREFIXES) or verb == "help" or (service, verb) == ("logs", "tail"):
         return ro(f"{label} is a read-only API")
     for prefix, rank, what in _AWS_STATE_PREFIXES:
         if verb.startswith(prefix):

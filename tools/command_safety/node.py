@@ -45,7 +45,7 @@ READ_ONLY_TOOLS = word_set(
     findmnt fi_info neuron-ls neuron-top neuron-monitor netstat
     ping traceroute tracepath dig nslookup host getent ibv_devinfo ibv_devices ibstat true
     false test basename dirname realpath readlink md5sum sha256sum diff cmp hexdump od
-    strings tac nl session-manager-plugin last w who pwd modinfo
+    strings tac nl session-manager-plugin last w who pwd modinfo cd
     """
 )
 
@@ -306,6 +306,45 @@ def _docker(args: Sequence[str], depth: int) -> CommandClass:
     return verdict
 
 
+# find: the tests and actions that only read and print; anything else (-delete, -exec,
+# -execdir, -ok, -fprint*, -fls) deletes, runs a command or writes a file.
+_FIND_READS = word_set(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -size"
+    " -mtime -mmin -atime -amin -ctime -cmin -newer -user -group -uid -gid -perm -links"
+    " -inum -samefile -empty -readable -writable -executable -maxdepth -mindepth -depth"
+    " -mount -xdev -follow -print -print0 -printf -ls -prune -quit -not -a -and -o -or"
+    " -true -false -nouser -nogroup -fstype -lname -ilname -used -daystart -noleaf -P -L -H"
+)
+
+
+# The tests above that take a value (the next word is that value, whatever it looks like).
+_FIND_VALUES = word_set(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -size"
+    " -mtime -mmin -atime -amin -ctime -cmin -newer -user -group -uid -gid -perm -links"
+    " -inum -samefile -maxdepth -mindepth -printf -fstype -lname -ilname -used"
+)
+
+
+def _find(args: Sequence[str], depth: int) -> CommandClass:
+    if "-delete" in args:
+        return mut("find -delete deletes files", 2)
+    words = iter(args)
+    for word in words:
+        if word in _FIND_VALUES:
+            next(words, None)
+        elif word.startswith("-") and word not in _FIND_READS:
+            return unknown(f"find {word} runs a command or writes a file")
+    return ro("find with tests that only read")
+
+
+def _nc(args: Sequence[str], depth: int) -> CommandClass:
+    """nc -z only checks that a port answers (no data is sent); otherwise nc talks."""
+    scan_only = any(a.startswith("-") and not a.startswith("--") and "z" in a for a in args)
+    if scan_only and not any(a in ("-e", "-c", "-l") for a in args):
+        return ro("nc -z checks that a port answers")
+    return unknown("nc sends or receives data")
+
+
 def _tee(args: Sequence[str], depth: int) -> CommandClass:
     targets = [a for a in positionals(args) if a not in HARMLESS_TARGETS]
     if not targets:
@@ -562,6 +601,9 @@ HANDLERS: dict[str, Handler] = {
         " --version",
     ),
     "docker": _docker,
+    "find": _find,
+    "nc": _nc,
+    "ncat": _nc,
     "hyperpod-debug": subcommands(
         "hyperpod-debug", "triage explain checks", bare=True, flags="--version"
     ),

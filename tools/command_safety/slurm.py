@@ -104,7 +104,18 @@ def _sbatch(args: Sequence[str], depth: int) -> CommandClass:
     return combine([base, *inner])
 
 
+def _sacctmgr(args: Sequence[str], depth: int) -> CommandClass:
+    """sacctmgr show / list read the accounting database; add, modify, delete change it."""
+    words = [a for a in args if not a.startswith("-")]
+    if words and words[0].lower() in ("show", "list"):
+        return ro("sacctmgr show is read-only")
+    if not words:
+        return unknown("sacctmgr without a command (interactive)")
+    return mut(f"sacctmgr {words[0]} changes the accounting database")
+
+
 HANDLERS: dict[str, Handler] = {
+    "sacctmgr": _sacctmgr,
     "scontrol": _scontrol,
     "srun": _srun,
     "sbatch": _sbatch,
