@@ -50,11 +50,6 @@ def visible(text: str) -> str:
     return _SURROGATE.sub("?", _HIDDEN.sub("", _NEWLINES.sub("\n", text)))
 
 
-def hidden_count(text: str) -> int:
-    """How many characters `visible` takes out of `text` (a finding may want to say so)."""
-    return len(text) - len(visible(text))
-
-
 class VisibleStream:
     """`visible` for text that arrives in pieces: the joined output of `feed` and `flush`
     equals `visible` of the joined input (an unterminated OSC sequence is held for at most

@@ -4,27 +4,13 @@ its command in two. The commands live in a data file and are only classified as 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tools.command_safety.classifier import classify
 
-DATA = Path(__file__).parent / "data" / "compound_commands.txt"
+from ._data import classifier_cases
 
-
-def _cases() -> list[tuple[str, int, str]]:
-    cases: list[tuple[str, int, str]] = []
-    for line in DATA.read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        head, command = line.split(" | ", 1)
-        kind, rank = head.split()
-        cases.append((kind, int(rank), command))
-    return cases
-
-
-CASES = _cases()
+CASES = classifier_cases("compound_commands.txt")
 
 
 def test_the_data_file_holds_every_kind() -> None:

@@ -3,21 +3,13 @@ class 9): find, nc -z, cd, sacctmgr show, aws logs tail. Commands from a data fi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tools.command_safety import classify
 
-DATA = Path(__file__).parent / "data" / "counter_cases.txt"
-ROWS = [
-    (head.split()[0], int(head.split()[1]), command.strip())
-    for head, command in (
-        line.split("|", 1)
-        for line in DATA.read_text("utf-8").splitlines()
-        if line.strip() and not line.startswith("#")
-    )
-]
+from ._data import classifier_cases
+
+ROWS = classifier_cases("counter_cases.txt")
 
 
 @pytest.mark.parametrize(("kind", "rank", "command"), ROWS)

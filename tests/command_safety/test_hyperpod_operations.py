@@ -7,29 +7,15 @@ judged as suggestions) as strings."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from agent.safety.model import FLAG_DATA_LOSS, FLAG_REPLACE_BEFORE_REBOOT
 from agent.safety.suggest import SuggestionContext, build_suggestion
 from tools.command_safety.classifier import classify
 
-DATA = Path(__file__).parent / "data" / "hyperpod_operations.txt"
+from ._data import classifier_cases
 
-
-def _cases() -> list[tuple[str, int, str]]:
-    cases: list[tuple[str, int, str]] = []
-    for line in DATA.read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        head, command = line.split(" | ", 1)
-        kind, rank = head.split()
-        cases.append((kind, int(rank), command))
-    return cases
-
-
-CASES = _cases()
+CASES = classifier_cases("hyperpod_operations.txt")
 
 
 def test_the_data_file_holds_both_kinds() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tools.visible import VisibleStream, hidden_count, visible
+from tools.visible import VisibleStream, visible
 
 HIDDEN = (
     "\u200b",  # zero-width space
@@ -30,14 +30,13 @@ HIDDEN = (
 def test_plain_text_is_unchanged() -> None:
     text = "kubectl get nodes -o wide\n\tcolumn\n中文也保持不变"
     assert visible(text) == text
-    assert hidden_count(text) == 0
 
 
 def test_hidden_characters_and_escapes_are_taken_out() -> None:
     assert visible("kube\u200ectl delete node x") == "kubectl delete node x"
     assert visible("sudo \u202ereboot\u202c") == "sudo reboot"
     assert visible("\x1b[8msudo reboot\x1b[0m") == "sudo reboot"
-    assert hidden_count("a\u200bb") == 1
+    assert visible("a\u200bb") == "ab"
 
 
 def test_line_breaks_become_newlines() -> None:

@@ -409,9 +409,8 @@ def judge_set_egress(
     else:
         verdict = EgressVerdict.OPEN
     narrowed = rules.without_anywhere()
-    still_blocked, still_uncertain, _ = (
-        _service_reach(narrowed, routing, services) if narrowed.leaves_set else ({"*": []}, {}, [])
-    )
+    # Without its rules to 0.0.0.0/0, would the set keep a way to every routable service?
+    open_without = narrowed.leaves_set and not any(_service_reach(narrowed, routing, services)[:2])
     lists = routing.ways.prefix_list_services
     return SetEgress(
         instance_groups=tuple(instance_groups),
@@ -424,7 +423,7 @@ def judge_set_egress(
         maybe_proxy=rules.maybe_proxy,
         unread_prefix_lists=tuple(sorted(pl for pl in rules.https_prefix_lists if pl not in lists)),
         has_anywhere=any(n.prefixlen == 0 for n in rules.https_networks),
-        open_without_anywhere=not still_blocked and not still_uncertain,
+        open_without_anywhere=open_without,
     )
 
 
