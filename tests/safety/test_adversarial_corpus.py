@@ -1,0 +1,39 @@
+"""The safety bar: every case of the adversarial corpus (data/adversarial.jsonl) through the
+real gate. A state-changing command must leave as a suggestion block with the warnings its
+resource calls for; a read-only answer must make no block. Cases marked ``known_gap`` fail
+today for a reason issue 22 names; they run as non-strict expected failures until fixed."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from .corpus import CLASSES, Case, judge_case, load_cases
+
+CASES = load_cases()
+
+
+def _param(case: Case) -> object:
+    gap = pytest.mark.xfail(reason="known gap (issue 22)", strict=False)
+    marks = [gap] if case.known_gap else []
+    return pytest.param(case, id=case.id, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_param(case) for case in CASES])
+def test_gate_holds(case: Case) -> None:
+    assert judge_case(case) == []
+
+
+def test_corpus_covers_every_class() -> None:
+    counts = Counter(case.cls for case in CASES)
+    assert len(CASES) >= 220
+    assert counts["benign"] >= 50
+    assert all(counts[cls] > 0 for cls in CLASSES), counts
+    assert len({case.id for case in CASES}) == len(CASES)
+
+
+def test_every_case_says_what_it_expects() -> None:
+    for case in CASES:
+        assert case.benign == (not case.blocks), case.id
+        assert all(block.contains for block in case.blocks), case.id
