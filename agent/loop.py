@@ -6,7 +6,9 @@ results returned as delimited tool output, until the model answers in text or th
 limit is reached. Every piece of model text passes the safety gate before the user sees it:
 a state-changing command that is not already a structured suggestion becomes one. After a
 proposal the model may not call more tools in that turn (tool_choice none): it answers and
-the turn ends, waiting for the user.
+the turn ends, waiting for the user. A proposal is a `suggest_command` call or a
+state-changing command the gate found in the model's text; the calls of the same response
+after it, other than further proposals, are answered "not run" instead of being run.
 
 When the user reports the change applied (`/done`, or plain words such as "done" while
 suggestions are pending), code re-runs triage and the answer opens with what cleared, what
@@ -23,7 +25,7 @@ from typing import Any
 from agent.providers.base import ModelRequest, Provider, ProviderError, Usage
 from agent.safety.model import Suggestion
 from agent.state import ConversationState
-from agent.toolset import Toolset
+from agent.toolset import ToolResult, Toolset
 from agent.toolset.results import Comparison, line
 from agent.transcript import code_span_safe, display_safe
 from agent.turn import ToolCallRecord, TurnResult, cited_sections, reports_done, tool_output
@@ -37,6 +39,12 @@ DEFAULT_TOOL_ROUNDS = 12
 DEFAULT_CONTEXT_CHARS = 600_000
 TRIMMED = "[trimmed to keep the conversation within the context window: call the tool again]"
 Emit = Callable[[str], None]
+_SUGGEST = "suggest_command"
+# What a tool call made after a proposal gets instead of its result.
+_NOT_RUN_AFTER_PROPOSAL = (
+    "not run: a change was proposed in this response. End the turn: answer the user and "
+    "wait for them to apply it or decline."
+)
 EventSink = Callable[[dict[str, Any]], None]
 
 
@@ -298,8 +306,8 @@ class Agent:
                 return text_suggestions
             rounds += 1
             result.tool_rounds = rounds
-            results_content = self._run_tools(response.tool_uses, result)
-            if self.state.turn_suggestions:
+            results_content = self._run_tools(response.tool_uses, result, text_suggestions)
+            if self._proposed(text_suggestions):
                 tool_choice = {"type": "none"}  # a proposal ends the turn: answer, then wait
             elif rounds >= self.max_tool_rounds:
                 tool_choice = {"type": "none"}
@@ -357,12 +365,30 @@ class Agent:
             render_suggestion(s, self.state.language).strip() for s in self.state.turn_suggestions
         )
 
-    def _run_tools(self, uses: list[dict[str, Any]], result: TurnResult) -> list[dict[str, Any]]:
+    def _proposed(self, text_suggestions: list[Suggestion]) -> bool:
+        """Whether a proposal stands in this turn: a suggest_command call, or a
+        state-changing command in the model's text, which the gate turned into a block the
+        user sees just the same."""
+        return bool(self.state.turn_suggestions) or any(s.mutating for s in text_suggestions)
+
+    def _run_tools(
+        self,
+        uses: list[dict[str, Any]],
+        result: TurnResult,
+        text_suggestions: list[Suggestion],
+    ) -> list[dict[str, Any]]:
+        """Run the tool calls of one response, in order. Once a proposal stands, the calls
+        after it are not run (other proposals are: they only add blocks): the user has a
+        change to consider, and the turn ends with the answer. Each call still gets its
+        result, as the Messages API wants one per tool use."""
         blocks: list[dict[str, Any]] = []
         for use in uses:
             name = str(use.get("name", ""))
             arguments = use.get("input")
-            outcome = self.toolset.call(name, arguments)
+            if name != _SUGGEST and self._proposed(text_suggestions):
+                outcome = ToolResult(name, {"error": _NOT_RUN_AFTER_PROPOSAL}, is_error=True)
+            else:
+                outcome = self.toolset.call(name, arguments)
             recorded_input = arguments if isinstance(arguments, dict) else {}
             result.tool_calls.append(
                 ToolCallRecord(name=name, input=recorded_input, is_error=outcome.is_error)

@@ -19,11 +19,14 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# The corpus reader, tests/safety/corpus.py (the tests directory is not a package).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from safety.corpus import CLASSES, Case, judge_case, load_cases
 
 from agent.safety.gate import guard_text
 from agent.safety.shell import judge
 from agent.safety.suggest import SuggestionContext
-from tests.safety.corpus import CLASSES, Case, judge_case, load_cases
 
 
 def held_by_class(cases: list[Case]) -> None:
