@@ -29,7 +29,13 @@ from agent.safety.model import (
 )
 from agent.safety.radius import _blast_radius
 from agent.safety.shell import judge
-from agent.safety.targets import _named_nodes, open_targets, targets_of, words_naming
+from agent.safety.targets import (
+    _named_nodes,
+    open_targets,
+    targets_acted_on,
+    targets_of,
+    words_naming,
+)
 from prompts import render
 from tools.command_safety import CommandClass
 from tools.remediation import replacement_first
@@ -146,7 +152,8 @@ def build_suggestion(
     facts = _line_facts(command) if judged.kind != "read_only" else _Facts()
     verdict = _verdict(judged, facts)
     kind = _kind(verdict, facts.kinds)
-    targets = targets_of(command, context.known_ids)
+    # The ids the change acts on: a read-only stage beside it names ids it only reads.
+    targets = targets_acted_on(command, context.known_ids)
     english, chinese = _DEFAULT_PURPOSE[kind]
     default = chinese if context.language == "zh" else english
     radius = _blast_radius(kind, verdict, targets, command)

@@ -1,5 +1,6 @@
-"""What a command names: its targets (`targets_of`), instance ids and the nodes it names,
-and whether those nodes can all be read off its text (`open_targets`).
+"""What a command names: its targets (`targets_of`), those of the stages that change
+something (`targets_acted_on`), instance ids and the nodes it names, and whether those
+nodes can all be read off its text (`open_targets`).
 
 Targets are resource ids (instances, node names, security groups, subnets...), cluster
 names after ``--cluster-name`` / ``--name``, the instance of an SSM ``--target``, and any
@@ -8,10 +9,12 @@ token that is an id seen in the cluster."""
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from agent.safety.vocabulary import ID_PATTERN
+from tools.command_safety import classify
 from tools.command_safety.shell import split_stages, tokenize
 
 if TYPE_CHECKING:
@@ -39,6 +42,23 @@ def targets_of(command: str, known_ids: Iterable[str] = ()) -> list[str]:
     if known:
         found.extend((m.start(), m.group()) for m in _TOKEN.finditer(command) if m.group() in known)
     return list(dict.fromkeys(value for _, value in sorted(found)))
+
+
+def targets_acted_on(command: str, known_ids: Iterable[str] = ()) -> list[str]:
+    """The targets of the stages of ``command`` that change something (`targets_of` of each
+    stage the classifier does not judge read-only). In ``ssh A sudo reboot && aws sagemaker
+    describe-cluster-node ... B`` only A is rebooted: B, only read, must not count as
+    rebooted once the user reports the change done, or its later replacement would lose
+    the replace-before-reboot flag. When no stage alone changes anything (the change is a
+    redirection, or the words do not split), every target counts: it errs towards naming
+    more, never fewer."""
+    words = tokenize(command)
+    stages = split_stages(words)[0] if words else []
+    acting = [stage for stage in stages if classify(shlex.join(stage)).kind != "read_only"]
+    if not acting or len(acting) == len(stages):
+        return targets_of(command, known_ids)
+    found = (t for stage in acting for t in targets_of(shlex.join(stage), known_ids))
+    return list(dict.fromkeys(found))
 
 
 def instance_ids(command: str) -> list[str]:
