@@ -175,6 +175,18 @@ def _aws_ssm_automation(args: Sequence[str]) -> CommandClass:
     return unknown(f"aws ssm start-automation-execution runs {shown}, whose steps are not read")
 
 
+def _aws_cloudformation(label: str, verb: str) -> CommandClass:
+    """Every CloudFormation change is a change of the infrastructure a stack holds: deploy
+    creates or updates a stack, execute-change-set applies one, rollback and
+    continue-update-rollback put resources back. Only ``package`` stays on this side: it
+    uploads local artifacts to S3 and prints a template."""
+    if verb == "package":
+        return mut(f"{label} uploads local artifacts to S3")
+    if verb.startswith("delete-") and "stack" in verb:
+        return mut(f"{label} deletes stacks and the resources they created", 2, config=True)
+    return mut(f"{label} changes the infrastructure a stack manages", config=True)
+
+
 def _aws(args: Sequence[str], depth: int) -> CommandClass:
     before = parse(args, _AWS_GLOBAL, stop=True)
     if before.error is not None:
@@ -196,6 +208,8 @@ def _aws(args: Sequence[str], depth: int) -> CommandClass:
         return mut(f"{label} writes the response into a local file")
     if verb.startswith(_AWS_READ_PREFIXES) or verb == "help" or (service, verb) == ("logs", "tail"):
         return ro(f"{label} is a read-only API")
+    if service == "cloudformation":
+        return _aws_cloudformation(label, verb)
     for prefix, rank, what in _AWS_STATE_PREFIXES:
         if verb.startswith(prefix):
             return mut(f"{label} {what}", rank)
