@@ -1,6 +1,8 @@
-"""The Markdown structure the safety layer needs: fences, inline code spans, segments.
+"""Cutting streamed Markdown into segments: fences and paragraphs, from whole lines.
 
-Only as much Markdown as finding commands requires. Fences follow CommonMark (three or more
+Only as much Markdown as cutting requires; what is inside a paragraph segment (code spans,
+indented code blocks, emphasis, soft line breaks) is read by the renderer's own parser
+(`agent.safety.rendered`). Fences follow CommonMark (three or more
 backticks or tildes; the closing fence uses the same character, at least as many, and
 nothing else). A fence may sit in a container: a block quote (``> ```bash``), a list item
 (``1. ```bash``) or indented under one; its body lines are read with the container's quote
@@ -14,7 +16,6 @@ segments, which is what lets streamed output equal the output of the whole text.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -105,41 +106,6 @@ def fence_for(text: str, least: int = 3) -> str:
     """A backtick fence longer than any backtick run in ``text`` (at least ``least``)."""
     longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
     return "`" * max(least, longest + 1)
-
-
-@dataclass(frozen=True)
-class CodeSpan:
-    """An inline code span: [start, end) with its backticks, and its content bounds."""
-
-    start: int
-    end: int
-    content_start: int
-    content_end: int
-
-
-def code_spans(text: str) -> list[CodeSpan]:
-    """Inline code spans: a run of N backticks closed by the next run of exactly N.
-
-    Runs are indexed by length so each opening finds its closing by bisection: linear-ish
-    even on text full of stray backticks (a regex with a lazy body would be quadratic).
-    """
-    runs = [(m.start(), m.end()) for m in _BACKTICK_RUN.finditer(text)]
-    by_length: dict[int, list[int]] = {}
-    for index, (start, end) in enumerate(runs):
-        by_length.setdefault(end - start, []).append(index)
-    spans: list[CodeSpan] = []
-    index = 0
-    while index < len(runs):
-        start, end = runs[index]
-        same = by_length[end - start]
-        position = bisect.bisect_right(same, index)
-        if position == len(same):
-            index += 1  # no closing run: the backticks are literal
-            continue
-        closing = same[position]
-        spans.append(CodeSpan(start, runs[closing][1], end, runs[closing][0]))
-        index = closing + 1
-    return spans
 
 
 def lines_of(text: str) -> list[str]:
