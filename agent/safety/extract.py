@@ -32,7 +32,7 @@ from agent.safety.fence import _fence_body, _fence_commands, nests_markdown
 from agent.safety.found import FoundCommand
 from agent.safety.inline import _text_commands
 from agent.safety.markdown import Segment, segments
-from agent.safety.rendered import Reading, read
+from agent.safety.rendered import read
 from agent.safety.shell import judge
 
 # `judge` is imported from here by callers outside the safety package.
@@ -54,15 +54,13 @@ def _markdown_commands(segment: Segment, depth: int) -> list[FoundCommand]:
     ]
 
 
-def segment_commands(
-    segment: Segment, depth: int = 0, reading: Reading | None = None
-) -> list[FoundCommand]:
+def segment_commands(segment: Segment, depth: int = 0) -> list[FoundCommand]:
     """The commands of one segment, with offsets in the whole text."""
     if segment.kind == "fence":
         if depth < _MARKDOWN_DEPTH and nests_markdown(segment):
             return _markdown_commands(segment, depth)
         return _fence_commands(segment)
-    reading = read(segment.text) if reading is None else reading
+    reading = read(segment.text)
     found = _text_commands(segment.text, segment.start, reading)
     for block in reading.blocks:  # an indented code block reads as an unlabelled fence
         for inner in segment_commands(block.synthetic, depth):

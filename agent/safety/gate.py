@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from agent.safety.extract import FoundCommand, segment_commands
 from agent.safety.fence import nests_markdown
+from agent.safety.inline import _text_commands
 from agent.safety.markdown import (
     FenceMark,
     Segment,
@@ -177,9 +178,12 @@ class _Guard:
         incoming = self._introduction
         edits: list[tuple[int, int, str]] = []  # [start, end) of the text, replaced
         blocks = {block.start: block for block in reading.blocks}
-        found = segment_commands(segment, reading=reading)
-        order = sorted([*((f.start - segment.start, f) for f in found if f.where != "fence")])
-        events: list[tuple[int, FoundCommand | None]] = [*order, *((b, None) for b in blocks)]
+        # Inline and prose commands get notes; a code block's are guarded with the block.
+        found = _text_commands(text, segment.start, reading)
+        events: list[tuple[int, FoundCommand | None]] = [
+            *((f.start - segment.start, f) for f in found),
+            *((start, None) for start in blocks),
+        ]
         for start, item in sorted(events, key=lambda event: event[0]):
             if item is None:
                 block = blocks[start]
