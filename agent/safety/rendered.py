@@ -41,6 +41,7 @@ from agent.safety.markdown import FenceMark, Segment, fence_for
 _Rule = Callable[[StateInline, bool], bool]
 _DELIMITERS = frozenset({"emphasis", "strikethrough"})
 _LABELLED = {"link": 1, "image": 2}  # characters before the label: "[" or "!["
+_ALIGN_AHEAD = 16  # characters searched for the next one of a line read differently
 
 
 @dataclass
@@ -129,26 +130,20 @@ class CodeBlock:
     """A code block of the segment, as a fence of its own.
 
     [start, end) are the block's lines in the segment (end past the last line's newline);
-    ``synthetic`` is the same code as a fenced segment (its own offsets, from 0);
-    ``places`` where each line of its body starts in the segment."""
+    ``synthetic`` is the same code as a fenced segment (its own offsets, from 0); for each
+    line of its body, ``begins`` is where its code starts in ``synthetic`` and ``places``
+    where it starts in the segment."""
 
     start: int
     end: int
     synthetic: Segment
+    begins: tuple[int, ...]
     places: tuple[int, ...]
 
     def place(self, offset: int) -> int:
         """An offset in ``synthetic.text`` as an offset in the segment."""
-        text = self.synthetic.text
-        line = text.count("\n", 0, offset) - 1  # line 0 is the opening fence
-        line = min(max(line, 0), len(self.places) - 1)
-        column = offset - (text.rfind("\n", 0, offset) + 1) - self.synthetic_prefix
-        return self.places[line] + max(column, 0)
-
-    @property
-    def synthetic_prefix(self) -> int:
-        mark = self.synthetic.mark
-        return mark.run_at if mark is not None else 0
+        line = max(bisect.bisect_right(self.begins, offset) - 1, 0)
+        return self.places[line] + max(offset - self.begins[line], 0)
 
 
 @dataclass(frozen=True)
@@ -191,8 +186,8 @@ class _Lines:
         if found >= 0:
             return found
         columns, at = [], max(cursor, 0)
-        for char in content:
-            hit = source.find(char, at)
+        for char in content:  # a few characters dropped or changed: look only a little ahead
+            hit = source.find(char, at, at + _ALIGN_AHEAD)
             at = hit if hit >= 0 else min(at, len(source))
             columns.append(at)
             at = min(at + 1, len(source))
@@ -245,14 +240,20 @@ def _code_block(lines: _Lines, token: Any, quotes: int) -> CodeBlock | None:
     container = "> " * quotes
     run = fence_for(content)
     info = token.info.strip() if token.type == "fence" else ""
-    body = "".join(container + part + "\n" for part in parts)
-    text = container + run + info + "\n" + body + container + run + "\n"
     words = info.split()
     language = words[0].lower().strip("{}.") if words else ""
     mark = FenceMark("`", len(run), language, quotes, 0, len(container))
+    pieces, begins = [container + run + info + "\n"], []
+    at = len(pieces[0])
+    for part in parts:
+        begins.append(at + len(container))
+        pieces.append(container + part + "\n")
+        at += len(pieces[-1])
+    pieces.append(container + run + "\n")
+    synthetic = Segment("fence", "".join(pieces), 0, mark)
     places = tuple(placed.start_of(index) for index in range(len(parts)))
     end = lines.starts[last] if last < len(lines.starts) else len(lines.text)
-    return CodeBlock(lines.starts[first], end, Segment("fence", text, 0, mark), places)
+    return CodeBlock(lines.starts[first], end, synthetic, tuple(begins), places)
 
 
 def read(text: str) -> Reading:
@@ -286,8 +287,8 @@ def read(text: str) -> Reading:
             noted = noted_all[next_noted][1]
             next_noted += 1
             placed = _Placed(lines, token.content, token.map[0], cursor)
-            if cursor >= 0:
-                cursor = placed(len(token.content))
+            if cursor >= 0:  # the next cell is after this one
+                cursor = placed(len(token.content)) - lines.starts[token.map[0]]
             _add(reading, placed, noted, token.content)
     return reading
 
@@ -300,7 +301,7 @@ def _add(reading: Reading, placed: _Placed, noted: _Inline, content: str) -> Non
             reading.markup.append((placed(start), placed(end - 1) + 1))
     text = placed.lines.text
     for offset, backslash in noted.breaks:
-        index = content.count("\n", 0, offset + (2 if backslash else 1))  # the next line
+        index = bisect.bisect_right(placed.begins, offset + (1 if backslash else 0))  # next line
         if index == 0 or index >= len(placed.parts):
             continue
         start = placed(offset) if backslash else placed.end_of(index - 1)

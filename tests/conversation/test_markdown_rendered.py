@@ -141,3 +141,10 @@ def test_an_indented_block_maps_its_commands_back_to_its_lines() -> None:
         ("kubectl get nodes", "fence", "kubectl get nodes"),
         ("sudo reboot", "fence", "sudo reboot"),
     ]
+
+
+def test_table_cells_are_found_in_their_row_in_order() -> None:
+    text = "| `x` | `x` |\n|---|---|\n| a \\| `ls` | `ls` |\n"
+    spans = read(text).spans
+    assert [text[s.start : s.end] for s in spans] == ["`x`", "`x`", "`ls`", "`ls`"]
+    assert len({s.start for s in spans}) == 4  # each in its own cell, not the first found
