@@ -60,7 +60,7 @@ def segment_commands(segment: Segment, depth: int = 0) -> list[FoundCommand]:
         if depth < _MARKDOWN_DEPTH and nests_markdown(segment):
             return _markdown_commands(segment, depth)
         return _fence_commands(segment)
-    reading = read(segment.text)
+    reading = read(segment.text, segment.context)
     found = _text_commands(segment.text, segment.start, reading)
     for block in reading.blocks:  # an indented code block reads as an unlabelled fence
         for inner in segment_commands(block.synthetic, depth):

@@ -174,7 +174,7 @@ class _Guard:
         """The segment with notes after its inline and prose commands, and its code blocks
         guarded as fences, in place; and whether it starts and ends with a replaced block."""
         text = segment.text
-        reading = read(text)
+        reading = read(text, segment.context)
         incoming = self._introduction
         edits: list[tuple[int, int, str]] = []  # [start, end) of the text, replaced
         blocks = {block.start: block for block in reading.blocks}

@@ -26,6 +26,8 @@ _FENCE_OPEN = re.compile(r"([ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?)(`{3,}|~{3,})
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t\r]*\n?")
 _BACKTICK_RUN = re.compile(r"`+")
 _LONE_CR = re.compile(r"\r(?!\n)")
+# A list item's marker, with the indentation before it and the blanks after it.
+_LIST_ITEM = re.compile(r" {0,40}(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=\r?\n|$))")
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,9 @@ class Segment:
     text: str
     start: int
     mark: FenceMark | None = None
+    # The list item a text segment continues, as its marker alone ("  - x"): a paragraph
+    # indented under an item after a blank line is the item's, not a code block.
+    context: str = ""
 
 
 class Segmenter:
@@ -145,6 +150,10 @@ class Segmenter:
         self._lines: list[str] = []  # complete lines of the current segment
         self._mark: FenceMark | None = None  # set while inside a fence
         self._offset = 0  # offset of the current segment's first character
+        self._item = ""  # the marker of the list item open at this line ("" if none)
+        self._item_indent = 0  # the column its content starts at
+        self._blank = False  # the last line was blank
+        self._context = ""  # the item open when the current segment started
 
     def feed(self, chunk: str) -> list[Segment]:
         if "\n" not in chunk and "\r" not in chunk:
@@ -174,12 +183,33 @@ class Segmenter:
             out.append(self._emit())
         return out
 
+    def _track_item(self, line: str) -> None:
+        """Follow the list item a line belongs to (outside fences): an item starts at its
+        marker and ends at a line after a blank that is indented less than its content."""
+        if not self._lines:
+            self._context = self._item
+        if not line.strip():
+            self._blank = True
+            return
+        item = _LIST_ITEM.match(line)
+        if item is not None:
+            self._item = item.group().rstrip(" \t") + " x"
+            self._item_indent = len(item.group().expandtabs(4))
+            if not self._lines:
+                self._context = ""  # the item is in the segment itself
+        elif self._blank and len(line) - len(line.lstrip(" ")) < self._item_indent:
+            self._item = ""
+            if not self._lines:
+                self._context = ""
+        self._blank = False
+
     def _line(self, line: str) -> list[Segment]:
         if self._mark is not None:
             if not self._mark.holds(line):  # its block quote ended, and the fence with it
                 return [self._emit(), *self._line(line)]
             self._lines.append(line)
             return [self._emit()] if fence_closes(line, self._mark) else []
+        self._track_item(line)
         mark = fence_open(line)
         if mark is not None:
             out = [self._emit()] if self._lines else []
@@ -192,7 +222,8 @@ class Segmenter:
     def _emit(self) -> Segment:
         text = "".join(self._lines)
         kind: Literal["text", "fence"] = "fence" if self._mark is not None else "text"
-        segment = Segment(kind, text, self._offset, self._mark)
+        context = self._context if kind == "text" else ""
+        segment = Segment(kind, text, self._offset, self._mark, context)
         self._offset += len(text)
         self._lines = []
         self._mark = None

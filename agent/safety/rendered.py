@@ -256,8 +256,31 @@ def _code_block(lines: _Lines, token: Any, quotes: int) -> CodeBlock | None:
     return CodeBlock(lines.starts[first], end, synthetic, tuple(begins), places)
 
 
-def read(text: str) -> Reading:
-    """The segment as it renders: see the module docstring."""
+def read(text: str, context: str = "") -> Reading:
+    """The segment as it renders: see the module docstring. ``context`` is the marker of
+    the list item the segment continues (`Segment.context`): the segment is parsed after
+    it, as it renders inside the item, and nothing of the context is reported."""
+    if context:
+        prefix = context + "\n\n"
+        return _shifted(_read(prefix + text, 2), len(prefix))
+    return _read(text, 0)
+
+
+def _shifted(reading: Reading, by: int) -> Reading:
+    blocks = [
+        CodeBlock(b.start - by, b.end - by, b.synthetic, b.begins, tuple(p - by for p in b.places))
+        for b in reading.blocks
+    ]
+    return Reading(
+        blocks,
+        [CodeSpan(s.start - by, s.end - by, s.content) for s in reading.spans],
+        [(a - by, b - by) for a, b in reading.markup],
+        [(a - by, b - by, backslash) for a, b, backslash in reading.joins],
+    )
+
+
+def _read(text: str, skip: int) -> Reading:
+    """The reading of ``text``, leaving out its first ``skip`` lines (a context)."""
     lines = _Lines(text)
     env: dict[Any, Any] = {}
     tokens = _PARSER.parse(text, env)
@@ -275,7 +298,7 @@ def read(text: str) -> Reading:
             cursor = 0
         elif token.type == "tr_close":
             cursor = -1
-        elif token.type in ("code_block", "fence") and token.map:
+        elif token.type in ("code_block", "fence") and token.map and token.map[0] >= skip:
             block = _code_block(lines, token, quotes)
             if block is not None:
                 reading.blocks.append(block)
@@ -286,6 +309,8 @@ def read(text: str) -> Reading:
                 continue
             noted = noted_all[next_noted][1]
             next_noted += 1
+            if token.map[0] < skip:
+                continue
             placed = _Placed(lines, token.content, token.map[0], cursor)
             if cursor >= 0:  # the next cell is after this one
                 cursor = placed(len(token.content)) - lines.starts[token.map[0]]

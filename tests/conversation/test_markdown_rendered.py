@@ -148,3 +148,21 @@ def test_table_cells_are_found_in_their_row_in_order() -> None:
     spans = read(text).spans
     assert [text[s.start : s.end] for s in spans] == ["`x`", "`x`", "`ls`", "`ls`"]
     assert len({s.start for s in spans}) == 4  # each in its own cell, not the first found
+
+
+def test_a_paragraph_indented_under_a_list_item_stays_a_paragraph() -> None:
+    """Four spaces after a blank line continue a list item's text (as rich renders it):
+    the sentence keeps its place and gets the note; it is not read as a code block."""
+    text = (
+        "- Step one:\n\n    Restart it with sudo systemctl restart slurmd if it hangs.\n\n"
+        "- Step two\n\nNot in the list:\n\n    sudo reboot\n"
+    )
+    guarded = guard_text(text, CONTEXT)
+    assert [s.command for s in guarded.suggestions] == [
+        "sudo systemctl restart slurmd",
+        "sudo reboot",
+    ]
+    assert f"sudo systemctl restart slurmd{NOTE} if it hangs." in guarded.text
+    assert "    sudo reboot" not in guarded.text  # the code block, replaced in place
+    for size in (1, 5, 64):
+        assert _streamed(text, size) == guarded.text
