@@ -17,6 +17,9 @@ segment's text:
 * **joins** — where a paragraph's lines are joined on screen (a soft line break, or a
   backslash hard break): a paragraph renders as one line, and is read as one.
 
+A segment that continues a list item (`Segment.context`) is parsed after the item's marker,
+so text indented under the item reads as the item's paragraph, as it renders.
+
 markdown-it-py gives block tokens their line range (``Token.map``) but inline tokens no
 column. The inline rules are wrapped to note ``state.pos`` before and after each one that
 makes tokens (positions in the inline content), and a post-processing rule collects them
