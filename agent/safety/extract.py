@@ -8,15 +8,22 @@ Three places hold commands, each read by its own module:
   command; comment and output lines and fences in other languages are read like prose. A
   fence of Markdown source (``markdown``, ``md``) is read as Markdown, here, nested up to
   `_MARKDOWN_DEPTH` deep.
+* **code block** — an indented code block (or a fence found inside a paragraph segment),
+  as markdown-it-py reads it (`agent.safety.rendered`): read as an unlabelled fence of its
+  own, its offsets mapped back.
 * **inline** — a code span, or an HTML ``<code>``-like element (`agent.safety.inline`).
 * **prose** — a command written without backticks (`agent.safety.prose`), also inside
-  emphasis, links and HTML tags, whose markup is looked through (`agent.safety.inline`).
+  emphasis, links and HTML tags, whose markup is looked through, and across the soft line
+  breaks of a paragraph (`agent.safety.inline`).
+
+Paragraph segments are read with the parser the terminal renders them with
+(`agent.safety.rendered`); the streaming `Segmenter` only cuts the text into segments.
 
 The words they rely on — known tools, subcommands, connectives, resource ids, the shape of
 a command line of a tool the classifier does not know — are in `agent.safety.vocabulary`;
 shell comments and the remembered verdict `judge` in `agent.safety.shell`.
 
-Every pattern is a flat character class or a literal; scanning is linear in the text.
+Every pattern is a flat character class or a literal; parsing and scanning are linear.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from agent.safety.fence import _fence_body, _fence_commands, nests_markdown
 from agent.safety.found import FoundCommand
 from agent.safety.inline import _text_commands
 from agent.safety.markdown import Segment, segments
+from agent.safety.rendered import read
 from agent.safety.shell import judge
 
 # `judge` is imported from here by callers outside the safety package.
@@ -52,7 +60,14 @@ def segment_commands(segment: Segment, depth: int = 0) -> list[FoundCommand]:
         if depth < _MARKDOWN_DEPTH and nests_markdown(segment):
             return _markdown_commands(segment, depth)
         return _fence_commands(segment)
-    return _text_commands(segment.text, segment.start)
+    reading = read(segment.text, segment.context)
+    found = _text_commands(segment.text, segment.start, reading)
+    for block in reading.blocks:  # an indented code block reads as an unlabelled fence
+        for inner in segment_commands(block.synthetic, depth):
+            start = segment.start + block.place(inner.start)
+            end = segment.start + block.place(inner.end)
+            found.append(FoundCommand(inner.command, start, end, inner.where))
+    return sorted(found, key=lambda f: f.start) if reading.blocks else found
 
 
 def find_commands(text: str, depth: int = 0) -> list[FoundCommand]:

@@ -9,7 +9,9 @@ becomes a `Suggestion` (``source="text"``):
   block quote or list item); a comment right above the command becomes the block's
   purpose. A fence of Markdown source (``markdown``, ``md``) is never split: its body is
   guarded as Markdown, in place, and the fence stays whole around it (made longer when a
-  block inside needs it);
+  block inside needs it). An indented code block is guarded the same way: its lines are
+  read as an unlabelled fence's, and when a command in it needs a block, the code block is
+  replaced in place by that fence's guarded form (its other lines fenced);
 * inline or in prose, the command stays where it is, a short note follows it ("see the
   suggested command below") and its block is added at the end of the text.
 
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 
 from agent.safety.extract import FoundCommand, segment_commands
 from agent.safety.fence import nests_markdown
+from agent.safety.inline import _text_commands
 from agent.safety.markdown import (
     FenceMark,
     Segment,
@@ -40,6 +43,7 @@ from agent.safety.markdown import (
     segments,
 )
 from agent.safety.model import Suggestion
+from agent.safety.rendered import read
 from agent.safety.shell import judge
 from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
 from tools.command_safety.args import word_set
@@ -150,45 +154,58 @@ class _Guard:
     # --- segments -----------------------------------------------------------------------
 
     def segment(self, segment: Segment) -> str:
-        out = self._fence(segment) if segment.kind == "fence" else self._text(segment)
-        # A block replacing a fence must stand apart from the text around it, or Markdown
+        if segment.kind == "fence":
+            out = self._fence(segment)
+            opens = closes = out != segment.text
+        else:
+            out, opens, closes = self._text(segment)
+        # A block replacing code must stand apart from the text around it, or Markdown
         # would run the paragraph before (or after) into its heading.
-        replaced = segment.kind == "fence" and out != segment.text
-        if replaced and self._tail and not self._tail.endswith("\n\n"):
+        if opens and self._tail and not self._tail.endswith("\n\n"):
             out = ("\n" if self._tail.endswith("\n") else "\n\n") + out
         elif self._separate and out and not out.startswith("\n"):
             out = "\n" + out
-        self._separate = replaced
+        self._separate = closes
         if out:
             self._tail = (self._tail + out)[-2:]
         return out
 
-    def _text(self, segment: Segment) -> str:
+    def _text(self, segment: Segment) -> tuple[str, bool, bool]:
+        """The segment with notes after its inline and prose commands, and its code blocks
+        guarded as fences, in place; and whether it starts and ends with a replaced block."""
         text = segment.text
-        notes: list[int] = []
-        for found in segment_commands(segment):
-            if not self._needs_block(found.command):
+        reading = read(text, segment.context)
+        incoming = self._introduction
+        edits: list[tuple[int, int, str]] = []  # [start, end) of the text, replaced
+        blocks = {block.start: block for block in reading.blocks}
+        # Inline and prose commands get notes; a code block's are guarded with the block.
+        found = _text_commands(text, segment.start, reading)
+        events: list[tuple[int, FoundCommand | None]] = [
+            *((f.start - segment.start, f) for f in found),
+            *((start, None) for start in blocks),
+        ]
+        for start, item in sorted(events, key=lambda event: event[0]):
+            if item is None:
+                block = blocks[start]
+                before = text[max(0, start - _LOOK_BACK) : start]
+                default = "" if before.strip() else incoming
+                self._introduction = purpose_before(before) or default
+                guarded = self._fence(block.synthetic)
+                if guarded != block.synthetic.text:
+                    edits.append((block.start, block.end, guarded))
                 continue
-            start, end = found.start - segment.start, found.end - segment.start
+            if not self._needs_block(item.command):
+                continue
+            end = item.end - segment.start
             # The purpose is near the command: a bounded look back keeps long text linear.
             purpose = purpose_before(text[max(0, start - _LOOK_BACK) : start])
-            suggestion = self._suggest(found.command, purpose or self._introduction)
-            key = normalize(found.command)
+            suggestion = self._suggest(item.command, purpose or incoming)
+            key = normalize(item.command)
             if key not in self._pending:
                 self._pending[key] = self._block(suggestion)
-            notes.append(end)
-        if segment.text.strip():
-            self._introduction = purpose_before(text[-_LOOK_BACK:])
-        if not notes:
-            return text
-        note = _NOTE[self.context.language]
-        pieces: list[str] = []
-        previous = 0
-        for end in sorted(set(notes)):
-            pieces.extend((text[previous:end], note))
-            previous = end
-        pieces.append(text[previous:])
-        return "".join(pieces)
+            edits.append((end, end, _NOTE[self.context.language]))
+        self._introduction = purpose_before(text[-_LOOK_BACK:]) if text.strip() else incoming
+        return _apply(text, edits)
 
     def _fence(self, segment: Segment) -> str:
         chosen = [f for f in segment_commands(segment) if self._needs_block(f.command)]
@@ -271,6 +288,33 @@ class _Guard:
             return blocks
         lead = "" if self._tail.endswith("\n\n") else "\n" if self._tail.endswith("\n") else "\n\n"
         return lead + blocks
+
+
+def _apply(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, bool, bool]:
+    """``text`` with its edits made: a note after a command, a code block replaced by its
+    guarded form (apart from the text around it by a blank line). Returns the text, and
+    whether it starts and ends with a replaced block."""
+    pieces: list[str] = []
+    previous = 0
+    opens = closes = False
+    for start, end, new in sorted(set(edits), key=lambda edit: (edit[0], edit[1])):
+        if start < previous:
+            continue  # one note for a place
+        pieces.append(text[previous:start])
+        if end > start:  # a code block
+            written = "".join(pieces)
+            if not written.strip():
+                opens = True
+            elif not written.endswith("\n\n"):
+                pieces.append("\n" if written.endswith("\n") else "\n\n")
+            rest = text[end:]
+            closes = not rest
+            pieces.append(new if not rest or rest.startswith("\n") else new + "\n")
+        else:
+            pieces.append(new)
+        previous = end
+    pieces.append(text[previous:])
+    return "".join(pieces), opens, closes
 
 
 def _line_starts(text: str) -> list[int]:

@@ -1,15 +1,19 @@
-"""Commands of a paragraph outside fences: inline code, HTML code elements, and its prose
-read through its markup (`_text_commands`).
+"""Commands of a segment outside fences: inline code, HTML code elements, and its prose
+read through its markup (`_text_commands`), from the segment as it renders
+(`agent.safety.rendered`).
 
 * **inline** — a code span whose first word is a known tool (``sudo`` and ``$ `` allowed),
   or whose text holds a prose command or is shaped like a command line
   (`command_candidate`). A span of one bare word (`` `reboot` ``) is a command only after a
-  run verb ("run", "execute", 执行...): otherwise it names a thing.
-* **wrappers** — emphasis (``**``, ``_``, ``~~``), links (``[text](url)``) and HTML tags
-  are looked inside: their markup is blanked for the prose scan (`agent.safety.prose`), and
-  ``<code>``, ``<pre>``, ``<kbd>``, ``<samp>``, ``<tt>`` elements are read like inline code
-  (tags stripped, entities decoded). A table row's cell separators end a command; a prose
-  line ending in ``\\`` continues on the next.
+  run verb ("run", "execute", 执行...): otherwise it names a thing. Code spans with only
+  blanks between them are read as the reader reads them, joined (`_span_commands`), and a
+  backtick inside a span reads as the border of two.
+* **wrappers** — what renders as emphasis, strikethrough or a link is looked inside: its
+  markup is blanked for the prose scan (`agent.safety.prose`), as are HTML tags; ``<code>``,
+  ``<pre>``, ``<kbd>``, ``<samp>``, ``<tt>`` elements are read like inline code (tags
+  stripped, entities decoded). A table row's cell separators end a command.
+* **lines** — a paragraph's lines are read as one, as they render: a soft line break is a
+  space (a line ending in ``\\`` continues too, kept in the command as a shell would).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from agent.safety.found import FoundCommand
-from agent.safety.markdown import CodeSpan, _lines, code_spans, lines_of
+from agent.safety.markdown import _lines, lines_of
 from agent.safety.prose import (
     _LOOK_BACK,
     _MASK,
@@ -29,6 +33,7 @@ from agent.safety.prose import (
     hidden_command,
     prose_commands,
 )
+from agent.safety.rendered import CodeSpan, Reading
 from agent.safety.shell import judge
 from agent.safety.vocabulary import _first_tool, command_candidate, is_tool
 from tools.command_safety.args import word_set
@@ -67,19 +72,24 @@ def _inline_command(text: str, span_start: int, content: str, *, block: bool = F
     return None
 
 
-# An HTML tag; `_CODE_ELEMENTS` show their content as code, the others are markup.
+# An HTML tag; `_CODE_ELEMENTS` show their content as code, the others are markup. Markdown
+# leaves raw HTML to the renderer (markdown-it-py marks where it is, not what is in it), so
+# the elements are paired here.
 _HTML_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,20})(?:[ \t\n][^<>]{0,300})?/?>")
 _CODE_ELEMENTS = word_set("code pre kbd samp tt")
 _BLOCK_ELEMENTS = word_set("pre")
-_LINK = re.compile(r"!?\[[^\[\]\n]{1,300}\](?:\([^()\s]{0,500}\)|\[[^\[\]\n]{0,100}\])")
-_DELIMITERS = re.compile(r"\*+|_+|~+")
 _TABLE_ROW = re.compile(r"[ \t]*(?:>[ \t]*)*\|")
-_OPENS_AFTER = frozenset(" \t\n([{\"'“‘«\x00")
+_BACKTICKS = re.compile(r"`+")
 
 
 @dataclass(frozen=True)
 class _Element:
-    span: CodeSpan
+    """An HTML code element: [start, end) with its tags, its content bounds, pre or not."""
+
+    start: int
+    end: int
+    content_start: int
+    content_end: int
     block: bool
 
 
@@ -103,8 +113,8 @@ def _html_elements(text: str) -> tuple[list[_Element], list[tuple[int, int]]]:
             position = bisect.bisect_right(ends, index)
             if position < len(ends):
                 close = tags[ends[position]]
-                span = CodeSpan(tag.start(), close.end(), tag.end(), close.start())
-                elements.append(_Element(span, name in _BLOCK_ELEMENTS))
+                block = name in _BLOCK_ELEMENTS
+                elements.append(_Element(tag.start(), close.end(), tag.end(), close.start(), block))
                 index = ends[position] + 1
                 continue
         others.append((tag.start(), tag.end()))
@@ -112,40 +122,19 @@ def _html_elements(text: str) -> tuple[list[_Element], list[tuple[int, int]]]:
     return elements, others
 
 
-def _element_text(text: str, span: CodeSpan) -> str:
+def _element_text(text: str, element: _Element) -> str:
     """The content of an HTML element as shown: inner tags dropped, entities decoded."""
-    return html.unescape(_HTML_TAG.sub("", text[span.content_start : span.content_end]))
+    return html.unescape(_HTML_TAG.sub("", text[element.content_start : element.content_end]))
 
 
-def _emphasis(text: str) -> list[tuple[int, int]]:
-    """The emphasis and strikethrough delimiters of ``text`` (``*``, ``_``, ``~`` runs) that
-    pair up as Markdown would show them: an opener (after a blank or punctuation, before a
-    word) with the next closer of the same run (after a word, before a blank or
-    punctuation). Runs inside words (``FI_EFA``, ``~/.ssh``, ``[*]``) pair with nothing."""
-    pairs: list[tuple[int, int]] = []
-    open_runs: dict[str, list[tuple[int, int]]] = {}
-    for match in _DELIMITERS.finditer(text):
-        run, start, end = match.group(), match.start(), match.end()
-        before = text[start - 1] if start > 0 else " "
-        after = text[end] if end < len(text) else " "
-        key = run[0] + str(len(run))
-        stack = open_runs.setdefault(key, [])
-        closes = not before.isspace() and not after.isalnum() and after not in "]}"
-        if closes and stack:
-            pairs.append(stack.pop())
-            pairs.append((start, end))
-        elif not after.isspace() and before in _OPENS_AFTER:
-            stack.append((start, end))
-    return pairs
-
-
-def _prose_view(text: str, masked: list[str]) -> tuple[str, str]:
+def _prose_view(text: str, masked: list[str], reading: Reading) -> tuple[str, str]:
     """(what the prose scan reads, what commands are taken from) for a paragraph.
 
-    The scan reads ``masked`` (inline code masked) with the markup blanked: HTML tags,
-    link brackets and targets, paired emphasis; a ``\\`` ending a line joins it to the
-    next; a table row's cell separators end commands. The source is ``text`` with the
-    markup marked `_WRAPPED`. Both keep every offset."""
+    The scan reads ``masked`` (code masked) with the markup blanked: HTML tags, and what
+    the parser rendered as style or link syntax; the lines of a paragraph joined as they
+    render (a soft break, a ``\\`` hard break); a table row's cell separators end
+    commands. The source is ``text`` with the markup marked `_WRAPPED` and a soft break
+    read as a space. Both keep every offset."""
     view = masked
     source = list(text)
     plain = "".join(masked)
@@ -157,15 +146,13 @@ def _prose_view(text: str, masked: list[str]) -> tuple[str, str]:
 
     for start, end in _html_elements(plain)[1]:
         blank(start, end)
-    for link in _LINK.finditer(plain):
-        label_end = plain.index("]", link.start())
-        blank(link.start(), plain.index("[", link.start()) + 1)
-        blank(label_end, link.end())
-    for start, end in _emphasis(plain):
+    for start, end in reading.markup:
         blank(start, end)
-    for match in re.finditer(r"\\\r?\n", plain):  # a prose line continued on the next
-        for i in range(match.start(), match.end()):
+    for start, end, backslash in reading.joins:
+        for i in range(start, end):
             view[i] = " "
+            if not backslash:  # "a\n> b" reads "a b"; a "\\" stays, as a shell continuation
+                source[i] = " " if i == start else _WRAPPED
     offset = 0
     for line in lines_of(plain):
         row = _TABLE_ROW.match(line)
@@ -177,30 +164,83 @@ def _prose_view(text: str, masked: list[str]) -> tuple[str, str]:
     return "".join(view), "".join(source)
 
 
-def _text_commands(text: str, base: int) -> list[FoundCommand]:
-    """Inline and prose commands of a paragraph (a segment outside any fence)."""
+def _span_command(text: str, start: int, content: str) -> str | None:
+    """The command of code as rendered. A backtick inside a span (```kubectl``delete```)
+    reads as the border of two spans: that reading counts when it changes something the
+    literal one does not."""
+    command = _inline_command(text, start, content)
+    if "`" not in content:
+        return command
+    split = _inline_command(text, start, _BACKTICKS.sub(" ", content))
+    if split is None or judge(split).kind == "read_only":
+        return command
+    return split if command is None or judge(command).kind == "read_only" else command
+
+
+def _code_runs(spans: list[CodeSpan], joined: list[str]) -> list[list[CodeSpan]]:
+    """Code spans grouped as a reader reads them: spans with nothing but blanks (a line
+    break, a quote marker) between them form one run."""
+    runs: list[list[CodeSpan]] = []
+    for span in spans:
+        if runs and not "".join(joined[runs[-1][-1].end : span.start]).strip():
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    return runs
+
+
+def _span_commands(text: str, base: int, run: list[CodeSpan]) -> list[FoundCommand]:
+    """The commands of a run of adjacent code spans.
+
+    The run is read whole (```aws sagemaker` `delete-cluster …``` is one command); when that
+    reading is a read-only command, a span that is a state-changing command by itself is
+    reported too, and when the whole is no command, each span is read on its own."""
+    if len(run) == 1:
+        command = _span_command(text, run[0].start, run[0].content)
+        return [] if command is None else [_inline(command, base, run[0].start, run[0].end)]
+    whole = _span_command(text, run[0].start, " ".join(span.content for span in run))
+    found = [] if whole is None else [_inline(whole, base, run[0].start, run[-1].end)]
+    if whole is not None and judge(whole).kind != "read_only":
+        return found
+    for span in run:
+        own = _span_command(text, span.start, span.content)
+        if own is not None and (whole is None or judge(own).kind == "mutating"):
+            found.append(_inline(own, base, span.start, span.end))
+    return found
+
+
+def _inline(command: str, base: int, start: int, end: int) -> FoundCommand:
+    return FoundCommand(command, base + start, base + end, "inline")
+
+
+def _text_commands(text: str, base: int, reading: Reading) -> list[FoundCommand]:
+    """Inline and prose commands of a segment outside fences; its code blocks (read as
+    fences, see `agent.safety.extract`) are left out."""
     found: list[FoundCommand] = []
     masked = list(text)
 
-    def mask(span: CodeSpan) -> None:
-        for i in range(span.start, span.end):
+    def mask(start: int, end: int, by: str = _MASK) -> None:
+        for i in range(start, end):
             if masked[i] != "\n":
-                masked[i] = _MASK
+                masked[i] = by
 
-    for span in code_spans(text):
-        content = text[span.content_start : span.content_end]
-        command = _inline_command(text, span.start, content)
-        if command is not None:
-            found.append(FoundCommand(command, base + span.start, base + span.end, "inline"))
-        mask(span)
+    for block in reading.blocks:
+        mask(block.start, block.end, " ")
+    joined = list(masked)
+    for start, end, _ in reading.joins:
+        for i in range(start, end):
+            joined[i] = " "
+    for run in _code_runs(reading.spans, joined):
+        found.extend(_span_commands(text, base, run))
+        for span in run:
+            mask(span.start, span.end)
     for element in _html_elements("".join(masked))[0]:
-        span = element.span
-        for line in _element_text(text, span).split("\n"):
-            command = _inline_command(text, span.start, line, block=element.block)
+        for line in _element_text(text, element).split("\n"):
+            command = _inline_command(text, element.start, line, block=element.block)
             if command is not None:
-                found.append(FoundCommand(command, base + span.start, base + span.end, "inline"))
-        mask(span)
-    view, source = _prose_view(text, masked)
+                found.append(_inline(command, base, element.start, element.end))
+        mask(element.start, element.end)
+    view, source = _prose_view(text, masked, reading)
     for offset, line in _lines(view):
         written = source[offset : offset + len(line)]
         found.extend(prose_commands(line, base + offset, source=written))

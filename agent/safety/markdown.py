@@ -1,6 +1,8 @@
-"""The Markdown structure the safety layer needs: fences, inline code spans, segments.
+"""Cutting streamed Markdown into segments: fences and paragraphs, from whole lines.
 
-Only as much Markdown as finding commands requires. Fences follow CommonMark (three or more
+Only as much Markdown as cutting requires; what is inside a paragraph segment (code spans,
+indented code blocks, emphasis, soft line breaks) is read by the renderer's own parser
+(`agent.safety.rendered`). Fences follow CommonMark (three or more
 backticks or tildes; the closing fence uses the same character, at least as many, and
 nothing else). A fence may sit in a container: a block quote (``> ```bash``), a list item
 (``1. ```bash``) or indented under one; its body lines are read with the container's quote
@@ -14,7 +16,6 @@ segments, which is what lets streamed output equal the output of the whole text.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ _FENCE_OPEN = re.compile(r"([ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?)(`{3,}|~{3,})
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t\r]*\n?")
 _BACKTICK_RUN = re.compile(r"`+")
 _LONE_CR = re.compile(r"\r(?!\n)")
+# A list item's marker, with the indentation before it and the blanks after it.
+_LIST_ITEM = re.compile(r" {0,40}(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=\r?\n|$))")
 
 
 @dataclass(frozen=True)
@@ -107,41 +110,6 @@ def fence_for(text: str, least: int = 3) -> str:
     return "`" * max(least, longest + 1)
 
 
-@dataclass(frozen=True)
-class CodeSpan:
-    """An inline code span: [start, end) with its backticks, and its content bounds."""
-
-    start: int
-    end: int
-    content_start: int
-    content_end: int
-
-
-def code_spans(text: str) -> list[CodeSpan]:
-    """Inline code spans: a run of N backticks closed by the next run of exactly N.
-
-    Runs are indexed by length so each opening finds its closing by bisection: linear-ish
-    even on text full of stray backticks (a regex with a lazy body would be quadratic).
-    """
-    runs = [(m.start(), m.end()) for m in _BACKTICK_RUN.finditer(text)]
-    by_length: dict[int, list[int]] = {}
-    for index, (start, end) in enumerate(runs):
-        by_length.setdefault(end - start, []).append(index)
-    spans: list[CodeSpan] = []
-    index = 0
-    while index < len(runs):
-        start, end = runs[index]
-        same = by_length[end - start]
-        position = bisect.bisect_right(same, index)
-        if position == len(same):
-            index += 1  # no closing run: the backticks are literal
-            continue
-        closing = same[position]
-        spans.append(CodeSpan(start, runs[closing][1], end, runs[closing][0]))
-        index = closing + 1
-    return spans
-
-
 def lines_of(text: str) -> list[str]:
     """The lines of ``text`` with their newlines; only "\\n" ends a line, as in a segment
     (the `Segmenter` has turned lone "\\r" into "\\n"; ``str.splitlines`` would also split
@@ -169,6 +137,9 @@ class Segment:
     text: str
     start: int
     mark: FenceMark | None = None
+    # The list item a text segment continues, as its marker alone ("  - x"): a paragraph
+    # indented under an item after a blank line is the item's, not a code block.
+    context: str = ""
 
 
 class Segmenter:
@@ -179,6 +150,10 @@ class Segmenter:
         self._lines: list[str] = []  # complete lines of the current segment
         self._mark: FenceMark | None = None  # set while inside a fence
         self._offset = 0  # offset of the current segment's first character
+        self._item = ""  # the marker of the list item open at this line ("" if none)
+        self._item_indent = 0  # the column its content starts at
+        self._blank = False  # the last line was blank
+        self._context = ""  # the item open when the current segment started
 
     def feed(self, chunk: str) -> list[Segment]:
         if "\n" not in chunk and "\r" not in chunk:
@@ -208,12 +183,33 @@ class Segmenter:
             out.append(self._emit())
         return out
 
+    def _track_item(self, line: str) -> None:
+        """Follow the list item a line belongs to (outside fences): an item starts at its
+        marker and ends at a line after a blank that is indented less than its content."""
+        if not self._lines:
+            self._context = self._item
+        if not line.strip():
+            self._blank = True
+            return
+        item = _LIST_ITEM.match(line)
+        if item is not None:
+            self._item = item.group().rstrip(" \t") + " x"
+            self._item_indent = len(item.group().expandtabs(4))
+            if not self._lines:
+                self._context = ""  # the item is in the segment itself
+        elif self._blank and len(line) - len(line.lstrip(" ")) < self._item_indent:
+            self._item = ""
+            if not self._lines:
+                self._context = ""
+        self._blank = False
+
     def _line(self, line: str) -> list[Segment]:
         if self._mark is not None:
             if not self._mark.holds(line):  # its block quote ended, and the fence with it
                 return [self._emit(), *self._line(line)]
             self._lines.append(line)
             return [self._emit()] if fence_closes(line, self._mark) else []
+        self._track_item(line)
         mark = fence_open(line)
         if mark is not None:
             out = [self._emit()] if self._lines else []
@@ -226,7 +222,8 @@ class Segmenter:
     def _emit(self) -> Segment:
         text = "".join(self._lines)
         kind: Literal["text", "fence"] = "fence" if self._mark is not None else "text"
-        segment = Segment(kind, text, self._offset, self._mark)
+        context = self._context if kind == "text" else ""
+        segment = Segment(kind, text, self._offset, self._mark, context)
         self._offset += len(text)
         self._lines = []
         self._mark = None

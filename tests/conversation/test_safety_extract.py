@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.safety.extract import FoundCommand, find_commands
-from agent.safety.markdown import Segmenter, code_spans, segments
+from agent.safety.markdown import Segmenter, segments
 from agent.safety.prose import hidden_command
+from agent.safety.rendered import read
 from agent.safety.shell import judge
 from tools.command_safety.classifier import known_tools
 
@@ -246,9 +247,7 @@ def test_a_mutating_command_run_on_after_a_read_only_one_is_found_on_its_own() -
 
 def test_code_spans_match_runs_of_equal_length() -> None:
     text = "a `b` c ``d ` e`` f ` g"
-    spans = [
-        (text[s.start : s.end], text[s.content_start : s.content_end]) for s in code_spans(text)
-    ]
+    spans = [(text[s.start : s.end], s.content) for s in read(text).spans]
     assert spans == [("`b`", "b"), ("``d ` e``", "d ` e")]
 
 
