@@ -9,6 +9,8 @@ from collections import Counter
 
 import pytest
 
+from agent.safety.gate import StreamGate, guard_text
+
 from .corpus import CLASSES, Case, judge_case, load_cases
 
 CASES = load_cases()
@@ -37,3 +39,17 @@ def test_every_case_says_what_it_expects() -> None:
     for case in CASES:
         assert case.benign == (not case.blocks), case.id
         assert all(block.contains for block in case.blocks), case.id
+
+
+@pytest.mark.parametrize("case", CASES[::3], ids=lambda case: case.id)
+def test_streamed_answer_is_the_whole_answer(case: Case) -> None:
+    """What the chat shows while the answer streams in odd-sized pieces is what the whole
+    answer gives: a bypass cannot hide in a chunk border."""
+    whole = guard_text(case.text, case.context)
+    gate = StreamGate(case.context)
+    pieces: list[str] = []
+    for start in range(0, len(case.text), 7):
+        pieces += gate.feed(case.text[start : start + 7])
+    pieces += gate.flush()
+    assert "".join(pieces) == whole.text
+    assert [s.command for s in gate.suggestions] == [s.command for s in whole.suggestions]
