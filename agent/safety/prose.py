@@ -69,6 +69,7 @@ from agent.safety.vocabulary import (
     is_tool,
 )
 from tools.command_safety.args import word_set
+from tools.command_safety.parsed import parse_line
 from tools.command_safety.words import CMDLET, command_name, is_cmdlet, prompt_length
 
 # A tool word may follow a colon directly ("Step 1:sudo reboot"): an id or URL ("arn:aws:")
@@ -142,9 +143,12 @@ _NARRATIVE_REACH = 200
 def narrative_signal(text: str, start: int, command: str) -> bool:
     """Is the signal ``command``, found at ``text[start]``, reported as something a system
     component already did, rather than advised (see `_SIGNAL_TOOLS`)?"""
-    words = command.split()
-    if not words or command_name(words[0]) not in _SIGNAL_TOOLS:
-        return False
+    parsed = parse_line(command)
+    if parsed is None or len(parsed.stages) != 1 or parsed.writes or parsed.substitutions:
+        return False  # "kill -9 1; sudo reboot": only a lone signal is excused
+    (stage,) = parsed.stages
+    if stage.tool not in _SIGNAL_TOOLS or any(is_tool(arg) for arg in stage.args):
+        return False  # "kill -9 1 sudo reboot" runs on into another command
     window = text[max(0, start - _NARRATIVE_REACH) : start]
     breaks = list(_SENTENCE_BREAK.finditer(window))
     sentence = window[breaks[-1].end() :] if breaks else window
