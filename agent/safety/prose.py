@@ -54,6 +54,7 @@ from agent.safety.vocabulary import (
     _FILE_NAME,
     _FLAG,
     _FREE_ARGUMENT_TOOLS,
+    _LAUNCHERS,
     _NUMBER_TOOLS,
     _OPERATORS,
     _PATH_PREFIXES,
@@ -76,10 +77,11 @@ from tools.command_safety.words import CMDLET, command_name, is_cmdlet, prompt_l
 # puts no blank after the word, and a prose command needs one (see `_qualifies`).
 _TOOL_WORD = re.compile(
     r"(?<![A-Za-z0-9_./\-=@$%+~\\])"
-    r"(?:(?:\.{1,2}|~)?/(?:[\w.+-]+/)*)?"  # a path to the program: /usr/local/bin/aws
+    r"(?:['\"](?:\.{1,2}|~)?/(?:[\w.+-]+/)*[a-z][a-z0-9_+-]*['\"]"  # '/usr/bin/kubectl'
+    r"|(?:(?:\.{1,2}|~)?/(?:[\w.+-]+/)*)?"  # a path to the program: /usr/local/bin/aws
     # a name, its letters maybe quoted or escaped as a shell reads them ('kubectl', k\ubectl)
     r"(?:[a-z'\"\\][a-z0-9_+'\"\\-]*(?:\.[a-z0-9]+)?"
-    rf"|{CMDLET.pattern})"  # a PowerShell cmdlet: Stop-Computer
+    rf"|{CMDLET.pattern}))"  # a PowerShell cmdlet: Stop-Computer
 )
 # Shells and interpreters: a pipe into one runs whatever it is fed.
 _PIPE_TARGETS = word_set("sh bash zsh dash ksh python python3 perl ruby node pwsh iex sudo")
@@ -110,7 +112,7 @@ def _is_argument(tool: str, token: str) -> bool:
         return True
     if token in _OPERATORS or bare in _SUBCOMMANDS.get(tool, ()):
         return True
-    if tool in _WRAPPERS and (is_tool(bare) or token == "--"):
+    if tool in _WRAPPERS | _LAUNCHERS and (is_tool(bare) or token == "--"):
         return True
     if tool in _NUMBER_TOOLS and bare.isdigit():
         return True

@@ -32,7 +32,11 @@ ID_PATTERN = re.compile(
 )
 
 # Wrappers run the rest of the line; the classifier strips them before the tool lookup.
-_WRAPPERS = word_set("sudo nohup timeout xargs nice ionice stdbuf unbuffer watch time command")
+_WRAPPERS = word_set(
+    "sudo nohup timeout xargs nice ionice stdbuf unbuffer watch time command exec builtin"
+)
+# Programs that run the command after them (besides their own use): "env reboot".
+_LAUNCHERS = word_set("env numactl taskset chrt")
 _SUBCOMMANDS: dict[str, frozenset[str]] = {
     tool: word_set(words)
     for tool, words in {

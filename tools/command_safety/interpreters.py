@@ -79,8 +79,14 @@ _INLINE: dict[str, str] = {
     "Rscript": "-e",
 }
 
+
+def _invoke_expression(args: Sequence[str], depth: int) -> CommandClass:
+    return unknown("iex (Invoke-Expression) runs a string as code")
+
+
 HANDLERS: dict[str, Handler] = {
     **{tool: _interpreter(tool, word_set(inline)) for tool, inline in _INLINE.items()},
+    "iex": _invoke_expression,
     **dict.fromkeys(("pwsh", "powershell", "powershell.exe", "pwsh.exe"), _powershell),
 }
 

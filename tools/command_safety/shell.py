@@ -125,6 +125,8 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "unbuffer": _Wrapper(grammar(flags="-p", abbreviate=False)),
     "command": _Wrapper(grammar(flags="-p -v -V", abbreviate=False)),
     "builtin": _Wrapper(grammar()),
+    # exec replaces the shell with the command, which runs all the same.
+    "exec": _Wrapper(grammar(values="-a", flags="-c -l", abbreviate=False)),
     "numactl": _Wrapper(
         grammar(
             values="-i --interleave -w --weighted-interleave -p --preferred -P"

@@ -10,9 +10,10 @@ rather than comparing the word as written.
 
 A line copied from a terminal often keeps the prompt before the command
 (``user@host:~$ sudo reboot``, ``[root@ip-10-1-2-3 ~]# reboot``, ``PS C:\\> Stop-Computer``,
-``$ ls``); `prompt_length` says how long that prompt is, so the command is read from where
-it starts. A bare ``#`` is a prompt only before a command word (``# reboot``), never
-before prose (``# see below``), which keeps shell comments what they are.
+``user@host ~ % ls`` (zsh), ``➜  ~ ls`` (oh-my-zsh), ``~$ ls``, ``$ ls``);
+`prompt_length` says how long that prompt is, so the command is read from where it starts.
+A bare ``#`` is a prompt only before a command word (``# reboot``), never before prose
+(``# see below``), which keeps shell comments what they are.
 
 `command_word` finds the first command word of a line as written (after a prompt,
 ``VAR=value`` words and wrappers such as ``sudo -u root --``): its span in the text and the
@@ -48,7 +49,10 @@ _USER_HOST = r"[A-Za-z_][\w.-]{0,63}@[\w.-]{1,253}"
 _PROMPTS = re.compile(
     r"(?:\([\w.-]{1,64}\)[ \t]+)?"  # an activated virtualenv or conda env: "(base) "
     r"(?:"
-    rf"{_USER_HOST}(?::[^\s$#%>]{{0,200}})?[$#%]"  # user@host:~/dir$
+    rf"{_USER_HOST}(?::?[^\s$#%>]{{0,200}}|[ \t]+[^\s$#%>]{{1,200}})[ \t]?[$#%]"  # user@host:~$
+    # ~$ , /fsx# : the sign right after the path ("/opt/x.sh # note" is a comment)
+    r"|[~/][^\s$#%>]{0,200}[$#%]"
+    r"|➜[ \t]+\S{1,200}(?:[ \t]+git:\([^)\n]{0,200}\))?(?:[ \t]+✗)?"  # oh-my-zsh: ➜  ~
     rf"|\[{_USER_HOST}(?:[ \t][^\]\n]{{0,200}})?\][$#%]"  # [root@ip-10-1-2-3 ~]#
     r"|PS(?:[ \t][^>\n]{1,200})?>"  # PS C:\Users\me>
     r"|(?:ba|z|k|da)?sh-\d[\d.]*[$#]"  # bash-5.2$
