@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.safety.suggest import SuggestionContext, build_suggestion
 from tools.command_safety import classify
 from tools.command_safety.words import command_name, command_word, prompt_length
 
@@ -72,3 +73,15 @@ def test_command_word_skips_prompt_wrappers_and_assignments() -> None:
     found = command_word(line)
     assert found is not None
     assert (line[found.start : found.end], found.name) == ("'systemctl'", "systemctl")
+
+
+@pytest.mark.parametrize(
+    ("command", "radius"),
+    [
+        ("sc\\ontrol reboot ip-10-1-2-3", "Slurm-driven reboot"),
+        ("'/usr/bin/kubectl' cordon ip-10-1-2-3", "changes Kubernetes objects"),
+    ],
+)
+def test_the_blast_radius_reads_the_resolved_tool(command: str, radius: str) -> None:
+    suggestion = build_suggestion(command, purpose="p", context=SuggestionContext())
+    assert radius in suggestion.blast_radius
