@@ -197,7 +197,7 @@ def _qualifies(line: str, start: int, end: int, word: str) -> bool:
     before = line[max(0, start - _LOOK_BACK) : start]
     if before.rstrip().endswith(_SHELL_CONTEXT) or _after_run_verb(before):
         return True
-    if _after_prompt(line, start) or is_cmdlet(word):
+    if _after_prompt(line, start) or (is_cmdlet(word) and not _plural_noun(word)):
         return True
     token = _next_token(line, end) if end < len(line) and line[end] in " \t" else ""
     if line[start:end] != word and (not token or _bare(token) in _CONNECTIVES):
@@ -207,6 +207,14 @@ def _qualifies(line: str, start: int, end: int, word: str) -> bool:
     if not token:
         return False
     return _is_argument(word, token) or _writes_ahead(line, start, end)
+
+
+def _plural_noun(word: str) -> bool:
+    """Does a Verb-Noun word end in a plural ("Start-Ups", "Push-Ups")? Cmdlet nouns are
+    singular (learn.microsoft.com, "Strongly Encouraged Development Guidelines", SD01; the
+    PSScriptAnalyzer rule UseSingularNouns), so such a word in a sentence is English, not
+    a cmdlet, unless an argument follows it."""
+    return word.endswith("s") and not word.endswith("ss")
 
 
 def _after_prompt(line: str, start: int) -> bool:
