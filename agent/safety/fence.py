@@ -1,9 +1,9 @@
 """Commands in a fenced code block (`_fence_commands`), and which fences hold Markdown.
 
 In a shell fence (``bash``, ``sh``, ``console``...) every line is a command: trailing
-``\\`` joins lines, a heredoc keeps its body, ``$ `` prompts are stripped, and a quote left
+``\\`` joins lines, a heredoc keeps its body, shell prompts are stripped, and a quote left
 open joins the following lines until it closes (within `_QUOTE_LOOK_AHEAD` lines). Two
-refinements keep quoted output from becoming commands: when some lines carry a ``$ ``
+refinements keep quoted output from becoming commands: when some lines carry a
 prompt, only those (and lines that start with a known tool) are commands, the rest is
 output; a fence *without* a language holds commands only if one of its lines looks like one
 (a known tool first, a path, or ``word --flag``), else it is quoted output such as triage
@@ -16,6 +16,9 @@ not dropped: they are read like prose (`agent.safety.prose`), so ``# sudo reboot
 
 A fence of Markdown source (``markdown``, ``md``: `nests_markdown`) is read as Markdown by
 `agent.safety.extract`, with `_fence_body` giving its body.
+
+A prompt is what `tools.command_safety.words.prompt_length` reads as one: ``$ ``,
+``user@host:~$ ``, ``[root@host ~]# ``, ``PS C:\\> ``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from agent.safety.vocabulary import (
     is_tool,
 )
 from tools.command_safety.args import word_set
+from tools.command_safety.words import prompt_length
 
 _SHELL_LANGUAGES = word_set(
     "bash sh shell zsh ksh console shell-session shellsession sh-session terminal"
@@ -129,7 +133,7 @@ def _fence_commands(segment: Segment) -> list[FoundCommand]:
     body = _fence_body(segment)
     language = segment.mark.language if segment.mark is not None else ""
     shell = language in _SHELL_LANGUAGES or language == ""
-    prompted = any(line.text.lstrip().startswith("$ ") for line in body)
+    prompted = any(prompt_length(line.text.lstrip(), root=False) for line in body)
     all_commands = shell and not prompted
     if language == "" and all_commands:
         all_commands = any(
@@ -147,8 +151,9 @@ def _fence_commands(segment: Segment) -> list[FoundCommand]:
         if not stripped:
             index += 1
             continue
-        if shell and stripped.startswith("$ "):
-            skip = indent + 2 + (len(stripped[2:]) - len(stripped[2:].lstrip()))
+        prompt = prompt_length(stripped, root=False) if shell else 0
+        if prompt:
+            skip = indent + prompt
         elif (
             shell
             and not stripped.startswith("#")

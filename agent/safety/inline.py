@@ -31,12 +31,14 @@ from agent.safety.prose import (
     _WRAPPED,
     _after_run_verb,
     hidden_command,
+    narrative_signal,
     prose_commands,
 )
 from agent.safety.rendered import CodeSpan, Reading
 from agent.safety.shell import judge
 from agent.safety.vocabulary import _first_tool, command_candidate, is_tool
 from tools.command_safety.args import word_set
+from tools.command_safety.words import prompt_length
 
 _REPORT_MARK = re.compile(r"\[(?:FAIL|WARN|PASS|INFO)\] ")
 
@@ -49,8 +51,9 @@ def _inline_command(text: str, span_start: int, content: str, *, block: bool = F
         held = [f.command for f in prose_commands(command)]
         changing = [c for c in held if judge(c).kind != "read_only"]
         return next(iter(changing or held), None)
-    if command.startswith("$ "):
-        command = command[2:].strip()
+    prompt = prompt_length(command, root=False)  # $ , user@host:~$ , PS C:\> ...
+    if prompt:
+        command = command[prompt:].strip()
     elif command.startswith("#"):
         rest = command.lstrip("#").strip()
         if not is_tool(_first_tool(rest)):  # a comment: only what is written in it counts
@@ -67,6 +70,8 @@ def _inline_command(text: str, span_start: int, content: str, *, block: bool = F
         return command if is_tool(command) and run else None
     known = is_tool(_first_tool(command)) or is_tool(words[0])
     if known or prose_commands(command) or command_candidate(command, block=block):
+        if narrative_signal(text, span_start, command):
+            return None  # "the OOM killer sent `kill -9`": reported, not advised
         hidden = hidden_command(command)
         return command if hidden is None else command[hidden[0] : hidden[1]]
     return None

@@ -40,8 +40,8 @@ from agent.safety.remote import remote_commands
 from agent.safety.shell import judge, without_comments
 from tools.command_safety import CommandClass
 from tools.command_safety.args import word_set
+from tools.command_safety.parsed import Stage, parse_line
 from tools.command_safety.result import combine, mut
-from tools.command_safety.shell import split_stages, substitutions, tokenize, unwrap
 
 _AWS_REBOOTS = frozenset({"batch-reboot-cluster-nodes", "reboot-instances"})
 _REBOOT_TOOLS = frozenset({"reboot", "shutdown", "poweroff", "halt"})
@@ -136,14 +136,12 @@ class _Facts:
         self.verdicts.extend(other.verdicts)
 
 
-def _stage_facts(words: list[str], depth: int) -> _Facts:
+def _stage_facts(stage: Stage, depth: int) -> _Facts:
     """The facts of one simple command by the explicit rules."""
     facts = _Facts()
-    words, _ = unwrap(words)
-    if not words:
+    if not stage.argv:
         return facts
-    tool, args = words[0].rsplit("/", 1)[-1], words[1:]
-    verb = next((a for a in args if not a.startswith("-")), "")
+    words, tool, args, verb = list(stage.argv), stage.tool, list(stage.args), stage.verb
     if tool in _SHELLS and "-c" in args and args.index("-c") + 1 < len(args):
         return _line_facts(args[args.index("-c") + 1], depth + 1)
     for inner in remote_commands(words):
@@ -179,12 +177,12 @@ def _line_facts(command: str, depth: int = 0) -> _Facts:
     if depth > _MAX_DEPTH or len(command) > _MAX_COMMAND_CHARS:
         return facts
     command = without_comments(command)
-    tokens = tokenize(command)
-    if tokens is None:
+    parsed = parse_line(command)
+    if parsed is None:
         return facts
-    for stage in split_stages(tokens)[0]:
+    for stage in parsed.stages:
         facts.add(_stage_facts(stage, depth))
-    for body in substitutions(command):
+    for body in parsed.substitutions:
         facts.add(_line_facts(body, depth + 1))
     return facts
 

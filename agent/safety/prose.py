@@ -12,11 +12,22 @@
   iptables rules" are prose; "sudo reboot", "reboot -f" and "run reboot" are commands.
   ``VAR=value`` words before a tool belong to its command; a tool may follow a colon
   directly (``Step 1:sudo reboot``); an ``echo 1 > /sys/...`` (a redirection into a path)
-  is a command; ``scontrol`` takes any subcommand.
+  is a command; ``scontrol`` takes any subcommand; so is a command piped into a shell or
+  an interpreter (``echo ... | base64 -d | sh``).
+* **the word as a shell reads it** — the tool word is resolved as the shell resolves it
+  (`tools.command_safety.words.command_name`): ``'kubectl'``, ``"aws"``, ``k\\ubectl``,
+  ``/usr/local/bin/aws`` and ``./kubectl`` name their tools, and a name so spelled with
+  nothing after it is a command when the tool alone changes something (``\\reboot``,
+  ``/sbin/reboot``). A shell prompt right before it (``user@host:~$ ``,
+  ``[root@ip-10-1-2-3 ~]# ``, ``PS C:\\> ``) makes it a command too. A PowerShell cmdlet
+  (``Stop-Computer``) is a command wherever it appears: no English word is spelled so.
+* **narrative** — a signal the sentence reports a system component already sent ("the
+  OOM killer sent kill -9", "the kernel sent SIGKILL (kill -9)") is no advice
+  (`narrative_signal`); "run kill -9 1234" and "kill -9 1234 to stop it" are.
 * **where it ends** — the command runs to the end of the line or of the sentence: a period,
   ``?`` or ``!`` followed by a space or the end of the line (not one inside an id or a file
   name), ``, ``, ``: ``, `` (``, a dash, a backtick, ``**``, any CJK character, or an
-  English connective ("and", "then", "to", "on", "now"...) outside quotes. A command opened
+  English connective ("and", "then", "to", "on", "now", "from"...) outside quotes. A command opened
   by a quote ends at the matching quote; a quote left open ends the command before it.
   Cutting at a connective never hides anything: scanning resumes right after, so a second
   command in the same sentence is found on its own.
@@ -43,6 +54,7 @@ from agent.safety.vocabulary import (
     _FILE_NAME,
     _FLAG,
     _FREE_ARGUMENT_TOOLS,
+    _LAUNCHERS,
     _NUMBER_TOOLS,
     _OPERATORS,
     _PATH_PREFIXES,
@@ -58,10 +70,21 @@ from agent.safety.vocabulary import (
     is_tool,
 )
 from tools.command_safety.args import word_set
+from tools.command_safety.parsed import parse_line
+from tools.command_safety.words import CMDLET, command_name, is_cmdlet, prompt_length
 
 # A tool word may follow a colon directly ("Step 1:sudo reboot"): an id or URL ("arn:aws:")
 # puts no blank after the word, and a prose command needs one (see `_qualifies`).
-_TOOL_WORD = re.compile(r"(?<![A-Za-z0-9_./\-=@$%+~\\])[a-z][a-z0-9_+-]*(?:\.[a-z0-9]+)?")
+_TOOL_WORD = re.compile(
+    r"(?<![A-Za-z0-9_./\-=@$%+~\\])"
+    r"(?:['\"](?:\.{1,2}|~)?/(?:[\w.+-]+/)*[a-z][a-z0-9_+-]*['\"]"  # '/usr/bin/kubectl'
+    r"|(?:(?:\.{1,2}|~)?/(?:[\w.+-]+/)*)?"  # a path to the program: /usr/local/bin/aws
+    # a name, its letters maybe quoted or escaped as a shell reads them ('kubectl', k\ubectl)
+    r"(?:[a-z'\"\\][a-z0-9_+'\"\\-]*(?:\.[a-z0-9]+)?"
+    rf"|{CMDLET.pattern}))"  # a PowerShell cmdlet: Stop-Computer
+)
+# Shells and interpreters: a pipe into one runs whatever it is fed.
+_PIPE_TARGETS = word_set("sh bash zsh dash ksh python python3 perl ruby node pwsh iex sudo")
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "「": "」"}
 _WORD_END = frozenset(" \t\n;|&)\"'`.,:!?\x00")
 _SENTENCE_END = frozenset(".?!")
@@ -89,13 +112,68 @@ def _is_argument(tool: str, token: str) -> bool:
         return True
     if token in _OPERATORS or bare in _SUBCOMMANDS.get(tool, ()):
         return True
-    if tool in _WRAPPERS and is_tool(bare):
+    if tool in _WRAPPERS | _LAUNCHERS and (is_tool(bare) or token == "--"):
         return True
     if tool in _NUMBER_TOOLS and bare.isdigit():
         return True
     if tool not in _FREE_ARGUMENT_TOOLS or not bare[:1].isalnum():
         return False
     return _bare(token) not in _CONNECTIVES and _bare(token) not in _PROSE_NOUNS
+
+
+# A signal reported as something a system component did is narrative, not advice: "the
+# OOM killer sent kill -9", "the kernel sent SIGKILL (kill -9) to the process", "the job
+# was killed by kill -9 from slurmstepd". Only signal commands are excused this way (the
+# worst a misread narrative leaves unblocked is a kill of one process, which the sentence
+# says already happened), and only when the clause right before the command has a past
+# verb of sending and the sentence names a system actor; a run verb before it, or a
+# clause of its own ("If the kernel sent SIGTERM, kill -9 1234"), keeps it advice.
+_SIGNAL_TOOLS = word_set("kill pkill killall")
+_NARRATIVE_VERB = re.compile(
+    r"\b(?:sent|issued|delivered|received|got|killed|terminated|reaped)\b", re.IGNORECASE
+)
+_SYSTEM_ACTOR = re.compile(
+    r"\b(?:kernel|oom|oom[- _]killer|slurm\w*|kubelet|systemd|scheduler|watchdog"
+    r"|containerd|runtime|cgroup)\b|\bSIG[A-Z]{2,}\b",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[,;:.!?\n]|\b(?:and|then|so|but|if|when)\b", re.IGNORECASE)
+_SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|[;\n]")
+_NARRATIVE_REACH = 200
+
+
+def narrative_signal(text: str, start: int, command: str) -> bool:
+    """Is the signal ``command``, found at ``text[start]``, reported as something a system
+    component already did, rather than advised (see `_SIGNAL_TOOLS`)?"""
+    parsed = parse_line(command)
+    if parsed is None or len(parsed.stages) != 1 or parsed.writes or parsed.substitutions:
+        return False  # "kill -9 1; sudo reboot": only a lone signal is excused
+    (stage,) = parsed.stages
+    if stage.tool not in _SIGNAL_TOOLS or any(is_tool(arg) for arg in stage.args):
+        return False  # "kill -9 1 sudo reboot" runs on into another command
+    window = text[max(0, start - _NARRATIVE_REACH) : start]
+    breaks = list(_SENTENCE_BREAK.finditer(window))
+    sentence = window[breaks[-1].end() :] if breaks else window
+    clauses = list(_CLAUSE_BREAK.finditer(sentence))
+    clause = sentence[clauses[-1].end() :] if clauses else sentence
+    if _after_run_verb(clause) or _NARRATIVE_VERB.search(clause) is None:
+        return False
+    after = text[start : start + _NARRATIVE_REACH]
+    ending = _SENTENCE_BREAK.search(after)
+    whole = sentence + (after[: ending.start()] if ending is not None else after)
+    return _SYSTEM_ACTOR.search(whole) is not None
+
+
+def _tool_word(match: re.Match[str]) -> tuple[int, str]:
+    """Where a tool word starts, and the name it resolves to (`command_name`).
+
+    A quote that opens before the word and does not close inside it quotes a phrase
+    ("run 'kubectl get nodes' to check"), not the word: the word starts after it, so that
+    the quoted command ends at the closing quote (`_quoted_end`)."""
+    start, text = match.start(), match.group()
+    if text[0] in "'\"" and text.count(text[0]) == 1:
+        start, text = start + 1, text[1:]
+    return start, command_name(text)
 
 
 def _after_run_verb(before: str) -> bool:
@@ -114,26 +192,59 @@ def _next_token(line: str, position: int) -> str:
 
 
 def _qualifies(line: str, start: int, end: int, word: str) -> bool:
+    """Is the tool word ``word`` (its name as the shell resolves it) at ``line[start:end]``
+    a command? See the module docstring; a PowerShell cmdlet needs no argument after it."""
     before = line[max(0, start - _LOOK_BACK) : start]
     if before.rstrip().endswith(_SHELL_CONTEXT) or _after_run_verb(before):
         return True
-    if end >= len(line) or line[end] not in " \t":
+    if _after_prompt(line, start) or (is_cmdlet(word) and not _plural_noun(word)):
+        return True
+    token = _next_token(line, end) if end < len(line) and line[end] in " \t" else ""
+    if line[start:end] != word and (not token or _bare(token) in _CONNECTIVES):
+        # \reboot, re\boot, /sbin/reboot: a name only a shell spells so, standing alone, is
+        # a command when the tool alone changes something.
+        return judge(word).kind == "mutating"
+    if not token:
         return False
-    token = _next_token(line, end)
-    return bool(token) and (_is_argument(word, token) or _writes_ahead(line, start, end))
+    return _is_argument(word, token) or _writes_ahead(line, start, end)
+
+
+def _plural_noun(word: str) -> bool:
+    """Does a Verb-Noun word end in a plural ("Start-Ups", "Push-Ups")? Cmdlet nouns are
+    singular (learn.microsoft.com, "Strongly Encouraged Development Guidelines", SD01; the
+    PSScriptAnalyzer rule UseSingularNouns), so such a word in a sentence is English, not
+    a cmdlet, unless an argument follows it."""
+    return word.endswith("s") and not word.endswith("ss")
+
+
+def _after_prompt(line: str, start: int) -> bool:
+    """Does a shell prompt (``user@host:~$ ``, ``[root@ip-10-1-2-3 ~]# ``, ``PS C:\\> ``,
+    ``$ ``) end right before ``start``? A bare ``# `` does not count in prose: there it is
+    a Markdown heading or a hash sign, not a root prompt."""
+    for begin in range(max(0, start - 2 * _LOOK_BACK), start):
+        if begin and not line[begin - 1].isspace():
+            continue
+        if prompt_length(line, begin, root=False) == start - begin:
+            return True
+    return False
 
 
 def _writes_ahead(line: str, start: int, end: int) -> bool:
     """Does the command the tool word at ``start`` would begin redirect into a path
-    (``echo 1 > /sys/bus/pci/rescan``)? Only its own words count: up to where a prose
+    (``echo 1 > /sys/bus/pci/rescan``) or pipe into a shell or an interpreter
+    (``echo ... | base64 -d | sh``)? Only its own words count: up to where a prose
     command ends, within `_REDIRECT_LOOK_AHEAD` characters."""
     window = line[: min(len(line), end + _REDIRECT_LOOK_AHEAD)]
     words = window[end : _scan_end(window, start)].split()
     for index, word in enumerate(words):
         if word.startswith((">/", ">>/", ">~/", ">>~/")):
             return True
-        if word in _REDIRECTS and index + 1 < len(words):
-            return words[index + 1].startswith(_PATH_PREFIXES)
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if word in _REDIRECTS and following:
+            return following.startswith(_PATH_PREFIXES)
+        # A pipe into a shell or an interpreter (``echo ... | base64 -d | sh``).
+        if word == "|" and command_name(following) in _PIPE_TARGETS:
+            return True
     return False
 
 
@@ -242,7 +353,7 @@ def prose_commands(
         match = _TOOL_WORD.search(line, position)
         if match is None:
             return found
-        start, word = match.start(), match.group()
+        start, word = _tool_word(match)
         next_char = line[match.end()] if match.end() < len(line) else " "
         if not (is_tool(word) and (next_char in _WORD_END or _is_cjk(next_char))):
             position = match.end()
@@ -261,6 +372,9 @@ def prose_commands(
         start = lead
         end = _clean_end(line, start, _scan_end(line, start))
         command = _written(original, start, end)
+        if narrative_signal(line, start, command):
+            position = max(end, match.end())
+            continue
         span_end = _past_markup(line, original, end)
         found.append(FoundCommand(command, base + start, base + span_end, where))
         hidden = hidden_command(command)
@@ -307,22 +421,22 @@ def hidden_command(command: str) -> tuple[int, int] | None:
         match = _TOOL_WORD.search(command, position)
         if match is None:
             return None
-        position, word = match.end(), match.group()
-        if comments and _inside(comments, match.start()):
+        position, (start, word) = match.end(), _tool_word(match)
+        if comments and _inside(comments, start):
             continue
-        for char in command[read : match.start()]:
+        for char in command[read:start]:
             if quote is None and char in "'\"":
                 quote = char
             elif char == quote:
                 quote = None
-        read = match.start()
+        read = start
         if word in _ENGLISH_TOOLS or not is_tool(word) or quote is not None:
             continue
-        if not _qualifies(command, match.start(), match.end(), word):
+        if not _qualifies(command, start, match.end(), word):
             continue
         tried += 1
-        if judge(command[match.start() :]).kind == "mutating":
-            return match.start(), len(command)
+        if judge(command[start:]).kind == "mutating":
+            return start, len(command)
     return None
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from agent.safety.model import SuggestionKind
 from agent.safety.targets import _NETWORK_PREFIXES, _TARGET
 from tools.command_safety import CommandClass
+from tools.command_safety.parsed import parse_line
 
 # A rank-2 verdict whose nodes are replaced only if they fail (StartClusterHealthCheck,
 # tools/command_safety/aws.py): the loss is possible, not certain.
@@ -42,12 +43,19 @@ class _Named:
         return ", ".join(names) + where
 
 
+def _tools(command: str) -> set[str]:
+    """The programs the line runs, named as the shell resolves them (one parse, shared with
+    the classifier: ``'scontrol'`` or ``/usr/bin/kubectl`` count as scontrol and kubectl)."""
+    parsed = parse_line(command)
+    return {stage.tool for stage in parsed.stages} if parsed is not None else set()
+
+
 def _reboot_how(command: str) -> str:
     if "batch-reboot-cluster-nodes" in command or "node-health-status" in command:
         return "HyperPod node reboot"
     if "reboot-instances" in command:
         return "graceful EC2 reboot"
-    if "scontrol" in command:
+    if "scontrol" in command or "scontrol" in _tools(command):
         return "Slurm-driven reboot"
     return "OS reboot"
 
@@ -58,7 +66,7 @@ def _config_radius(verdict: CommandClass, named: _Named, command: str) -> str:
         return f"changes security group {', '.join(groups)} rules for every node that uses it"
     if named.networks:
         return f"changes {', '.join(named.networks)} for every node and endpoint that uses it"
-    if "kubectl" in command:
+    if "kubectl" in command or "kubectl" in _tools(command):
         return f"changes Kubernetes objects on {named.who('the cluster')} ({verdict.reason})"
     return f"changes the configuration of {named.who('the cluster')} ({verdict.reason})"
 

@@ -11,6 +11,7 @@ import json
 import shlex
 
 from tools.command_safety.args import option, word_set
+from tools.command_safety.words import command_name
 
 _SSH_VALUE = word_set("-b -B -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w")
 _SRUN_VALUE = word_set(
@@ -68,7 +69,7 @@ def _ssm_commands(parameters: str) -> list[str]:
 def remote_commands(words: list[str]) -> list[str]:
     """The commands one simple command runs elsewhere: on another node (ssh, srun, pdsh,
     clush, SSM) or in a container (kubectl / docker / crictl exec)."""
-    tool, args = words[0].rsplit("/", 1)[-1], words[1:]
+    tool, args = command_name(words[0]), words[1:]
     if tool == "ssh":
         at = _first_positional(args, _SSH_VALUE)
         return [" ".join(args[at + 1 :])] if at + 1 < len(args) else []

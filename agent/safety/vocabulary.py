@@ -22,6 +22,7 @@ from functools import cache
 
 from tools.command_safety.args import word_set
 from tools.command_safety.classifier import known_tools
+from tools.command_safety.words import command_name, command_word, is_cmdlet
 
 # Resource ids a command acts on; also evidence that a tool word is followed by arguments.
 ID_PATTERN = re.compile(
@@ -31,7 +32,11 @@ ID_PATTERN = re.compile(
 )
 
 # Wrappers run the rest of the line; the classifier strips them before the tool lookup.
-_WRAPPERS = word_set("sudo nohup timeout xargs nice ionice stdbuf unbuffer watch time command")
+_WRAPPERS = word_set(
+    "sudo nohup timeout xargs nice ionice stdbuf unbuffer watch time command exec builtin"
+)
+# Programs that run the command after them (besides their own use): "env reboot".
+_LAUNCHERS = word_set("env numactl taskset chrt")
 _SUBCOMMANDS: dict[str, frozenset[str]] = {
     tool: word_set(words)
     for tool, words in {
@@ -64,6 +69,17 @@ _SUBCOMMANDS: dict[str, frozenset[str]] = {
         "yum": "install remove update upgrade erase",
         "dnf": "install remove update upgrade erase",
         "hyperpod-debug": "triage explain checks",
+        # Infrastructure-as-code and cluster tools: their verbs are what makes them commands
+        # in a sentence ("then helm uninstall gpu-operator", "run terraform destroy").
+        "helm": "install upgrade uninstall delete rollback list ls status get history repo"
+        " template test plugin pull push show",
+        "eksctl": "create delete upgrade scale drain get utils update set unset enable",
+        "terraform": "apply destroy plan init import state taint untaint refresh output show"
+        " validate workspace force-unlock",
+        "tofu": "apply destroy plan init import state taint untaint refresh output show"
+        " validate workspace force-unlock",
+        "cdk": "deploy destroy diff synth bootstrap list ls import",
+        "pulumi": "up destroy preview refresh import stack cancel state",
     }.items()
 }
 _NUMBER_TOOLS = word_set("kill scancel")
@@ -84,7 +100,7 @@ _ENGLISH_TOOLS = word_set("""
     cat file type last w who host test true false date history kill install source more less
     head tail sort cut diff top free ping id groups echo env mount export halt shutdown reboot
     poweroff touch service watch time command nice timeout hostname strings column stat
-    sensors which apt snap yum vim nano curl tee docker pip bash sh su ip dig
+    sensors which apt snap yum vim nano curl tee docker pip bash sh su ip dig node
     """)
 _RUN_VERBS = word_set("run execute")
 _RUN_VERBS_ZH = ("执行", "运行", "输入", "命令")
@@ -94,6 +110,7 @@ _CONNECTIVES = word_set("""
     for with of the an is are was will would should can could may might must it this these
     those you your we our they them now first again instead afterwards later only also as
     via by not at into without within here there please yourself manually immediately
+    from inside across using during unless whenever
     """)
 _OPERATORS = word_set("| || && ; > >> 2> 2>&1 &> <")
 _SHELL_CONTEXT = ("$(", "&&", "||")
@@ -131,8 +148,11 @@ def _tools() -> frozenset[str]:
 
 
 def is_tool(word: str) -> bool:
-    """A word the classifier judges by name, or a wrapper such as sudo."""
-    return word in _tools() or word.startswith("mkfs.")
+    """A word the classifier judges by name, a wrapper such as sudo, or a PowerShell cmdlet,
+    read as the shell reads a command word (``'kubectl'``, ``k\\ubectl`` and
+    ``/usr/local/bin/aws`` name kubectl, kubectl and aws: `command_name`)."""
+    name = command_name(word)
+    return name in _tools() or name.startswith("mkfs.") or is_cmdlet(name)
 
 
 def _is_cjk(char: str) -> bool:
@@ -149,17 +169,22 @@ def _bare(token: str) -> str:
 
 
 def _first_tool(text: str) -> str:
-    """The first word after wrappers, ``VAR=value`` and their flags."""
-    for word in text.split():
-        if word in _WRAPPERS or word.startswith("-") or _ASSIGNMENT.match(word):
-            continue
-        return word
-    return ""
+    """The program ``text`` runs, named as the shell resolves it: the first word after a
+    prompt, wrappers, ``VAR=value`` and their flags (`command_word`)."""
+    found = command_word(text, wrappers=_WRAPPERS)
+    return found.name if found is not None else ""
 
 
 def _looks_like_command(text: str) -> bool:
-    tool = _first_tool(text)
-    return is_tool(tool) or tool.startswith(("/", "./", "~/")) or bool(_COMMAND_LIKE.match(text))
+    found = command_word(text, wrappers=_WRAPPERS)
+    if found is None:
+        return False
+    written = text[found.start : found.end]
+    return (
+        is_tool(found.name)
+        or written.startswith(("/", "./", "~/"))
+        or bool(_COMMAND_LIKE.match(text, found.start))
+    )
 
 
 def command_candidate(text: str, *, block: bool = True) -> bool:
@@ -173,6 +198,8 @@ def command_candidate(text: str, *, block: bool = True) -> bool:
     ``=`` among them. In a block (a fence, ``<pre>``), output stays out too: columns
     aligned with a tab or three spaces, and rows mostly of numbers."""
     words = text.split()
+    if words and is_cmdlet(words[0]):
+        return True  # Stop-Computer: PowerShell's Verb-Noun names no English word
     if len(words) < 2:
         return False
     first, second = words[0], words[1]

@@ -12,8 +12,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
-from tools.command_safety import aws, iac, kubernetes, network, node, remote, slurm, text
+from tools.command_safety import (
+    aws,
+    iac,
+    interpreters,
+    kubernetes,
+    network,
+    node,
+    remote,
+    slurm,
+    text,
+)
 from tools.command_safety.args import HARMLESS_TARGETS
+from tools.command_safety.parsed import Stage, parse_line, stage_of
 from tools.command_safety.result import (
     CommandClass,
     Handler,
@@ -24,13 +35,8 @@ from tools.command_safety.result import (
     unknown,
     writes_into,
 )
-from tools.command_safety.shell import (
-    LAUNCHERS,
-    split_stages,
-    substitutions,
-    tokenize,
-    unwrap_stage,
-)
+from tools.command_safety.shell import LAUNCHERS
+from tools.command_safety.words import command_name, is_cmdlet
 
 _MAX_DEPTH = 4
 _MAX_COMMAND_CHARS = 20_000
@@ -43,7 +49,9 @@ def _shell(args: Sequence[str], depth: int) -> CommandClass:
         i = args.index("-c")
         if i + 1 < len(args):
             return classify_nested(args[i + 1], depth + 1)
-    return unknown("starts a shell or runs a script")
+    # Without -c a shell runs a script or reads commands from its input: a pipe into a
+    # shell (``... | base64 -d | sh``) runs whatever it is fed, which cannot be read here.
+    return unknown("starts a shell, runs a script or runs what is piped into it")
 
 
 def _merge(*tables: Mapping[str, _T]) -> dict[str, _T]:
@@ -66,6 +74,7 @@ _HANDLERS: dict[str, Handler] = _merge(
     text.HANDLERS,
     iac.HANDLERS,
     remote.HANDLERS,
+    interpreters.HANDLERS,
     dict.fromkeys(("bash", "sh", "zsh", "su"), _shell),
 )
 _ALWAYS_MUTATING: dict[str, tuple[Rank, str]] = _merge(node.ALWAYS_MUTATING, slurm.ALWAYS_MUTATING)
@@ -74,9 +83,13 @@ _READ_ONLY_TOOLS = node.READ_ONLY_TOOLS | slurm.READ_ONLY_TOOLS
 
 def classify_argv(words: Sequence[str], depth: int) -> CommandClass:
     """Classify one program and its arguments, run directly (no shell in between)."""
+    return _classify_stage(stage_of(list(words)), depth)
+
+
+def _classify_stage(parsed: Stage, depth: int) -> CommandClass:
     if depth > _MAX_DEPTH:
         return unknown("command nested too deeply")
-    stage = unwrap_stage(list(words))
+    stage = parsed.run
     parts = [writes_into(target) for target in stage.writes if target not in HARMLESS_TARGETS]
     if stage.refusal is not None:
         parts.append(unknown(stage.refusal))
@@ -92,7 +105,7 @@ def classify_argv(words: Sequence[str], depth: int) -> CommandClass:
 
 
 def _classify_tool(words: Sequence[str], depth: int) -> CommandClass:
-    tool, args = words[0].rsplit("/", 1)[-1], words[1:]
+    tool, args = command_name(words[0]), words[1:]
     if tool in _HANDLERS:
         return _HANDLERS[tool](args, depth)
     if tool in _ALWAYS_MUTATING:
@@ -102,6 +115,8 @@ def _classify_tool(words: Sequence[str], depth: int) -> CommandClass:
         return mut(f"{tool} formats a filesystem", 2)
     if tool in _READ_ONLY_TOOLS:
         return ro(f"{tool} is read-only")
+    if is_cmdlet(tool):
+        return interpreters.cmdlet(tool, args, depth)
     return unknown(f"{tool}: command not recognised")
 
 
@@ -111,16 +126,14 @@ def classify_nested(command: str, depth: int) -> CommandClass:
         return unknown("command nested too deeply")
     if len(command) > _MAX_COMMAND_CHARS:
         return unknown("command too long to classify")
-    tokens = tokenize(command)
-    if tokens is None:
+    parsed = parse_line(command)
+    if parsed is None:
         return unknown("cannot parse the command (unbalanced quotes)")
-    stages, writes = split_stages(tokens)
-    parts = [classify_argv(stage, depth) for stage in stages]
+    parts = [_classify_stage(stage, depth) for stage in parsed.stages]
     # A redirection that writes nothing (``: > f``, ``> f``, ``true > f``) empties the file.
-    empties = ">>" not in command and all(list(s) in ([":"], ["true"]) for s in stages)
-    parts.extend(writes_into(target, empties=empties) for target in writes)
-    bodies = [body for body in substitutions(command) if body.strip()]
-    parts.extend(classify_nested(body, depth + 1) for body in bodies)
+    empties = ">>" not in command and all(list(s.words) in ([":"], ["true"]) for s in parsed.stages)
+    parts.extend(writes_into(target, empties=empties) for target in parsed.writes)
+    parts.extend(classify_nested(body, depth + 1) for body in parsed.substitutions)
     return combine(parts)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tools.command_safety.args import HARMLESS_TARGETS, Grammar, Parsed, grammar, parse, word_set
+from tools.command_safety.words import command_name
 
 _SEPARATORS = word_set("| || && ; ;; & |& ( )")
 _REDIRECTS = word_set("> >> >| &> &>> >& < << <<< <& <>")
@@ -124,6 +125,8 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "unbuffer": _Wrapper(grammar(flags="-p", abbreviate=False)),
     "command": _Wrapper(grammar(flags="-p -v -V", abbreviate=False)),
     "builtin": _Wrapper(grammar()),
+    # exec replaces the shell with the command, which runs all the same.
+    "exec": _Wrapper(grammar(values="-a", flags="-c -l", abbreviate=False)),
     "numactl": _Wrapper(
         grammar(
             values="-i --interleave -w --weighted-interleave -p --preferred -P"
@@ -152,6 +155,8 @@ _WRAPPERS: dict[str, _Wrapper] = {
         queries=word_set("-m --max"),
     ),
 }
+# The wrappers' names, for finders of commands in text (they skip them to find the tool).
+WRAPPER_NAMES = frozenset(_WRAPPERS)
 # Wrappers that are also programs in their own right, named like any tool in text.
 LAUNCHERS = frozenset(("env", "numactl", "taskset", "chrt"))
 _SPLIT_UNSAFE = re.compile(r"[\\$#`;|&<>(){}]")
@@ -239,7 +244,7 @@ def unwrap_stage(words: list[str], *, as_argv: bool = False) -> Unwrapped:
         if words and _ASSIGNMENT.match(words[0]):
             words = words[1:]
             continue
-        head = words[0].rsplit("/", 1)[-1] if words else ""
+        head = command_name(words[0]) if words else ""
         if head not in _WRAPPERS:
             return Unwrapped(words, writes=tuple(writes))
         step = _unwrap_one(head, words, writes, as_argv)
