@@ -38,7 +38,7 @@ from agent.safety.rendered import CodeSpan, Reading
 from agent.safety.shell import judge
 from agent.safety.vocabulary import _first_tool, command_candidate, is_tool
 from tools.command_safety.args import word_set
-from tools.command_safety.words import prompt_length
+from tools.command_safety.words import command_name, prompt_length
 
 _REPORT_MARK = re.compile(r"\[(?:FAIL|WARN|PASS|INFO)\] ")
 
@@ -66,8 +66,11 @@ def _inline_command(text: str, span_start: int, content: str, *, block: bool = F
         return None
     words = command.split()
     if len(words) == 1:
+        name = command_name(command)
+        if name != command and is_tool(name) and judge(name).kind == "mutating":
+            return command  # `\reboot`, `$'\x72eboot'`: only a shell spells a name so
         run = _after_run_verb(text[max(0, span_start - _LOOK_BACK) : span_start])
-        return command if is_tool(command) and run else None
+        return command if is_tool(name) and run else None
     known = is_tool(_first_tool(command)) or is_tool(words[0])
     if known or prose_commands(command) or command_candidate(command, block=block):
         if narrative_signal(text, span_start, command):

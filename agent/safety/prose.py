@@ -80,7 +80,7 @@ _TOOL_WORD = re.compile(
     r"(?:['\"](?:\.{1,2}|~)?/(?:[\w.+-]+/)*[a-z][a-z0-9_+-]*['\"]"  # '/usr/bin/kubectl'
     r"|(?:(?:\.{1,2}|~)?/(?:[\w.+-]+/)*)?"  # a path to the program: /usr/local/bin/aws
     # a name, its letters maybe quoted or escaped as a shell reads them ('kubectl', k\ubectl)
-    r"(?:[a-z'\"\\][a-z0-9_+'\"\\-]*(?:\.[a-z0-9]+)?"
+    r"(?:(?:\$(?='))?[a-z'\"\\][a-z0-9_+'\"\\-]*(?:\.[a-z0-9]+)?"
     rf"|{CMDLET.pattern}))"  # a PowerShell cmdlet: Stop-Computer
 )
 # Shells and interpreters: a pipe into one runs whatever it is fed.
@@ -101,8 +101,23 @@ _REDIRECTS = word_set("> >> 1> 1>> 2> 2>> &> &>>")
 _REDIRECT_LOOK_AHEAD = 160
 
 
+# Tools whose first argument is a host: a host name with dots, an address or user@host
+# after them is an argument, whatever the words around it.
+_ESCAPED = re.compile(r"\\(.)")
+_HOST_TOOLS = word_set("ssh scp sftp rsync mosh")
+_HOST = re.compile(
+    r"(?:[\w.-]{1,64}@)?(?:\d{1,3}(?:\.\d{1,3}){3}|[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,8})",
+    re.IGNORECASE,
+)
+
+
 def _is_argument(tool: str, token: str) -> bool:
-    """Does ``token``, right after ``tool``, look like an argument rather than prose?"""
+    """Does ``token``, right after ``tool``, look like an argument rather than prose?
+
+    A backslash before a character is read away first: the shell removes it, and Markdown
+    shows ``\\-r`` as ``-r``, so ``nvidia\\-smi \\-r`` is seen with its flag."""
+    if "\\" in token:
+        token = _ESCAPED.sub(r"\1", token)
     bare = token.rstrip(_CLOSERS)
     if _FLAG.match(token) or token.startswith(_PATH_PREFIXES) or token[:1] in "'\"":
         return True
@@ -116,6 +131,8 @@ def _is_argument(tool: str, token: str) -> bool:
         return True
     if tool in _NUMBER_TOOLS and bare.isdigit():
         return True
+    if tool in _HOST_TOOLS and _HOST.fullmatch(bare):
+        return True  # "ssh ip-10-1-0-5.ec2.internal 'sudo reboot'": a host, then its command
     if tool not in _FREE_ARGUMENT_TOOLS or not bare[:1].isalnum():
         return False
     return _bare(token) not in _CONNECTIVES and _bare(token) not in _PROSE_NOUNS
@@ -129,16 +146,22 @@ def _is_argument(tool: str, token: str) -> bool:
 # verb of sending and the sentence names a system actor; a run verb before it, or a
 # clause of its own ("If the kernel sent SIGTERM, kill -9 1234"), keeps it advice.
 _SIGNAL_TOOLS = word_set("kill pkill killall")
+# Chinese has no word boundaries: its verbs of sending ("发送了", "发出") and of a process
+# ended by someone else ("被…终止/杀死") are matched as they are written.
 _NARRATIVE_VERB = re.compile(
-    r"\b(?:sent|issued|delivered|received|got|killed|terminated|reaped)\b", re.IGNORECASE
+    r"\b(?:sent|issued|delivered|received|got|killed|terminated|reaped)\b"
+    r"|发送了|发出了|发出|已发送|收到了|被[^，。；]{0,30}(?:终止|杀死|杀掉|结束)",
+    re.IGNORECASE,
 )
 _SYSTEM_ACTOR = re.compile(
     r"\b(?:kernel|oom|oom[- _]killer|slurm\w*|kubelet|systemd|scheduler|watchdog"
-    r"|containerd|runtime|cgroup)\b|\bSIG[A-Z]{2,}\b",
+    r"|containerd|runtime|cgroup)\b|\bSIG[A-Z]{2,}\b|内核|调度器|系统",
     re.IGNORECASE,
 )
-_CLAUSE_BREAK = re.compile(r"[,;:.!?\n]|\b(?:and|then|so|but|if|when)\b", re.IGNORECASE)
-_SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|[;\n]")
+_CLAUSE_BREAK = re.compile(
+    r"[,;:.!?\n，；：]|\b(?:and|then|so|but|if|when)\b|然后|如果|但是", re.IGNORECASE
+)
+_SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|[;\n。！？；]")
 _NARRATIVE_REACH = 200
 
 

@@ -175,7 +175,14 @@ def _first_tool(text: str) -> str:
     return found.name if found is not None else ""
 
 
+# A line that is only a redirection into a path (``: > f``, ``> f``, ``true >> f``): the
+# shell opens the file for writing, which empties it or adds to it.
+_REDIRECTION_LINE = re.compile(r"(?:(?::|true)[ \t]*)?[0-9&]?>>?\|?[ \t]*(?:[/~.$]|[\w-]+\.\w)")
+
+
 def _looks_like_command(text: str) -> bool:
+    if _REDIRECTION_LINE.match(text):
+        return True
     found = command_word(text, wrappers=_WRAPPERS)
     if found is None:
         return False

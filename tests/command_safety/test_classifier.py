@@ -936,7 +936,7 @@ def test_unwrap_keeps_its_word_level_view(
     [
         ("echo $'\\'' ; sudo reboot #'", "mutating"),  # bash runs the reboot
         ("grep -c $'\\r' on_create.sh", "read_only"),
-        ("$'\\x72eboot'", "unknown"),  # a command name spelt in escapes
+        ("$'\\x72eboot'", "mutating"),  # a command name spelt in escapes: reboot
         ('echo $"x" ; ls', "read_only"),
         ("echo $'unterminated", "unknown"),
     ],

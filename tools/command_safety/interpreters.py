@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tools.command_safety.args import word_set
-from tools.command_safety.result import CommandClass, Handler, Rank, mut, ro, unknown
+from tools.command_safety.result import CommandClass, Handler, Rank, combine, mut, ro, unknown
+from tools.command_safety.sdk import sdk_operations, shell_lines
 
 _VERSION_FLAGS = word_set("-V --version -v -h --help")
 
@@ -39,7 +40,8 @@ def _interpreter(tool: str, inline: frozenset[str], attached: bool = True) -> Ha
                 break
             name = arg.split("=", 1)[0]
             if name in inline or (attached and any(arg.startswith(o) for o in inline)):
-                return unknown(f"{tool} {name[:2]} runs inline code (it can do anything)")
+                code = arg[len(name) :] if arg != name else " ".join(args[i + 1 : i + 2])
+                return _inline_code(tool, name, code, depth)
             if tool.startswith("python") and arg.startswith("-m"):
                 module = arg[2:] or (args[i + 1] if i + 1 < len(args) else "")
                 rest = args[i + 1 :] if arg[2:] else args[i + 2 :]
@@ -49,6 +51,18 @@ def _interpreter(tool: str, inline: frozenset[str], attached: bool = True) -> Ha
         return unknown(f"{tool} runs a script or program (it can do anything)")
 
     return handler
+
+
+def _inline_code(tool: str, option: str, code: str, depth: int) -> CommandClass:
+    """Inline code is never read-only; what it is seen to call adds its own verdict (an
+    AWS SDK call judged as its aws operation, a line handed to a shell as that line), so
+    the block carries the warnings the resource calls for."""
+    from tools.command_safety.classifier import classify_argv, classify_nested
+
+    parts = [unknown(f"{tool} {option[:2]} runs inline code (it can do anything)")]
+    parts += [classify_argv(words, depth + 1) for words in sdk_operations(code)]
+    parts += [classify_nested(line, depth + 1) for line in shell_lines(code)]
+    return combine(parts)
 
 
 def _powershell(args: Sequence[str], depth: int) -> CommandClass:

@@ -10,6 +10,10 @@ command class (``RevokeSecurityGroupEgressCommand``), and the aws CLI in kebab-c
 (``revoke-security-group-egress``), the same words in all three (botocore's service models
 hold one operation name, from which both the CLI and boto3 derive theirs).
 
+Code that hands a command line to the system (``os.system("sudo reboot")``,
+``subprocess.run(["kubectl", "delete", ...])``, ``execSync("...")``) is read the same way:
+`shell_lines` returns those lines, for the classifier to judge as lines of their own.
+
 `sdk_operations` returns the aws CLI words (``["aws", "ec2", "revoke-security-group-egress"]``)
 for every call it can tie to a service, so the classifier judges them with the aws rules.
 Only the words are read, never run or imported. The scan is linear: flat patterns, no
@@ -19,6 +23,7 @@ nesting, and at most `_MOST_CALLS` calls are returned.
 from __future__ import annotations
 
 import re
+import shlex
 
 _MOST_CALLS = 32
 # boto3.client('ec2'), session.client(service_name="sagemaker"), boto3.resource('s3')
@@ -102,3 +107,27 @@ def sdk_operations(code: str) -> list[list[str]]:
         if service is not None:
             operations.append(["aws", _CLI_SERVICE.get(service, service), operation])
     return operations
+
+
+# os.system("..."), os.popen('...'), subprocess.run("...", shell=True), execSync("..."): a
+# string literal handed to a shell; subprocess.*(["tool", "arg", ...]): an argument list.
+_SHELL_STRING = re.compile(
+    r"""\b(?:os\.system|os\.popen|subprocess\.[a-z_]{2,20}|exec(?:Sync)?|spawnSync|system)"""
+    r"""\(\s*(?:(['"])([^'"\n]{1,2000})\1|\[([^\]\n]{1,2000})\])"""
+)
+_LIST_ITEM = re.compile(r"""(['"])([^'"\n]*)\1""")
+
+
+def shell_lines(code: str) -> list[str]:
+    """The command lines that ``code`` hands to a shell or runs as an argument list."""
+    lines: list[str] = []
+    for match in _SHELL_STRING.finditer(code):
+        if match.group(2) is not None:
+            lines.append(match.group(2))
+        else:
+            items = [item.group(2) for item in _LIST_ITEM.finditer(match.group(3))]
+            if items:
+                lines.append(shlex.join(items))
+        if len(lines) >= _MOST_CALLS:
+            break
+    return lines

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tools.command_safety.args import HARMLESS_TARGETS, Grammar, Parsed, grammar, parse, word_set
-from tools.command_safety.words import command_name
+from tools.command_safety.words import ansi_c_text, command_name, shell_word
 
 _SEPARATORS = word_set("| || && ; ;; & |& ( )")
 _REDIRECTS = word_set("> >> >| &> &>> >& < << <<< <& <>")
@@ -372,14 +372,13 @@ def strip_comments(text: str) -> str:
 
 # bash's ANSI-C ($'...') and locale ($"...") strings: shlex reads them unlike bash (an
 # escaped quote inside $'...' would end shlex's string early and could hide a second
-# command), so each is replaced by one opaque word before tokenising. Its value is not
-# needed to judge a line; as a command name it is an unknown tool (fail closed).
-ANSI_C_WORD = "_bash_quoted_string_"
+# command), so each is replaced, before tokenising, by the word bash makes of it, quoted
+# for shlex: ``$'\\x72eboot'`` is the command word ``reboot``, judged as such.
 
 
 def _bash_strings_as_words(command: str) -> str | None:
-    """``command`` with every $'...' and $"..." outside other quotes replaced by one word;
-    None when one of them does not end."""
+    """``command`` with every $'...' and $"..." outside other quotes replaced by its value
+    as one single-quoted word; None when one of them does not end."""
     if "$'" not in command and '$"' not in command:
         return command
     out: list[str] = []
@@ -394,7 +393,9 @@ def _bash_strings_as_words(command: str) -> str | None:
                 j += 2 if command[j] == "\\" else 1
             if j >= len(command):
                 return None
-            out.append(ANSI_C_WORD)
+            body = command[i + 2 : j]
+            value = ansi_c_text(body) if closer == "'" else shell_word(f'"{body}"')
+            out.append(shlex.quote(value))
             i = j + 1
             continue
         if quote is None and char == "\\":

@@ -62,6 +62,42 @@ _PROMPTS = re.compile(
 _ROOT_PROMPT = re.compile(r"#[ \t]+")
 
 
+_ANSI_C_SIMPLE = dict(zip("abeEfnrtv\\'\"?", "\a\b\x1b\x1b\f\n\r\t\v\\'\"?", strict=True))
+_ANSI_C_NUMERIC = re.compile(r"[0-7]{1,3}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}")
+
+
+def _ansi_c(word: str, start: int) -> tuple[str, int]:
+    """The text of a ``$'...'`` word part whose body starts at ``start``, with bash's
+    escapes decoded (bash(1), "ANSI-C Quoting": ``$'\\x72eboot'`` is ``reboot``), and where
+    reading goes on after its closing quote."""
+    out: list[str] = []
+    i = start
+    while i < len(word) and word[i] != "'":
+        if word[i] != "\\" or i + 1 >= len(word):
+            out.append(word[i])
+            i += 1
+            continue
+        escape = word[i + 1]
+        numeric = _ANSI_C_NUMERIC.match(word, i + 1)
+        if escape in _ANSI_C_SIMPLE:
+            out.append(_ANSI_C_SIMPLE[escape])
+            i += 2
+        elif numeric is not None:
+            digits = numeric.group()
+            value = int(digits, 8) if digits[0] in "01234567" else int(digits[1:], 16)
+            out.append(chr(min(value, 0x10FFFF)))
+            i = numeric.end()
+        else:
+            out.append("\\" + escape)
+            i += 2
+    return "".join(out), i + 1
+
+
+def ansi_c_text(body: str) -> str:
+    """The value of ``$'BODY'``: its escapes decoded as bash does."""
+    return _ansi_c(body + "'", 0)[0]
+
+
 def shell_word(word: str) -> str:
     """``word`` after quote removal and backslash removal, as bash reads it unexpanded.
 
@@ -85,6 +121,10 @@ def shell_word(word: str) -> str:
                 i += 1
             else:
                 out.append(char)
+        elif char == "$" and following == "'":
+            text, i = _ansi_c(word, i + 2)
+            out.append(text)
+            continue
         elif char in "'\"":
             quote = char
         elif char == "\\":
