@@ -552,7 +552,9 @@ _STEPS: tuple[Step, ...] = (
     ),
     Step(
         "htpasswd",
-        _sub(r"\bhtpasswd\b[^\n]{0,256}", _htpasswd),
+        # One command: the scan stops at a separator, so the next command's htpasswd
+        # starts a match of its own.
+        _sub(r"(?<![\w.-])htpasswd\b[^\n;|&]{0,256}", _htpasswd),
         ("htpasswd", " ", "-b", "a", "-nb"),
         Trigger("htpasswd"),
     ),
