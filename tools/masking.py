@@ -5,8 +5,9 @@ hosts, bucket names, and a known account anywhere), IPv4 and IPv6 addresses, EC2
 FSx / RDS host names, other host names (a FQDN outside the AWS and public project
 domains: a corporate LDAP or Git server) and cluster names (HyperPod and EKS) are replaced
 by stable placeholders (`<ACCOUNT_1>`, `<IP_3>`, `<HOST_2>`, `<CLUSTER_1>`) so text can be
-shown to someone (a model, a support engineer) without them, and the mapping from placeholder to real value is kept on this
-machine, so an answer written with placeholders reads back with the real names:
+shown to someone (a model, a support engineer) without them, and the mapping from
+placeholder to real value is kept on this machine, so an answer written with placeholders
+reads back with the real names:
 
     masker = Masker(clusters=["ml-training"])        # names known up front, if any
     shown = masker.mask(text)                        # or masker.mask_value(json_like)
@@ -17,8 +18,9 @@ Within one `Masker` the same value always gets the same placeholder, numbered in
 first sight, so one run is deterministic. An EC2 private host name keeps its shape with
 the address masked (`ip-10-1-2-3` → `ip-<IP_1>`), so a node name and its address stay
 visibly the same node. Cluster names are learnt from EKS cluster ARNs, `"ClusterName"`
-fields, `--cluster-name` arguments, "EKS cluster NAME" and `aws eks … --name NAME`, and apply to the text that follows (pass names
-known up front to the constructor so they are masked from the first text on).
+fields, `--cluster-name` arguments, "EKS cluster NAME" and `aws eks … --name NAME`, and
+apply to the text that follows (pass names known up front to the constructor so they are
+masked from the first text on).
 
 Not masked: well-known addresses (0.0.0.0, loopback, 169.254.169.254, broadcast), instance
 ids (a support case needs them), and names shorter than three characters.
