@@ -9,8 +9,8 @@ character that has no glyph of its own:
 - terminal escape sequences (CSI, OSC, two-character escapes), whole;
 - C0 and C1 control characters except tab and newline (a carriage return ends a line);
 - zero-width and format characters: U+00AD, U+061C, U+115F/U+1160, U+180E, U+200B–U+200F,
-  U+2060–U+2064, U+3164, U+FEFF, U+FFA0, and the bidirectional embeddings, overrides and
-  isolates U+202A–U+202E, U+2066–U+2069.
+  U+2060–U+2064, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, and the bidirectional embeddings,
+  overrides and isolates U+202A–U+202E, U+2066–U+2069.
 
 It shows a lone surrogate (half of a character, which no encoder can write) as "?", as
 the terminal output always has.
@@ -45,7 +45,11 @@ _CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
 # Bidirectional embeddings, overrides and isolates (LRE .. RLO, LRI .. PDI) and marks.
 _BIDI_CHARS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # Characters without a glyph of their own: zero-width, fillers, soft hyphen, BOM, bidi.
-_FORMAT_CHARS = f"\u00ad\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0{_BIDI_CHARS}"
+# U+FFF9-U+FFFB anchor interlinear annotations, which a renderer does not show either.
+_FORMAT_CHARS = (
+    f"\u00ad\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0\ufff9-\ufffb"
+    f"{_BIDI_CHARS}"
+)
 
 ESCAPE = re.compile(_ESCAPE_PATTERN)
 CONTROL = re.compile(f"[{_CONTROLS}\r]")  # what `escape_controls` shows as \xNN
