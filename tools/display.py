@@ -10,7 +10,7 @@ message, clipped so a 100,000-character argument is not echoed in full.
 
 from __future__ import annotations
 
-from tools.visible import encodable, escape_controls, without_escapes, without_format
+from tools.visible import encodable, escape_controls, safe_cut, without_escapes, without_format
 
 __all__ = ["ARGUMENT_LIMIT", "argument", "encodable", "one_line", "printable"]
 
@@ -38,5 +38,5 @@ def argument(value: object, limit: int = ARGUMENT_LIMIT) -> str:
     text = escape_controls(without_escapes(text).replace("\n", "\\n"))
     text = without_format(text.replace("\t", " "))
     if len(text) > limit:
-        return f"{text[: max(limit - 1, 0)]}… ({length:,} characters)"
+        return f"{text[: safe_cut(text, max(limit - 1, 0))]}… ({length:,} characters)"
     return text
