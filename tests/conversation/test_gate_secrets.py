@@ -105,6 +105,10 @@ INVISIBLE = [
     for code in range(0x10000)
     if (FORMAT.fullmatch(chr(code)) or CONTROL.fullmatch(chr(code))) and chr(code) not in "\r"
 ]
+# A lone U+009B opens an 8-bit CSI sequence that takes the next letter with it (as a
+# terminal would): "\x9bkubectl" is shown, and judged, as "ubectl". It is inserted here only
+# as part of a whole sequence; test_a_lone_8_bit_csi_is_judged_as_shown covers it alone.
+INSERTED = [c for c in INVISIBLE if c != "\x9b"]
 ESCAPES = ["\x1b[0m", "\x1b[8m", "\x1b[2K", "\x1b]0;title\x07", "\x1b]8;;http://x\x1b\\", "\x9b31m"]
 WRAPPERS = ("```bash\n{}\n```", "Run `{}` on the node.", "To fix it: {}")
 
@@ -121,7 +125,7 @@ def test_the_set_is_the_one_module_s() -> None:
     st.sampled_from(COMMANDS),
     st.sampled_from(WRAPPERS),
     st.lists(
-        st.tuples(st.integers(min_value=0, max_value=200), st.sampled_from(INVISIBLE + ESCAPES)),
+        st.tuples(st.integers(min_value=0, max_value=200), st.sampled_from(INSERTED + ESCAPES)),
         min_size=1,
         max_size=6,
     ),
@@ -133,9 +137,15 @@ def test_any_invisible_character_or_escape_still_yields_a_flagged_block(
     for spot, hider in sorted(inserts, reverse=True):
         hidden.insert(min(spot, len(hidden)), hider)
     guarded = guard_text(wrapper.format("".join(hidden)), CONTEXT)
-    # the command as a reader sees it: an 8-bit CSI eats the letter after it on a terminal
-    # too, and what is left is flagged all the same
-    assert [s.command for s in guarded.suggestions] == [visible("".join(hidden)).strip()]
+    assert [s.command for s in guarded.suggestions] == [command]
     assert all(s.mutating for s in guarded.suggestions)
     assert "Suggested command" in guarded.text
     assert visible(guarded.text) == guarded.text
+
+
+def test_a_lone_8_bit_csi_is_judged_as_shown() -> None:
+    """What is left after the sequence is what the gate judges and what the user sees."""
+    for command in COMMANDS:
+        guarded = guard_text(f"```bash\n\x9b{command}\n```", CONTEXT)
+        assert [s.command for s in guarded.suggestions] == [visible(f"\x9b{command}")]
+        assert "\x9b" not in guarded.text
