@@ -258,7 +258,7 @@ def _mcp(recording: Path) -> str:
 
 def _tickets(recording: Path, tmp: Path) -> list[Channel]:
     from agent.commands.ticket import write_bundle
-    from agent.ticket import build_ticket
+    from agent.ticket import MAX_ERROR_STRINGS, build_ticket
     from tools.recorded.model import load_recorded
     from tools.target import TriageTarget
     from tools.triage.open_cluster import DataSource, open_cluster
@@ -268,26 +268,35 @@ def _tickets(recording: Path, tmp: Path) -> list[Channel]:
     target = TriageTarget(cluster=loaded.cluster, region=loaded.region)
     report = run_triage(open_cluster(target, source=DataSource(recorded=loaded)))
     now = datetime(2025, 1, 1, tzinfo=UTC)
-    facts = build_ticket(report, now=now, error_strings=[p.text for p in ALL])
+    # A ticket keeps MAX_ERROR_STRINGS of them: one bundle per batch, so every plant is in one.
+    batches = [ALL[i : i + MAX_ERROR_STRINGS] for i in range(0, len(ALL), MAX_ERROR_STRINGS)]
     channels = []
     for mask in (False, True):
-        folder = tmp / ("ticket-masked" if mask else "ticket")
-        folder.mkdir()
-        paths = write_bundle(folder, report, facts, created=now, mask=mask)
         texts = []
-        for path in paths:
-            if path.name.endswith(".tar.gz"):
-                with tarfile.open(fileobj=io.BytesIO(path.read_bytes())) as archive:
-                    for member in archive.getmembers():
-                        handle = archive.extractfile(member)
-                        if handle is not None:
-                            texts.append(handle.read().decode("utf-8"))
-            elif path.name != "mask-mapping.json":  # the mapping stays local by design
-                texts.append(path.read_text(encoding="utf-8"))
+        for number, batch in enumerate(batches):
+            facts = build_ticket(report, now=now, error_strings=[p.text for p in batch])
+            folder = tmp / f"ticket-{'masked-' if mask else ''}{number}"
+            folder.mkdir()
+            texts += _bundle_texts(write_bundle(folder, report, facts, created=now, mask=mask))
         name = "ticket files (--mask)" if mask else "ticket files"
         fed = ("cluster text", "ticket error strings", "environment")
         channels.append(Channel(name, fed, (*INSIDE, *ALL), "\n".join(texts)))
     return channels
+
+
+def _bundle_texts(paths: list[Path]) -> list[str]:
+    """The bundle's files and its archive's members (the mask mapping stays local)."""
+    texts = []
+    for path in paths:
+        if path.name.endswith(".tar.gz"):
+            with tarfile.open(fileobj=io.BytesIO(path.read_bytes())) as archive:
+                for member in archive.getmembers():
+                    handle = archive.extractfile(member)
+                    if handle is not None:
+                        texts.append(handle.read().decode("utf-8"))
+        elif path.name != "mask-mapping.json":  # the mapping stays local by design
+            texts.append(path.read_text(encoding="utf-8"))
+    return texts
 
 
 def report(channels: list[Channel]) -> str:
