@@ -3,44 +3,48 @@
 Every event of a conversation (user messages, model text, tool calls with their inputs
 and results, suggestions, re-triages) is kept in memory and written on `/save` or
 `--transcript`. Values pass the recorder's redaction, and the provider's own credentials
-(the API key in the environment) are scrubbed by value as well, whatever their shape.
+(the API key in the environment) are scrubbed by value as well, whatever their shape. The
+file is private to its user (mode 0600).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tools.redaction import REDACTED, redact
-
-SECRET_VARIABLES = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_BEARER_TOKEN_BEDROCK",
+from tools.private import write_private
+from tools.redaction import (
+    REDACTED,
+    SECRET_VARIABLES,
+    environment_secrets,
+    hide_environment_secrets,
+    redact,
+    redact_output,
 )
+from tools.visible import visible
+
+__all__ = [
+    "REDACTED",
+    "SECRET_VARIABLES",
+    "Transcript",
+    "code_span_safe",
+    "display_safe",
+    "environment_secrets",
+    "hide_secrets",
+    "scrub",
+]
+
 FORMAT = "hyperpod-debug-transcript"
 VERSION = 1
 
 
-def environment_secrets() -> list[str]:
-    return [v for name in SECRET_VARIABLES if len(v := os.environ.get(name, "")) >= 8]
-
-
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f]")
-
-
 def display_safe(text: str) -> str:
-    """Text that can be printed and saved: lone surrogates replaced (they cannot be
-    encoded), bidirectional overrides removed (they make a terminal show text in another
-    order than it runs), the provider's credentials hidden."""
-    text = text.encode("utf-8", "replace").decode("utf-8")
-    return hide_secrets(_BIDI.sub("", text))
+    """Text that can be printed and saved: made `visible` (no escape sequence, no
+    bidirectional or zero-width character, lone surrogates shown as "?") and redacted as
+    every output is (`redact_output`: the environment's credentials and every pattern)."""
+    return redact_output(visible(text))
 
 
 def code_span_safe(text: str) -> str:
@@ -53,20 +57,25 @@ def code_span_safe(text: str) -> str:
 def hide_secrets(text: str) -> str:
     """Model text as shown to the user: the provider's own credentials never appear, even
     when the model (or a pasted log it quotes) repeats them."""
-    for secret in environment_secrets():
-        text = text.replace(secret, REDACTED)
-    return text
+    return hide_environment_secrets(text)
 
 
 def scrub(value: Any, secrets: list[str]) -> Any:
-    """Redact by pattern (the recorder's rules), then every known secret by value."""
-    value = redact(value)
-    if not secrets:
-        return value
-    text = json.dumps(value, ensure_ascii=False)
-    for secret in secrets:
-        text = text.replace(json.dumps(secret)[1:-1], REDACTED)
-    return json.loads(text)
+    """Every known secret by value (before a pattern could change part of it), then the
+    recorder's rules: by key name and by pattern."""
+    return redact(_by_value(value, secrets) if secrets else value)
+
+
+def _by_value(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        return hide_environment_secrets(value, secrets)
+    if isinstance(value, dict):
+        return {
+            _by_value(str(key), secrets): _by_value(item, secrets) for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_by_value(item, secrets) for item in value]
+    return value
 
 
 class Transcript:
@@ -85,6 +94,7 @@ class Transcript:
             for item in [{"type": "meta", **self.meta}, *self.events]
         ]
 
-    def save(self, path: Path) -> None:
-        # errors="replace": a lone surrogate from a model or a cluster cannot be encoded.
-        path.write_text("\n".join(self.lines()) + "\n", encoding="utf-8", errors="replace")
+    def save(self, path: Path, *, overwrite: bool = True) -> None:
+        """Write the transcript readable by this user only (0600, whatever the umask).
+        With ``overwrite=False`` an existing file is left alone (FileExistsError)."""
+        write_private(path, "\n".join(self.lines()) + "\n", overwrite=overwrite)

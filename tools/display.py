@@ -10,40 +10,18 @@ message, clipped so a 100,000-character argument is not echoed in full.
 
 from __future__ import annotations
 
-import re
+from tools.visible import encodable, escape_controls, safe_cut, without_escapes, without_format
+
+__all__ = ["ARGUMENT_LIMIT", "argument", "encodable", "one_line", "printable"]
 
 ARGUMENT_LIMIT = 200
 
-# Terminal escape sequences: CSI (colours, cursor), OSC (window title, hyperlinks) and the
-# other two-character escapes, dropped whole; then any C0 / C1 control but newline and tab.
-_ESCAPE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b[@-Z\\-_]"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Bidirectional embeddings, overrides and isolates (LRE .. RLO, LRI .. PDI).
-_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
-
-
-def encodable(text: str) -> str:
-    """`text` with every lone surrogate replaced by "?" (everything else unchanged)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-    return text
-
 
 def printable(text: str) -> str:
-    """A whole output made safe: encodable, no escape sequence, no control character but
-    newline and tab (others shown as \\xNN), no bidirectional override."""
-    text = encodable(text)
-    if "\x1b" in text or "\x9b" in text:
-        text = _ESCAPE.sub("", text)
-    text = _CONTROL.sub(_escaped, text)
-    return _BIDI.sub("", text)
+    """A whole output made safe (`tools.visible` parts): encodable, no escape sequence, no
+    control character but newline and tab (others shown as \\xNN), no bidirectional
+    override or other invisible format character."""
+    return without_format(escape_controls(without_escapes(encodable(text))))
 
 
 def one_line(text: str) -> str:
@@ -52,18 +30,13 @@ def one_line(text: str) -> str:
     return printable(text).replace("\n", "\\n").replace("\t", " ")
 
 
-def _escaped(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
-
-
 def argument(value: object, limit: int = ARGUMENT_LIMIT) -> str:
     """One user-supplied value as an error message shows it: on one line, control
     characters escaped, at most `limit` characters, and when clipped its full length."""
     text = encodable(str(value))
     length = len(text)
-    text = _ESCAPE.sub("", text)
-    text = _CONTROL.sub(_escaped, text.replace("\n", "\\n"))
-    text = _BIDI.sub("", text.replace("\t", " "))
+    text = escape_controls(without_escapes(text).replace("\n", "\\n"))
+    text = without_format(text.replace("\t", " "))
     if len(text) > limit:
-        return f"{text[: max(limit - 1, 0)]}… ({length:,} characters)"
+        return f"{text[: safe_cut(text, max(limit - 1, 0))]}… ({length:,} characters)"
     return text

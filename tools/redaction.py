@@ -48,8 +48,8 @@ MASKED_ACCOUNT = "111122223333"
 
 _SECRET_KEYS = re.compile(
     r"(secret|password|passwd|passphrase|token|credential|session[_-]?key|private[_-]?key|"
-    r"access[_-]?key|api[_-]?key|[_-](?:key|pat|pass|pwd)$|auth(orization)?$|"
-    r"certificate[_-]?authority|kubeconfig)",
+    r"access[_-]?key|account[_-]?key|api[_-]?key|[_-](?:key|pat|pass|pwd|pw)$|auth(orization)?$|"
+    r"authtok|storage[_-]?pass|cookie|certificate[_-]?authority|kubeconfig)",
     re.IGNORECASE,
 )
 # Keys whose name looks secret but whose value is needed to replay faithfully.
@@ -58,14 +58,20 @@ _KEEP_KEYS = frozenset({"NextToken", "nextToken", "TokenKey"})
 # A name (variable, key, flag) names a secret when it ENDS in one of these words (optionally
 # _id/_key/_value): "client_secret", "AWS_SESSION_TOKEN", "SecretAccessKey" — but not
 # "secretsmanager", "tokenizer" or "token_expiry".
+# "authtok" is sssd's ldap_default_authtok; "account key" an Azure storage key
+# (`AccountKey=` in a connection string).
 _WORD = (
     r"(?:token|password|passwd|passphrase|secret|api[_-]?key|access[_-]?key|private[_-]?key"
-    r"|secretaccesskey)"
+    r"|secretaccesskey|authtok|account[_-]?key)"
 )
 _KEY_END = rf"{_WORD}(?:[_-]?(?:id|key|value))?"
-# ... or in a separated short word: GITLAB_PAT, OPENAI_KEY, DB_PASS, db-pwd (KMS_KEY_ID, a key's
-# id, is not a secret); or it holds "password" anywhere: MYSQL_ROOT_PASSWORD_PROD.
-_NAME_END = rf"(?:{_KEY_END}|[_-](?:key|pat|pass|pwd)|pass(?:word|wd)[\w-]{{0,32}})"
+# ... or in a separated short word: GITLAB_PAT, OPENAI_KEY, DB_PASS, db-pwd, SLURM_DB_PW
+# (KMS_KEY_ID, a key's id, is not a secret); or it holds "password" anywhere:
+# MYSQL_ROOT_PASSWORD_PROD; or it is slurmdbd.conf's StoragePass (AccountingStoragePass in
+# slurm.conf).
+_NAME_END = (
+    rf"(?:{_KEY_END}|[_-](?:key|pat|pass|pwd|pw)|pass(?:word|wd)[\w-]{{0,32}}|storage[_-]?pass)"
+)
 _SECRET_NAME = re.compile(rf"(?i)(?:{_NAME_END})$|pass(?:word|wd)")
 _VALUE = r"""(?:'[^'\n]*'|"[^"\n]*"|[^\s"',;}]+)"""
 _B64 = "A-Za-z0-9+/"
@@ -262,6 +268,47 @@ def _prose(match: re.Match[str]) -> str:
     return match.group(1) + REDACTED
 
 
+_BOOTSTRAP_CONTEXT = re.compile(r"(?i)token|kubeadm|bootstrap")
+
+
+def _bootstrap_token(match: re.Match[str]) -> str:
+    """A Kubernetes bootstrap token, `[a-z0-9]{6}.[a-z0-9]{16}` (kubeadm join --token,
+    `kubeadm token create`; https://kubernetes.io/docs/reference/access-authn-authz/bootstrap-tokens/):
+    redacted when its secret half mixes letters and digits (a random one does with
+    probability ~0.99) or a token word is within 40 characters before it. A DNS name
+    such as `worker.abcdefghijklmnop` (no digit, no token word) stays."""
+    secret = match.group(1)
+    if any(c.isdigit() for c in secret) and any(c.isalpha() for c in secret):
+        return REDACTED
+    before = match.string[max(match.start() - 40, 0) : match.start()]
+    return REDACTED if _BOOTSTRAP_CONTEXT.search(before) else match.group(0)
+
+
+_HTPASSWD_SPACE = re.compile(r"(\s+)")
+
+
+def _htpasswd(match: re.Match[str]) -> str:
+    """`htpasswd -b[c] FILE USER PASSWORD` and `htpasswd -nb USER PASSWORD`: with -b the
+    password is an argument (https://httpd.apache.org/docs/current/programs/htpasswd.html),
+    the second operand with -n (no file), the third otherwise."""
+    pieces = _HTPASSWD_SPACE.split(match.group(0))
+    flags = ""
+    operands: list[int] = []  # indexes of operands in `pieces` (words are at even indexes)
+    for index in range(2, len(pieces), 2):
+        word = pieces[index]
+        if not operands and word.startswith("-") and len(word) > 1:
+            flags += word[1:]
+            continue
+        if word[:1] in ("|", ";", "&", ">", "<", ")"):
+            break
+        operands.append(index)
+    position = 1 if "n" in flags else 2
+    if "b" not in flags or len(operands) <= position:
+        return match.group(0)
+    pieces[operands[position]] = REDACTED
+    return "".join(pieces)
+
+
 # -- triggers --------------------------------------------------------------------------------
 #
 # Each step's trigger is a part every match of its pattern must contain: a literal of the
@@ -273,7 +320,8 @@ def _prose(match: re.Match[str]) -> str:
 # The steps that redact a value by the name before it (json-key, tag-value, assignment,
 # yaml-key, flag, aws-configure, prose …) all need one of these words: every alternative of
 # `_WORD`, `_KEY_END` and `_NAME_END`, "auth" of a docker config and "pwd" hold one.
-_SECRET_WORD = Trigger(words=("auth", "token", "pass", "secret", "key", "pat", "pwd"))
+# "pw" holds "pwd" and the short word of SLURM_DB_PW; "cookie" is for the json-key step.
+_SECRET_WORD = Trigger(words=("auth", "token", "pass", "secret", "key", "pat", "pw", "cookie"))
 # STS session tokens by their well-known base64 openings ("origin", "aws").
 _STS_OPENINGS = "IQoJb3JpZ2lu|IQoDYXdz|IQoGZXIvYXdz|AgoJb3JpZ2lu|FwoGZXIvYXdz|FQoGZXIvYXdz|AQoDYXdz"
 _ZH_WORDS = "密码|口令|密钥|私钥|秘钥|令牌"
@@ -317,7 +365,7 @@ _STEPS: tuple[Step, ...] = (
     Step(
         "json-key",
         _sub(
-            rf'(?i)((\\?)"(?:auth|[\w.-]*{_NAME_END})\2"\s*:\s*\2")(?:[^"\\]|\\[^"])*',
+            rf'(?i)((\\?)"(?:auth|[\w.-]*(?:{_NAME_END}|cookie))\2"\s*:\s*\2")(?:[^"\\]|\\[^"])*',
             rf"\g<1>{REDACTED}",
         ),
         ('"', '\\"', "token", "a.", ":", " ", "password", "_key", "auth"),
@@ -359,7 +407,7 @@ _STEPS: tuple[Step, ...] = (
     Step(
         "yaml-key",
         _sub(
-            rf"(?i)((?:(?<=[\w.-])[_-](?:{_KEY_END}|key|pat|pass|pwd)"
+            rf"(?i)((?:(?<=[\w.-])[_-](?:{_KEY_END}|key|pat|pass|pwd|pw)"
             r"|\b(?:password|passwd|passphrase|secret))\s*:\s+)"
             rf"{_VALUE}",
             rf"\g<1>{REDACTED}",
@@ -492,6 +540,56 @@ _STEPS: tuple[Step, ...] = (
         _sub(rf"(?<![{_B64}=])[{_B64}]{{40}}(?![{_B64}=])", _bare_secret_key),
         ("a", "A", "1", "/", "+", "="),
         Trigger(run=40),
+    ),
+    # Kubernetes bootstrap tokens (`kubeadm join --token abcdef.0123456789abcdef`): the
+    # 6-character id and the 16-character secret. The id is fixed-length, so each start
+    # scans at most 7 characters before failing.
+    Step(
+        "bootstrap-token",
+        _sub(r"(?<![\w.-])[a-z0-9]{6}\.([a-z0-9]{16})(?![\w-]|\.[\w-])", _bootstrap_token),
+        ("abcdef.", "a", "0", ".", "abcdef.0123456789abcdefg"),
+        Trigger(r"\.[a-z0-9]{16}"),
+    ),
+    Step(
+        "htpasswd",
+        # One command: the scan stops at a separator, so the next command's htpasswd
+        # starts a match of its own.
+        _sub(r"(?<![\w.-])htpasswd\b[^\n;|&]{0,256}", _htpasswd),
+        ("htpasswd", " ", "-b", "a", "-nb"),
+        Trigger("htpasswd"),
+    ),
+    # echo 'user:password' | chpasswd (printf too). The user cannot hold ":" and the
+    # password no space, so a start at "echo" scans one word pair.
+    Step(
+        "chpasswd",
+        _sub(
+            r"""(\b(?:echo|printf)\s+(?:-[ne]+\s+)?['"]?[^\s:'"]+:)([^\s'"|\\]+)"""
+            r"""(?=(?:\\n)?['"]?\s*\|\s*(?:sudo\s+)?chpasswd\b)""",
+            rf"\g<1>{REDACTED}",
+        ),
+        ("echo ", "'", "a", ":", "|", " ", "chpasswd"),
+        Trigger(words=("chpasswd",)),
+    ),
+    # Slack incoming webhooks: the path after /services/ is the credential
+    # (https://api.slack.com/messaging/webhooks).
+    Step(
+        "slack-webhook",
+        _sub(
+            r"(?i)(hooks\.slack\.com/(?:services|workflows|triggers)/)[\w/+-]+",
+            rf"\g<1>{REDACTED}",
+        ),
+        ("hooks.slack.com/services/", "T", "/", "a"),
+        Trigger(words=("slack",)),
+    ),
+    # Cookie: / Set-Cookie: header values, to the end of the line or a closing quote (a
+    # header inside `curl -H '...'`).
+    Step(
+        "cookie-header",
+        _sub(
+            r"""(?i)((?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*)[^\s'"][^\n'"]*""", rf"\g<1>{REDACTED}"
+        ),
+        ("Cookie", ":", " ", "a=b;", "Set-"),
+        Trigger(words=("cookie",)),
     ),
     # The password is X / 密码是 X (X unless it describes the password: "incorrect", "错误")
     Step(
@@ -657,4 +755,65 @@ def _redact(value: Any, masker: AccountMasker | None) -> Any:
         return out
     if isinstance(value, list):
         return [_redact(item, masker) for item in value]
+    return value
+
+
+# -- output boundaries -------------------------------------------------------------------------
+#
+# What leaves the program (a terminal, a transcript, `ask` JSON, an MCP result, a ticket)
+# passes `redact_output`: the patterns above, and the provider's and AWS's own credentials
+# from the environment by value, whatever their shape (a key the patterns would not know).
+# By value first: a pattern may replace part of a credential, and the rest would then no
+# longer match it.
+
+SECRET_VARIABLES = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",
+)
+_MIN_ENVIRONMENT_SECRET = 8  # shorter values would hide ordinary words
+
+
+def environment_secrets() -> list[str]:
+    """The values of `SECRET_VARIABLES` set in the environment (8 characters or more)."""
+    import os
+
+    return [
+        value
+        for name in SECRET_VARIABLES
+        if len(value := os.environ.get(name, "")) >= _MIN_ENVIRONMENT_SECRET
+    ]
+
+
+def hide_environment_secrets(text: str, secrets: list[str] | None = None) -> str:
+    """`text` with every credential of the environment replaced by the placeholder."""
+    for secret in environment_secrets() if secrets is None else secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def redact_output(text: str) -> str:
+    """Text on its way out of the program: the environment's credentials by value, then
+    every pattern of `redact_text`. Apply it to a whole text before anything clips, splits
+    or rearranges it; it is idempotent, so a second boundary costs time, not meaning."""
+    return redact_text(hide_environment_secrets(text))
+
+
+def redact_strings(value: Any) -> Any:
+    """`redact_output` applied to every string value of a JSON-like structure; keys,
+    numbers and the shape are kept (a schema still validates)."""
+    secrets = environment_secrets()
+    return _redact_strings(value, secrets)
+
+
+def _redact_strings(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        return redact_text(hide_environment_secrets(value, secrets))
+    if isinstance(value, dict):
+        return {key: _redact_strings(item, secrets) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_strings(item, secrets) for item in value]
     return value

@@ -9,8 +9,8 @@ character that has no glyph of its own:
 - terminal escape sequences (CSI, OSC, two-character escapes), whole;
 - C0 and C1 control characters except tab and newline (a carriage return ends a line);
 - zero-width and format characters: U+00AD, U+061C, U+115F/U+1160, U+180E, U+200B–U+200F,
-  U+2060–U+2064, U+3164, U+FEFF, U+FFA0, and the bidirectional embeddings, overrides and
-  isolates U+202A–U+202E, U+2066–U+2069.
+  U+2060–U+2064, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, and the bidirectional embeddings,
+  overrides and isolates U+202A–U+202E, U+2066–U+2069.
 
 It shows a lone surrogate (half of a character, which no encoder can write) as "?", as
 the terminal output always has.
@@ -18,29 +18,48 @@ the terminal output always has.
 Line and paragraph separators (U+2028, U+2029) become newlines, as a renderer breaks on
 them. `VisibleStream` does the same to text that arrives in pieces: a piece that ends inside
 an escape sequence (or on a carriage return) is held back until the next one completes it.
+
+This module is the one place that knows these characters. The other makers of safe text
+build on its parts: `tools.display` (a whole output: escapes dropped, other controls shown
+as \\xNN, format characters dropped), `tools.text` (cluster text quoted on one line) and
+the safety gate. Clipping is here too (`clip_line`, `safe_cut`, `safe_start`): a cut never
+lands inside a redaction placeholder or a secret-shaped token, so a clip cannot show part
+of a secret that redaction would have recognised whole.
 """
 
 from __future__ import annotations
 
 import re
 
+from tools.redaction import REDACTED
+
 # Escape sequences, whole (an unterminated OSC runs to the end of what is there).
-_ESCAPE = (
+_ESCAPE_PATTERN = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erases
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
     r"|\x1b[@-Z\\-_]"  # two-character escapes
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
 )
-_NO_GLYPH = (
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
-    "\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
-    "\u3164\ufeff\uffa0]"
+# C0 and C1 controls but tab and newline (a carriage return is handled as a line end).
+_CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+# Bidirectional embeddings, overrides and isolates (LRE .. RLO, LRI .. PDI) and marks.
+_BIDI_CHARS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# Characters without a glyph of their own: zero-width, fillers, soft hyphen, BOM, bidi.
+# U+FFF9-U+FFFB anchor interlinear annotations, which a renderer does not show either.
+_FORMAT_CHARS = (
+    f"\u00ad\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0\ufff9-\ufffb"
+    f"{_BIDI_CHARS}"
 )
-_HIDDEN = re.compile(f"{_ESCAPE}|{_NO_GLYPH}")
+
+ESCAPE = re.compile(_ESCAPE_PATTERN)
+CONTROL = re.compile(f"[{_CONTROLS}\r]")  # what `escape_controls` shows as \xNN
+FORMAT = re.compile(f"[{_FORMAT_CHARS}]")
+_HIDDEN = re.compile(f"{_ESCAPE_PATTERN}|[{_CONTROLS}{_FORMAT_CHARS}]")
 _NEWLINES = re.compile("\r\n?|[\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # The end of a piece that may be the start of an escape sequence.
 _OPEN_TAIL = re.compile(r"(?:\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]{0,4096}|)|\x9b[0-?]*[ -/]*)\Z")
+_SPACE = re.compile(r"\s+")
 
 
 def visible(text: str) -> str:
@@ -48,6 +67,119 @@ def visible(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text  # the common case: nothing to take out
     return _SURROGATE.sub("?", _HIDDEN.sub("", _NEWLINES.sub("\n", text)))
+
+
+def encodable(text: str) -> str:
+    """`text` with every lone surrogate replaced by "?" (everything else unchanged)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("?", text)
+    return text
+
+
+def without_escapes(text: str) -> str:
+    """`text` without terminal escape sequences (dropped whole)."""
+    if "\x1b" in text or "\x9b" in text:
+        return ESCAPE.sub("", text)
+    return text
+
+
+def without_format(text: str) -> str:
+    """`text` without zero-width, filler and bidirectional characters."""
+    return text if text.isascii() else FORMAT.sub("", text)
+
+
+def escape_controls(text: str) -> str:
+    """Control characters but newline and tab shown as \\xNN (a carriage return too)."""
+    return CONTROL.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
+
+# -- clipping --------------------------------------------------------------------------------
+
+# Characters of an opaque token (base64, base64url, hex): a cut inside a run of these that
+# looks random would show part of something that may be a secret.
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
+_SECRET_SHAPED = 16
+_TOKEN_SCAN = 4096  # a cut looks this far for the ends of a token (bounded: stays linear)
+
+
+def _token_around(text: str, at: int, *, back: int) -> tuple[int, int] | None:
+    """The run of token characters that a cut at `at` would split, if it is secret-shaped
+    (16 or more characters mixing upper case, lower case and digits). The scan looks at
+    most `back` characters back and 4,096 on from the run's start."""
+    if not (0 < at < len(text) and text[at - 1] in _TOKEN_CHARS and text[at] in _TOKEN_CHARS):
+        return None
+    start = at
+    while start > 0 and text[start - 1] in _TOKEN_CHARS and at - start < back:
+        start -= 1
+    stop = at
+    while stop < len(text) and text[stop] in _TOKEN_CHARS and stop - start < _TOKEN_SCAN:
+        stop += 1
+    token = text[start:stop]
+    if len(token) >= _SECRET_SHAPED and _random_looking(token):
+        return start, stop
+    return None
+
+
+def _placeholder_around(text: str, at: int) -> tuple[int, int] | None:
+    """The redaction placeholder that a cut at `at` would split, if any."""
+    opening = text.rfind("<", max(at - len(REDACTED) + 1, 0), at)
+    if opening != -1 and text.startswith(REDACTED, opening) and opening + len(REDACTED) > at:
+        return opening, opening + len(REDACTED)
+    return None
+
+
+def safe_cut(text: str, end: int) -> int:
+    """Where to cut `text` at or before `end` so that the kept part never ends inside a
+    redaction placeholder or inside a secret-shaped token (16 or more token characters
+    mixing upper case, lower case and digits): the cut moves back to its start."""
+    if end >= len(text):
+        return len(text)
+    end = max(end, 0)
+    placeholder = _placeholder_around(text, end)
+    if placeholder is not None:
+        end = placeholder[0]
+    # Back to the token's very start, however long: a clip is cut once.
+    token = _token_around(text, end, back=len(text))
+    return token[0] if token is not None else end
+
+
+def safe_start(text: str, start: int) -> int:
+    """Where to start a window of `text` at or after `start` so that it never begins
+    inside a placeholder or a secret-shaped token: the start moves on past its end."""
+    if start <= 0:
+        return 0
+    if start >= len(text):
+        return len(text)
+    placeholder = _placeholder_around(text, start)
+    if placeholder is not None:
+        start = placeholder[1]
+    # Bounded both ways: the gate opens a window before every command it finds.
+    token = _token_around(text, start, back=_TOKEN_SCAN)
+    return token[1] if token is not None else start
+
+
+def _random_looking(token: str) -> bool:
+    return (
+        any(c.isupper() for c in token)
+        and any(c.islower() for c in token)
+        and any(c.isdigit() for c in token)
+    )
+
+
+def clip_line(text: str, limit: int) -> str:
+    """`text` on one line (runs of white space made one space), at most `limit` characters
+    with an ellipsis; the cut never lands inside a placeholder or a secret-shaped token.
+    Redact before clipping: a secret cut in half no longer looks like one."""
+    text = _SPACE.sub(" ", text).strip()
+    if len(text) <= limit:
+        return text
+    return text[: safe_cut(text, max(limit - 1, 0))].rstrip() + "…"
 
 
 class VisibleStream:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -101,8 +101,19 @@ def ask_command(
         die(str(exc), EXIT_FAILED)
     _save(transcript, transcript_path)
     if as_json:
-        text = json.dumps(result.to_json(), indent=2, ensure_ascii=False)
+        text = json.dumps(json_output(result.to_json()), indent=2, ensure_ascii=False)
         typer.echo(text.encode("utf-8", "replace").decode("utf-8"))
+
+
+def json_output(payload: dict[str, Any]) -> dict[str, Any]:
+    """The JSON answer as it may leave the program: every string redacted whole (the
+    environment's credentials, every secret pattern), tool inputs by key name too
+    (`{"password": ...}`)."""
+    from tools.redaction import redact, redact_strings
+
+    redacted: dict[str, Any] = redact_strings(payload)
+    redacted["tool_calls"] = redact(redacted.get("tool_calls", []))
+    return redacted
 
 
 def _save(transcript: object, path: Path | None) -> None:

@@ -2,7 +2,8 @@
 
 Works on a terminal (streaming, Markdown) and with piped stdin (one message a line, plain
 text out). Slash commands act without the model: /triage, /explain TEXT, /findings,
-/suggestions, /done (you applied the changes: re-triage and compare), /save FILE, /quit.
+/suggestions, /done (you applied the changes: re-triage and compare), /save FILE (never
+replaces a file; /save! FILE does), /quit.
 """
 
 from __future__ import annotations
@@ -161,11 +162,12 @@ def _slash(agent: Agent, printer: AnswerPrinter, transcript: Transcript, message
         _suggestions(agent, printer)
     elif command == "/done":
         agent.done(argument, emit=printer)
-    elif command == "/save":
+    elif command in ("/save", "/save!"):
         if not argument:
-            printer.note("usage: /save FILE")
+            printer.note("usage: /save FILE (/save! FILE replaces an existing file)")
         else:
-            _save(transcript, Path(argument).expanduser(), printer)
+            path = Path(argument).expanduser()
+            _save(transcript, path, printer, overwrite=command == "/save!")
     else:
         printer.note(f"unknown command {shown_argument(command, 60)}. {HELP}")
     return True
@@ -219,9 +221,18 @@ def _suggestions(agent: Agent, printer: AnswerPrinter) -> None:
         printer(render_suggestion(suggestion, agent.state.language))
 
 
-def _save(transcript: Transcript, path: Path, printer: AnswerPrinter) -> None:
+def _save(
+    transcript: Transcript, path: Path, printer: AnswerPrinter, *, overwrite: bool = True
+) -> None:
+    """Write the transcript (0600). `/save` never replaces a file: `/save!` does, and so
+    does `--transcript`, a path the user named before the chat began."""
     try:
-        transcript.save(path)
+        transcript.save(path, overwrite=overwrite)
+    except FileExistsError:
+        printer.note(
+            f"not saved: {shown_argument(path)} exists; /save! {shown_argument(path)} replaces it"
+        )
+        return
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
         reason = exc.strerror if isinstance(exc, OSError) else "not a usable file name"
         printer.note(f"error: cannot write {shown_argument(path)}: {reason}")

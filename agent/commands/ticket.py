@@ -37,6 +37,7 @@ from agent.commands.options import (
     RecordedFileOption,
     RegionOption,
 )
+from tools.private import PRIVATE_MODE, write_private
 
 if TYPE_CHECKING:
     from agent.ticket import TicketFacts
@@ -137,13 +138,14 @@ def _recorded_elsewhere(path: Path, recorded_region: str, region: str) -> str:
 def bundle_texts(report: TriageReport, facts: TicketFacts, *, created: datetime) -> dict[str, str]:
     """The three files of the bundle, each redacted as a whole before it is written."""
     from agent.ticket_bundle import render_summary
-    from tools.redaction import redact, redact_text
+    from tools.redaction import redact, redact_output, redact_strings
     from tools.triage.render import render_text
 
+    report_json = redact_strings(redact(report.to_json()))
     return {
-        SUMMARY: redact_text(render_summary(facts, created=created)),
-        TRIAGE_TEXT: redact_text(render_text(report, colour=False)),
-        TRIAGE_JSON: json.dumps(redact(report.to_json()), indent=2, ensure_ascii=False) + "\n",
+        SUMMARY: redact_output(render_summary(facts, created=created)),
+        TRIAGE_TEXT: redact_output(render_text(report, colour=False)),
+        TRIAGE_JSON: json.dumps(report_json, indent=2, ensure_ascii=False) + "\n",
     }
 
 
@@ -181,16 +183,16 @@ def write_bundle(
             info = tarfile.TarInfo(f"{folder}/{filename}")
             info.size = len(data)
             info.mtime = int(created.timestamp())
-            info.mode = 0o644
+            info.mode = PRIVATE_MODE  # extracted, the files stay private too
             archive.addfile(info, io.BytesIO(data))
     paths = []
     try:
         for filename, text in texts.items():
             path = output / filename
-            path.write_text(text, encoding="utf-8", errors="replace")
+            write_private(path, text)
             paths.append(path)
         path = output / name
-        path.write_bytes(buffer.getvalue())
+        write_private(path, buffer.getvalue())
         paths.append(path)
         if masker is not None:
             path = output / MASK_MAPPING

@@ -16,6 +16,7 @@ from mcp import types
 from agent.toolset import ToolResult, Toolset, ToolSpec
 from agent.toolset.budget import clip_line, dumps
 from agent.toolset.toolset import CHECK_PREFIX, check_tool_name
+from tools.redaction import redact_output, redact_strings
 
 # Titles a client shows in its tool list; the checks take theirs from the registry.
 BUILTIN_TITLES: dict[str, str] = {
@@ -77,9 +78,11 @@ def call_result(result: ToolResult, *, full_text: bool = False) -> types.CallToo
     text = summary(result)
     if full_text and not result.is_error:
         text = f"{text}\n\n{result.text}"
+    # The output boundary to the client: the whole text and every string of the payload
+    # redacted (the environment's credentials, every secret pattern), the shape kept.
     return types.CallToolResult(
-        content=[types.TextContent(text=text)],
-        structured_content=result.payload,
+        content=[types.TextContent(text=redact_output(text))],
+        structured_content=redact_strings(result.payload),
         is_error=result.is_error,
     )
 

@@ -18,6 +18,8 @@ from agent.providers.base import (
     TextCallback,
     Usage,
 )
+from tools.redaction import hide_environment_secrets
+from tools.visible import clip_line
 
 if TYPE_CHECKING:
     from anthropic.resources.messages import Messages
@@ -33,7 +35,6 @@ NONSTREAMING_MAX_TOKENS = 21_333
 DEFAULT_MAX_RETRIES = 3
 BAD_REQUEST_CLIP = 300
 _CAUSE_CLIP = 160
-_REDACTED = "[redacted]"
 _MIN_SECRET_LENGTH = 6
 
 
@@ -126,16 +127,15 @@ def to_model_response(message: Message) -> ModelResponse:
 
 
 def scrub(text: str, secrets: tuple[str, ...]) -> str:
-    """One line, with every secret value replaced."""
+    """One line, with every secret value replaced (the placeholder of tools.redaction)."""
     line = " ".join(text.split())
-    for secret in secrets:
-        if secret and len(secret) >= _MIN_SECRET_LENGTH:
-            line = line.replace(secret, _REDACTED)
-    return line
+    return hide_environment_secrets(line, [s for s in secrets if len(s) >= _MIN_SECRET_LENGTH])
 
 
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+def clip(text: str, limit: int, secrets: tuple[str, ...]) -> str:
+    """`scrub`, then at most `limit` characters: a credential is replaced whole before the
+    cut, which could otherwise leave a piece too short to match (tools.visible.clip_line)."""
+    return clip_line(scrub(text, secrets), limit)
 
 
 def map_sdk_error(exc: BaseException, *, model: str, endpoint: Endpoint) -> ProviderError | None:
@@ -150,7 +150,8 @@ def map_sdk_error(exc: BaseException, *, model: str, endpoint: Endpoint) -> Prov
     elif isinstance(exc, anthropic.APIStatusError):
         line = _status_line(exc, model=model, endpoint=endpoint)
     elif isinstance(exc, anthropic.AnthropicError):
-        line = f"{endpoint.service} call failed: {clip(str(exc), BAD_REQUEST_CLIP)}"
+        cause = clip(str(exc), BAD_REQUEST_CLIP, endpoint.secrets)
+        line = f"{endpoint.service} call failed: {cause}"
     if line is None:
         return None
     return ProviderError(scrub(line, endpoint.secrets))
@@ -162,10 +163,10 @@ def _connection_line(exc: BaseException, endpoint: Endpoint) -> str:
     where = f"cannot reach {endpoint.reach_name} at {endpoint.host}"
     if isinstance(exc, anthropic.APITimeoutError):
         return f"{where}: timed out"
-    return f"{where}: {_short_cause(exc)}"
+    return f"{where}: {_short_cause(exc, endpoint.secrets)}"
 
 
-def _short_cause(exc: BaseException) -> str:
+def _short_cause(exc: BaseException, secrets: tuple[str, ...]) -> str:
     """The innermost cause's text (e.g. "[Errno 111] Connection refused"), clipped."""
     cause: BaseException = exc
     seen: set[int] = set()
@@ -176,7 +177,7 @@ def _short_cause(exc: BaseException) -> str:
             break
         cause = inner
     text = " ".join(str(cause).split()) or type(cause).__name__
-    return clip(text, _CAUSE_CLIP)
+    return clip(text, _CAUSE_CLIP, secrets)
 
 
 def _api_message(exc: Any) -> str:
@@ -195,7 +196,7 @@ def _status_line(exc: Any, *, model: str, endpoint: Endpoint) -> str:
 
     status = int(exc.status_code)
     message = _api_message(exc)
-    detail = f": {clip(message, BAD_REQUEST_CLIP)}" if message else ""
+    detail = f": {clip(message, BAD_REQUEST_CLIP, endpoint.secrets)}" if message else ""
     service = endpoint.service
     kind = getattr(exc, "type", None)
     if status < 400:  # an error event inside a stream that had started with HTTP 200

@@ -22,14 +22,19 @@ both run the same segmenter and the same per-segment guard, carrying the same st
 Before anything is found or judged, the text is made `visible` (tools/visible.py): escape
 sequences and characters without a glyph (zero-width, bidirectional controls) are taken
 out, so the command that is classified is the command the user sees, and the output is
-that same text.
+that same text. Each segment is then redacted whole (`redact_output`: the environment's
+credentials and every secret pattern) before a command is found in it, so nothing the
+gate does afterwards — taking a purpose from the text before a command, clipping it,
+adding a note after a command — can cut a secret in half or come between a key word and
+its value. A segment is a paragraph or a whole fence, so a secret is never split across
+two.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.safety.extract import FoundCommand, segment_commands
 from agent.safety.fence import nests_markdown
@@ -47,7 +52,8 @@ from agent.safety.rendered import read
 from agent.safety.shell import judge
 from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
 from tools.command_safety.args import word_set
-from tools.visible import VisibleStream, visible
+from tools.redaction import redact_output
+from tools.visible import VisibleStream, clip_line, safe_start, visible
 
 _NOTE = {"en": " (see the suggested command below)", "zh": "（见下方建议命令）"}
 _PURPOSE_CHARS = 160
@@ -78,8 +84,20 @@ class GuardedText:
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _PURPOSE_CHARS else text[: _PURPOSE_CHARS - 1].rstrip() + "…"
+    # Never inside a placeholder or a secret-shaped token (the text is redacted already).
+    return clip_line(text, _PURPOSE_CHARS)
+
+
+def _redacted(segment: Segment) -> Segment:
+    """The segment as it may be shown: redacted whole. A fence keeps its opening line as
+    it is (it carries the fence mark the guard reads)."""
+    text = segment.text
+    if segment.kind == "fence":
+        head, newline, body = text.partition("\n")
+        text = head + newline + redact_output(body)
+    else:
+        text = redact_output(text)
+    return segment if text == segment.text else replace(segment, text=text)
 
 
 def _strip_lead_in(sentence: str) -> str:
@@ -187,7 +205,7 @@ class _Guard:
         for start, item in sorted(events, key=lambda event: event[0]):
             if item is None:
                 block = blocks[start]
-                before = text[max(0, start - _LOOK_BACK) : start]
+                before = text[safe_start(text, start - _LOOK_BACK) : start]
                 default = "" if before.strip() else incoming
                 self._introduction = purpose_before(before) or default
                 guarded = self._fence(block.synthetic)
@@ -198,13 +216,14 @@ class _Guard:
                 continue
             end = item.end - segment.start
             # The purpose is near the command: a bounded look back keeps long text linear.
-            purpose = purpose_before(text[max(0, start - _LOOK_BACK) : start])
+            purpose = purpose_before(text[safe_start(text, start - _LOOK_BACK) : start])
             suggestion = self._suggest(item.command, purpose or incoming)
             key = normalize(item.command)
             if key not in self._pending:
                 self._pending[key] = self._block(suggestion)
             edits.append((end, end, _NOTE[self.context.language]))
-        self._introduction = purpose_before(text[-_LOOK_BACK:]) if text.strip() else incoming
+        tail = text[safe_start(text, len(text) - _LOOK_BACK) :]
+        self._introduction = purpose_before(tail) if text.strip() else incoming
         return _apply(text, edits)
 
     def _fence(self, segment: Segment) -> str:
@@ -379,7 +398,7 @@ def guard_text(
 ) -> GuardedText:
     """Guard a whole text: see the module docstring."""
     guard = _Guard(context, already_suggested)
-    out = [guard.segment(segment) for segment in segments(visible(text))]
+    out = [guard.segment(_redacted(segment)) for segment in segments(visible(text))]
     out.append(guard.finish())
     return GuardedText("".join(out), guard.suggestions)
 
@@ -401,12 +420,13 @@ class StreamGate:
     def feed(self, delta: str) -> list[str]:
         """The guarded segments that ``delta`` completes (often none)."""
         shown = self._visible.feed(delta)
-        return [self._guard.segment(s) for s in self._segmenter.feed(shown)] if shown else []
+        found = self._segmenter.feed(shown) if shown else []
+        return [self._guard.segment(_redacted(s)) for s in found]
 
     def flush(self) -> list[str]:
         """The rest at the end of the stream, then the blocks of inline and prose commands."""
         rest = self._visible.flush()
-        out = [self._guard.segment(s) for s in self._segmenter.feed(rest)] if rest else []
-        out += [self._guard.segment(s) for s in self._segmenter.flush()]
+        found = self._segmenter.feed(rest) if rest else []
+        out = [self._guard.segment(_redacted(s)) for s in [*found, *self._segmenter.flush()]]
         tail = self._guard.finish()
         return [piece for piece in [*out, tail] if piece]

@@ -11,23 +11,22 @@ import re
 
 from agent.safety.extract import find_commands
 from agent.safety.shell import judge
+from tools.redaction import redact_output
+from tools.visible import clip_line, visible
 
 _PURPOSE_CHARS = 300
 _PURPOSE_READ = 2_000  # of a purpose, read for a command of its own
-# Characters Markdown acts on inside a line, escaped with a backslash; and invisible ones
-# (controls, bidirectional overrides) that would change what a terminal shows.
+# Characters Markdown acts on inside a line, escaped with a backslash.
 _MARKDOWN_ACTIVE = re.compile(r"([\\*_#<>\[\]|~])")
-_INVISIBLE = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _LIST_START = re.compile(r"(\d{1,9})([.)])")
 
 
 def inert_line(text: str, limit: int) -> str:
     """``text`` as one line of plain text that Markdown shows as written: whitespace
-    collapsed, invisible characters dropped, backticks turned into quotes, characters
-    Markdown acts on escaped, clipped to ``limit`` characters (before escaping)."""
-    line = " ".join(_INVISIBLE.sub(" ", text.replace("`", "'")).split())
-    if len(line) > limit:
-        line = line[: limit - 1].rstrip() + "…"
+    collapsed, invisible characters dropped (`tools.visible`), secrets redacted whole
+    before the clip, backticks turned into quotes, characters Markdown acts on escaped,
+    clipped to ``limit`` characters (before escaping; never inside a secret-shaped token)."""
+    line = clip_line(redact_output(visible(text.replace("`", "'"))), limit)
     line = _MARKDOWN_ACTIVE.sub(r"\\\1", line)
     if line[:1] in ("-", "+"):
         line = "\\" + line  # not a list item

@@ -38,6 +38,7 @@ from agent.safety.targets import (
 )
 from prompts import render
 from tools.command_safety import CommandClass
+from tools.redaction import redact_output
 from tools.remediation import replacement_first
 from tools.visible import visible
 
@@ -146,8 +147,10 @@ def build_suggestion(
 ) -> Suggestion:
     """Judge ``command`` and describe it for the user; it is never run here. The command is
     judged and shown as a reader sees it (`visible`): a character without a glyph cannot
-    make the judged command differ from the shown one."""
-    command = visible(command).strip()
+    make the judged command differ from the shown one. It is redacted whole first
+    (`redact_output`), before its targets, flags and purpose are taken apart: a secret in
+    a proposed command is never shown, nor split into pieces too short to recognise."""
+    command = redact_output(visible(command)).strip()
     judged = judge(command)
     facts = _line_facts(command) if judged.kind != "read_only" else _Facts()
     verdict = _verdict(judged, facts)

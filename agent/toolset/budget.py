@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tools.visible import safe_cut
+
 CHARS_PER_TOKEN = 4
 # The triage result must stay under 4,000 tokens even for a 20,000-node cluster.
 TRIAGE_RESULT_CHARS = 15_000
@@ -27,7 +29,11 @@ def dumps(payload: Any) -> str:
 
 
 def clip_line(text: str, limit: int = LINE_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """At most `limit` characters; the cut never lands inside a redaction placeholder or a
+    secret-shaped token (`tools.visible.safe_cut`)."""
+    if len(text) <= limit:
+        return text
+    return text[: safe_cut(text, max(limit - 1, 0))].rstrip() + "…"
 
 
 def fit(payload: dict[str, Any], limit: int, shrinkable: tuple[str, ...]) -> dict[str, Any]:

@@ -187,7 +187,17 @@ def test_a_key_echoed_by_the_api_is_scrubbed(api: FakeMessagesAPI) -> None:
         provider().complete(make_request())
 
     assert FAKE_KEY not in str(raised.value)
-    assert "[redacted]" in str(raised.value)
+    assert "<redacted>" in str(raised.value)  # the one placeholder, tools.redaction's
+
+
+def test_a_key_at_the_clip_is_scrubbed_before_the_cut(api: FakeMessagesAPI) -> None:
+    """Scrubbed after a clip, a key cut in half would no longer match its value (issue 22)."""
+    api.enqueue(error_reply(400, "invalid_request_error", "x " * 140 + f"key {FAKE_KEY} end"))
+
+    with pytest.raises(ProviderError) as raised:
+        provider().complete(make_request())
+
+    assert FAKE_KEY[:8] not in str(raised.value)
 
 
 def test_bad_request_message_is_clipped_to_one_line(api: FakeMessagesAPI) -> None:

@@ -327,9 +327,18 @@ def test_a_purpose_is_one_inert_line() -> None:
 
 
 def test_invisible_characters_are_dropped_from_the_purpose() -> None:
-    assert suggest("sudo reboot", purpose="GPU\x1b[31m lost\u202e now").purpose == (
-        "GPU \\[31m lost now"
-    )
+    # The escape sequence goes whole (tools.visible), not only its ESC character.
+    assert suggest("sudo reboot", purpose="GPU\x1b[31m lost\u202e now").purpose == ("GPU lost now")
+
+
+def test_a_purpose_is_redacted_before_it_is_clipped() -> None:
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    # a bare key that a 300-character clip would cut after 28 characters, too short to
+    # be recognised once cut
+    purpose = "x" * 270 + f" {secret} rotated"
+    shown = suggest("sudo reboot", purpose=purpose).purpose
+    assert secret[:8] not in shown
+    assert "wJalrX" not in shown
 
 
 def test_section_and_blast_radius_are_inert_too() -> None:

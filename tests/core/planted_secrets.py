@@ -160,6 +160,37 @@ PLANTED: tuple[Planted, ...] = (
     Planted("pem-body-only", "tail:\n" + PEM_BODY[65:], PEM_BODY[70:100]),
     Planted("pem-marker-cut", "message: -----BEGIN RSA PRIV", "BEGIN RSA PRIV"),
     Planted("base64-pem", f"tls.key: {BASE64_PEM}", BASE64_PEM[20:60]),
+    # -- cluster services (issue 22) -----------------------------------------------------------
+    Planted(
+        "kube-bootstrap-join",
+        "kubeadm join 10.1.2.3:6443 --token k7x2qp.9f8e7d6c5b4a3z2y --discovery-token-ca-cert-hash "
+        "sha256:0f1e",
+        "9f8e7d6c5b4a3z2y",
+    ),
+    Planted(
+        "kube-bootstrap-bare", "bootstrap token q1w2e3.a9s8d7f6g5h4j3k2 expired", "a9s8d7f6g5h4j3k2"
+    ),
+    Planted("sssd-authtok", "ldap_default_authtok = Ld4pB1ndPw!", "Ld4pB1ndPw!"),
+    Planted("slurm-db-pw", "export SLURM_DB_PW=Sl9rmDbP4ss", "Sl9rmDbP4ss"),
+    Planted("slurmdbd-storagepass", "StoragePass=St0r4geP4ss", "St0r4geP4ss"),
+    Planted("htpasswd-b", "htpasswd -b /etc/nginx/.htpasswd grafana Htp4sswdPw", "Htp4sswdPw"),
+    Planted("htpasswd-nb", "htpasswd -nbB admin Htn8PassWd > users", "Htn8PassWd"),
+    Planted("chpasswd", "echo 'ubuntu:Chp4sswdPw' | sudo chpasswd", "Chp4sswdPw"),
+    Planted(
+        "slack-webhook",
+        "posting to https://hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/x9Y8z7W6v5U4t3S2r1Q0",
+        "x9Y8z7W6v5U4t3S2r1Q0",
+    ),
+    Planted(
+        "azure-account-key",
+        "DefaultEndpointsProtocol=https;AccountName=ckpt;AccountKey=QXp1cmVLZXkxMjM0NTY3ODkw+/abc==;"
+        "EndpointSuffix=core.windows.net",
+        "QXp1cmVLZXkxMjM0NTY3",
+    ),
+    Planted(
+        "cookie-header", "request header Cookie: session=C00k1eS3ss10n; theme=dark", "C00k1eS3ss10n"
+    ),
+    Planted("set-cookie", "Set-Cookie: AWSALB=S3tC00k13Val; Path=/; HttpOnly", "S3tC00k13Val"),
 )
 
 # Ordinary cluster text that must come back unchanged (the price of each rule).
@@ -181,4 +212,14 @@ KEPT: tuple[str, ...] = (
     "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
     "Lifecycle scripts completed successfully on i-0123456789abcdef0",
     "failed to get token: connection refused",
+    # near the issue-22 kinds, and not secrets
+    "resolved worker.abcdefghijklmnop to 10.1.2.3",
+    "loaded config.yaml and values.yaml from s3",
+    "ldap_default_authtok_type = password",
+    "StorageHost=slurmdb StorageUser=slurm StoragePort=3306",
+    "htpasswd -c /etc/nginx/.htpasswd admin",
+    "echo 10:30 | grep started",
+    "the cookie jar is empty; cookies disabled",
+    "see https://api.slack.com/messaging/webhooks for the format",
+    "AccountName=ckpt;EndpointSuffix=core.windows.net",
 )

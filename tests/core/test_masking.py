@@ -122,3 +122,70 @@ def test_unmask_inverts_mask(pieces: list[str]) -> None:
     assert unmask(masked, masker.mapping) == spaced
     assert "123456789012" not in masked
     assert "10.0.0.1" not in masked
+
+
+# Issue 22: identifiers a ticket can carry that masking used to leave.
+MORE = (
+    "restore from s3://ckpt-bucket-123456789012/run7 (arn:aws:s3:::logs-123456789012-us-west-2)\n"
+    "pod fd12:3456:789a:1::5 talks to fe80::1ff:fe23:4567:890a%eth0\n"
+    "mount fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh\n"
+    "db mydb.c9akciq32.us-east-1.rds.amazonaws.com:5432\n"
+    "ldap ldap.corp.example-inc.com, git gitlab.internal.acme.io, mail ops@mail.acme.com\n"
+    "[PASS] EKS cluster ml-eks is ACTIVE; aws eks describe-cluster --region us-west-2 --name ml-eks"
+)
+KEPT_BY_MASKING = (
+    "at 12:30:45 the MAC 0a:1b:2c:3d:4e:5f and ::1 answered",
+    "see https://docs.aws.amazon.com/sagemaker/latest/dg/x.html and github.com/NVIDIA/nccl",
+    "config.yaml torch.cuda.OutOfMemoryError libc.so.6 v1.2.3 driver 535.104.05",
+    "EKS cluster is healthy; the EKS cluster and the VPC",
+    "checkpoint-202401011200 written",  # 12 digits, no account context, no known account
+)
+
+
+def test_issue_22_identifiers_are_masked_consistently() -> None:
+    masker = Masker()
+    out = masker.mask(MORE)
+    for real in (
+        "123456789012",
+        "fd12:3456:789a:1::5",
+        "fe80::1ff:fe23:4567:890a",
+        "fs-0123456789abcdef0",
+        "mydb.c9akciq32",
+        "ldap.corp.example-inc.com",
+        "gitlab.internal.acme.io",
+        "mail.acme.com",
+        "ml-eks",
+    ):
+        assert real not in out, real
+    assert "s3://ckpt-bucket-<ACCOUNT_1>/run7" in out
+    assert "arn:aws:s3:::logs-<ACCOUNT_1>-us-west-2" in out  # same account, same placeholder
+    assert ".fsx.us-west-2.amazonaws.com" in out  # the service stays readable
+    assert ".us-east-1.rds.amazonaws.com:5432" in out
+    assert out.count("<CLUSTER_1>") == 2
+    assert unmask(out, masker.mapping) == MORE
+    # a value seen again later gets the same placeholder
+    host = masker.placeholder("HOST", "ldap.corp.example-inc.com")
+    assert host in out
+    assert masker.mask("again ldap.corp.example-inc.com") == f"again {host}"
+
+
+def test_a_known_account_is_masked_inside_any_name() -> None:
+    masker = Masker()
+    masker.mask("arn:aws:iam::123456789012:role/x")
+    assert masker.mask("bucket my-data-123456789012 ready") == "bucket my-data-<ACCOUNT_1> ready"
+
+
+@pytest.mark.parametrize("line", KEPT_BY_MASKING)
+def test_ordinary_text_is_not_masked(line: str) -> None:
+    assert Masker().mask(line) == line
+
+
+def test_masking_stays_linear_on_long_runs() -> None:
+    """Each new pattern starts at the start of a run and scans a bounded span."""
+    import time
+
+    for unit in ("a.", "1:", "fs-0.", "a-", "s3://a-", "EKS cluster "):
+        text = unit * 40_000
+        start = time.perf_counter()
+        Masker().mask(text)
+        assert time.perf_counter() - start < 5, unit

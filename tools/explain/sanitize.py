@@ -13,14 +13,10 @@ import re
 import unicodedata
 
 from tools.explain.anchors import Regex, compiled, fold
+from tools.visible import visible
 
 MAX_INPUT_CHARS = 200_000
 
-_ANSI = Regex(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|[@-Z\\-_])")
-# C0/C1 controls except tab and newline, plus zero-width, bidi and BOM format characters.
-_INVISIBLE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]"
-)
 
 # Wording that addresses an AI model or tries to replace its instructions. Deliberately
 # narrow: an ordinary log line that says "ignoring …" or a customer's own question ("please
@@ -102,11 +98,10 @@ def clean_text(text: str) -> tuple[str, bool]:
     """Return the cleaned text and whether the input was cut at ``MAX_INPUT_CHARS``."""
     truncated = len(text) > MAX_INPUT_CHARS
     text = text[:MAX_INPUT_CHARS]
-    if "\x1b" in text:  # every escape sequence starts with ESC
-        text = _ANSI.compiled.sub("", text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = unicodedata.normalize("NFKC", text)
-    return _INVISIBLE.sub("", text), truncated
+    # The one normalisation (tools.visible): escapes, controls, zero-width and bidi
+    # characters out, line ends made newlines; again after NFKC, which may compose text.
+    text = unicodedata.normalize("NFKC", visible(text))
+    return visible(text), truncated
 
 
 def _sentence_start(line: str, position: int) -> int:
