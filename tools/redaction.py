@@ -305,7 +305,10 @@ def _htpasswd(match: re.Match[str]) -> str:
     position = 1 if "n" in flags else 2
     if "b" not in flags or len(operands) <= position:
         return match.group(0)
-    pieces[operands[position]] = REDACTED
+    word = pieces[operands[position]]
+    # A backtick closing the word is Markdown around the command (an inline code span), not
+    # part of the password: it stays, so the span still closes.
+    pieces[operands[position]] = REDACTED + word[len(word.rstrip("`")) :]
     return "".join(pieces)
 
 

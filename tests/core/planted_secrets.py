@@ -175,6 +175,7 @@ PLANTED: tuple[Planted, ...] = (
     Planted("slurmdbd-storagepass", "StoragePass=St0r4geP4ss", "St0r4geP4ss"),
     Planted("htpasswd-b", "htpasswd -b /etc/nginx/.htpasswd grafana Htp4sswdPw", "Htp4sswdPw"),
     Planted("htpasswd-nb", "htpasswd -nbB admin Htn8PassWd > users", "Htn8PassWd"),
+    Planted("htpasswd-in-code", "`htpasswd -b /etc/.htpasswd ops Htc0dePw!`", "Htc0dePw!"),
     Planted("chpasswd", "echo 'ubuntu:Chp4sswdPw' | sudo chpasswd", "Chp4sswdPw"),
     Planted(
         "slack-webhook",

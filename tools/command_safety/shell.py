@@ -18,7 +18,9 @@ from tools.command_safety.words import ansi_c_text, command_name, shell_word
 _SEPARATORS = word_set("| || && ; ;; & |& ( )")
 _REDIRECTS = word_set("> >> >| &> &>> >& < << <<< <& <>")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*)>")
+# <INSTANCE_ID> in a suggested command, and <redacted> where redaction took a secret out:
+# one word each, not two redirections.
+_PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*|redacted)>")
 
 
 @dataclass(frozen=True)
