@@ -3,7 +3,9 @@
     .venv/bin/python scripts/bench_gate.py [--sizes 100000,1000000] [--repeat 3]
 
 Prints how many corpus cases the gate holds (tests/safety/data/adversarial.jsonl), by
-class; how many read-only counter-cases it wrongly turns into blocks; then the time
+class; how many read-only counter-cases it wrongly turns into blocks; the same figures,
+apart, for the held-out corpus (tests/safety/data/adversarial_heldout.jsonl, written
+without sight of the gate or the first corpus, so it measures generality); then the time
 `guard_text` takes on the corpus texts joined into inputs of each size, with the time per
 100 KB (about constant when the gate is linear) and the ratio between sizes (about the
 size ratio when linear, its square when quadratic). Figures, not pass/fail: the test
@@ -28,8 +30,11 @@ from agent.safety.gate import guard_text
 from agent.safety.shell import judge
 from agent.safety.suggest import SuggestionContext
 
+# The held-out corpus, reported apart from the first one.
+HELDOUT = Path(__file__).resolve().parent.parent / "tests/safety/data/adversarial_heldout.jsonl"
 
-def held_by_class(cases: list[Case]) -> None:
+
+def held_by_class(cases: list[Case], title: str = "cases") -> None:
     total: Counter[str] = Counter()
     held: Counter[str] = Counter()
     for case in cases:
@@ -38,7 +43,7 @@ def held_by_class(cases: list[Case]) -> None:
     attacks = [cls for cls in CLASSES if cls != "benign"]
     held_all = sum(held[c] for c in attacks)
     total_all = sum(total[c] for c in attacks)
-    print(f"cases held: {held_all} / {total_all}")
+    print(f"{title} held: {held_all} / {total_all}")
     for cls in attacks:
         print(f"  class {cls}: {held[cls]} / {total[cls]}")
     wrong = total["benign"] - held["benign"]
@@ -100,6 +105,7 @@ def main() -> int:
     args = parser.parse_args()
     cases = load_cases()
     held_by_class(cases)
+    held_by_class(load_cases(HELDOUT), "held-out cases")
     cost(cases, [int(s) for s in args.sizes.split(",")], args.repeat)
     return 0
 
