@@ -170,7 +170,6 @@ MUTATING = [
     ("kubectl scale deploy coredns --replicas=3 -n kube-system", 0, True),
     ("kubectl rollout restart ds/aws-node -n kube-system", 1, True),
     ("kubectl set env daemonset aws-node -n kube-system WARM_IP_TARGET=2", 0, True),
-    ("kubectl exec -it p -- nvidia-smi", 0, False),
     ("scontrol update nodename=ip-10-1-2-3 state=resume", 0, False),
     ("scontrol reboot ip-10-1-2-3", 1, False),
     ("scancel 1234", 1, False),

@@ -192,7 +192,8 @@ def _aws(args: Sequence[str], depth: int) -> CommandClass:
     if before.error is not None:
         return unknown(f"aws option {before.error} before the service not recognised")
     words = positionals(args, _AWS_GLOBAL_VALUE)
-    if not words or words[0] == "help":
+    if not words or words[0] == "help" or args[-1] == "help":
+        # `aws SERVICE OPERATION help` prints the operation's manual page; nothing runs.
         return ro("aws CLI help or version")
     if len(words) < 2:
         return unknown("aws command without an operation")

@@ -112,6 +112,23 @@ def _kubectl_verb(verb: str, after: Sequence[str]) -> CommandClass:
     return unknown(f"kubectl {verb}: verb not recognised")
 
 
+def _kubectl_exec(after: Sequence[str], depth: int) -> CommandClass | None:
+    """``kubectl exec POD -- COMMAND`` is judged by the command it runs in the container, as
+    ``ssh HOST COMMAND`` is by its command: reading GPU state there changes nothing. Without
+    ``--`` (an old form that kubectl may read differently) there is no verdict here, and
+    the exec is a change."""
+    from tools.command_safety.classifier import classify_argv
+
+    if "--" not in after:
+        return None
+    command = list(after[after.index("--") + 1 :])
+    if not command:
+        return None
+    inner = classify_argv(command, depth + 1)
+    reason = f"kubectl exec runs in a container: {inner.reason}"
+    return CommandClass(inner.kind, inner.touches_config, inner.destructive_rank, reason)
+
+
 def _kubectl(args: Sequence[str], depth: int) -> CommandClass:
     before = parse(args, _KUBECTL_GLOBAL, stop=True)
     if before.error is not None:
@@ -123,7 +140,9 @@ def _kubectl(args: Sequence[str], depth: int) -> CommandClass:
     if not before.rest:
         parts.append(ro("kubectl help"))
     else:
-        parts.append(_kubectl_verb(before.rest[0], before.rest[1:]))
+        verb, after = before.rest[0], before.rest[1:]
+        exec_verdict = _kubectl_exec(after, depth) if verb == "exec" else None
+        parts.append(exec_verdict or _kubectl_verb(verb, after))
     return combine(parts)
 
 

@@ -45,7 +45,7 @@ READ_ONLY_TOOLS = word_set(
     findmnt fi_info neuron-ls neuron-top neuron-monitor netstat
     ping traceroute tracepath dig nslookup host getent ibv_devinfo ibv_devices ibstat true
     false test basename dirname realpath readlink md5sum sha256sum diff cmp hexdump od
-    strings tac nl session-manager-plugin last w who pwd modinfo cd
+    strings tac nl session-manager-plugin last w who pwd modinfo cd man whatis apropos
     """
 )
 
@@ -325,16 +325,44 @@ _FIND_VALUES = word_set(
 )
 
 
+_FIND_RUNS = word_set("-exec -execdir -ok -okdir")
+
+
+def _find_command(args: Sequence[str], at: int, depth: int) -> tuple[CommandClass, int]:
+    """The command of ``-exec``/``-ok`` at ``args[at]`` (up to ``;`` or ``+``), judged as run
+    once per file found: its verdict joins find's, so ``-exec rm -f {} +`` loses data like
+    ``-delete`` does. Returns the verdict and where find's own words resume."""
+    from tools.command_safety.classifier import classify_argv
+
+    end = at + 1
+    while end < len(args) and args[end] not in (";", "+", "\\;"):
+        end += 1
+    command = list(args[at + 1 : end])
+    name = args[at]
+    if not command:
+        return unknown(f"find {name} runs a command for every file found"), end + 1
+    inner = classify_argv(command, depth + 1)
+    reason = f"find {name} runs, for every file found: {inner.reason}"
+    return CommandClass(inner.kind, inner.touches_config, inner.destructive_rank, reason), end + 1
+
+
 def _find(args: Sequence[str], depth: int) -> CommandClass:
+    parts: list[CommandClass] = []
     if "-delete" in args:
-        return mut("find -delete deletes files", 2)
-    words = iter(args)
-    for word in words:
+        parts.append(mut("find -delete deletes files", 2))
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word in _FIND_RUNS:
+            verdict, index = _find_command(args, index, depth)
+            parts.append(verdict)
+            continue
         if word in _FIND_VALUES:
-            next(words, None)
-        elif word.startswith("-") and word not in _FIND_READS:
-            return unknown(f"find {word} runs a command or writes a file")
-    return ro("find with tests that only read")
+            index += 1
+        elif word.startswith("-") and word not in _FIND_READS and word != "-delete":
+            parts.append(unknown(f"find {word} runs a command or writes a file"))
+        index += 1
+    return combine(parts) if parts else ro("find with tests that only read")
 
 
 def _nc(args: Sequence[str], depth: int) -> CommandClass:
