@@ -36,11 +36,52 @@ from agent.safety.prose import (
 )
 from agent.safety.rendered import CodeSpan, Reading
 from agent.safety.shell import judge
-from agent.safety.vocabulary import _first_tool, command_candidate, is_tool
+from agent.safety.vocabulary import (
+    _REDIRECTION_LINE,
+    _SUBCOMMANDS,
+    _WRAPPERS,
+    _first_tool,
+    command_candidate,
+    is_tool,
+)
 from tools.command_safety.args import word_set
 from tools.command_safety.words import command_name, prompt_length
 
 _REPORT_MARK = re.compile(r"\[(?:FAIL|WARN|PASS|INFO)\] ")
+
+
+_ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
+_STAGE_BREAK = re.compile(r"&&|\|\||[;|&\n]")
+
+
+def _runs_a_variable(command: str) -> bool:
+    """Does a stage of ``command`` run whatever a variable or substitution holds
+    (``c=reboot; sudo $c``, ``$(cat cmd.txt)``)? What runs cannot be read: unknown."""
+    stages = _STAGE_BREAK.split(command)
+    for stage in stages:
+        words = stage.split()
+        for index, word in enumerate(words):
+            if _ASSIGNMENT_WORD.fullmatch(word) or word in _WRAPPERS:
+                continue
+            if word.startswith(("$(", "`")):
+                return True
+            if word.startswith("$"):
+                # A variable alone names a value ("`$CLUSTER_NAME` is set"); it runs when
+                # shell syntax is around it: a wrapper, an assignment, another stage, flags.
+                following = words[index + 1] if index + 1 < len(words) else ""
+                return index > 0 or len(stages) > 1 or following.startswith(("-", "/"))
+            break
+    return False
+
+
+def _fragment_that_reads(first: str, command: str) -> bool:
+    """Is ``command`` a piece of a known tool's command (its first word a subcommand of
+    that tool, not a tool itself) that reads, whichever tool it belongs to? A piece that
+    would change something is left to the other rules (a block, failing closed)."""
+    if is_tool(first):
+        return False
+    owners = [tool for tool, subcommands in _SUBCOMMANDS.items() if first in subcommands]
+    return bool(owners) and all(judge(f"{tool} {command}").kind == "read_only" for tool in owners)
 
 
 def _inline_command(text: str, span_start: int, content: str, *, block: bool = False) -> str | None:
@@ -71,8 +112,11 @@ def _inline_command(text: str, span_start: int, content: str, *, block: bool = F
             return command  # `\reboot`, `$'\x72eboot'`: only a shell spells a name so
         run = _after_run_verb(text[max(0, span_start - _LOOK_BACK) : span_start])
         return command if is_tool(name) and run else None
+    if _fragment_that_reads(words[0], command):
+        return None  # `rollout status`: a piece of a kubectl command being explained
     known = is_tool(_first_tool(command)) or is_tool(words[0])
-    if known or prose_commands(command) or command_candidate(command, block=block):
+    shaped = _REDIRECTION_LINE.match(command) is not None or _runs_a_variable(command)
+    if known or shaped or prose_commands(command) or command_candidate(command, block=block):
         if narrative_signal(text, span_start, command):
             return None  # "the OOM killer sent `kill -9`": reported, not advised
         hidden = hidden_command(command)

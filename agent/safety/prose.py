@@ -49,12 +49,14 @@ from agent.safety.shell import comment_regions, judge
 from agent.safety.vocabulary import (
     _ASSIGNMENT,
     _CLOSERS,
+    _COMMAND_NAME,
     _CONNECTIVES,
     _ENGLISH_TOOLS,
     _FILE_NAME,
     _FLAG,
     _FREE_ARGUMENT_TOOLS,
     _LAUNCHERS,
+    _NOT_COMMAND_WORDS,
     _NUMBER_TOOLS,
     _OPERATORS,
     _PATH_PREFIXES,
@@ -318,8 +320,8 @@ def _ends_at(line: str, start: int, i: int) -> bool:
     """Does the command end at ``line[i]`` (outside quotes)?"""
     char = line[i]
     following = line[i + 1] if i + 1 < len(line) else "\n"
-    if char in "`—–" or char == _MASK or _is_cjk(char):
-        return True
+    if char in "`—–→⇒" or char == _MASK or _is_cjk(char):
+        return True  # an arrow: a report line's "→ references/... § X" follows the command
     if char in _SENTENCE_END:
         return following.isspace()
     if char in ",:":
@@ -378,7 +380,8 @@ def prose_commands(
             return found
         start, word = _tool_word(match)
         next_char = line[match.end()] if match.end() < len(line) else " "
-        if not (is_tool(word) and (next_char in _WORD_END or _is_cjk(next_char))):
+        ends = next_char in _WORD_END or _is_cjk(next_char)
+        if not (ends and (is_tool(word) or _run_unknown(line, start, match.end(), word))):
             position = match.end()
             continue
         lead = _assignments_before(line, start)  # X=1 reboot: the assignment is the command's
@@ -405,6 +408,18 @@ def prose_commands(
             inner = command[hidden[0] :]
             found.append(FoundCommand(inner, base + span_end - len(inner), base + span_end, where))
         position = max(end, match.end())
+
+
+def _run_unknown(line: str, start: int, end: int, word: str) -> bool:
+    """A tool the classifier does not know, told to be run: a run verb ("run", "execute",
+    执行...) right before a word shaped like a command name, and a flag or path right after
+    it ("run hyperpod-fixer --apply"). The classifier answers unknown: a block."""
+    if not _COMMAND_NAME.fullmatch(word) or word in _CONNECTIVES or word in _NOT_COMMAND_WORDS:
+        return False
+    if not _after_run_verb(line[max(0, start - _LOOK_BACK) : start]):
+        return False
+    token = _next_token(line, end) if end < len(line) and line[end] in " \t" else ""
+    return bool(_FLAG.match(token)) or token.startswith(_PATH_PREFIXES)
 
 
 def _written(source: str, start: int, end: int) -> str:
