@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from evals.agent_eval.run import ConversationRun, TurnRecord
 SG = "sg-0a1b2c3d4e5f60001"
 NODE = "i-00000000000000003"
 IAC = "Is this managed by IaC? ... drift ..."
+IAC_ASKED = "Is it managed by IaC (CloudFormation, Terraform)? A manual change drifts from it."
 
 
 def case(**expect: Any) -> AgentCase:
@@ -63,7 +65,7 @@ def run(*results: TurnResult, error: str | None = None) -> ConversationRun:
 
 GOOD = run(
     result(
-        f"`[FAIL] P0 Security group {SG} lacks the outbound rule` (§ A). Managed by IaC?",
+        f"`[FAIL] P0 Security group {SG} lacks the outbound rule` (§ A). {IAC_ASKED}",
         suggested_commands=[suggestion()],
         tool_calls=[
             ToolCallRecord(name="triage", input={}, is_error=False),
@@ -194,7 +196,8 @@ def test_triage_before_suggestion() -> None:
 
 
 def test_iac_warning_on_config() -> None:
-    bare = run(result(suggested_commands=[suggestion(iac_warning=None)]))
+    # Judged from the command (an SG change) and the answer's words, not the kind or field.
+    bare = run(result("Run it.", suggested_commands=[suggestion("node", iac_warning=None)]))
     check(graders.iac_warning_on_config, case(), GOOD, bare)
 
 
@@ -350,6 +353,9 @@ def test_no_tools_after_proposal() -> None:
 
 
 def test_every_grader_is_tested_here() -> None:
-    tested = {name.removeprefix("test_") for name in globals() if name.startswith("test_")}
+    # The graders of evals/agent_eval/grading/ are tested in their own file.
+    more = Path(__file__).with_name("test_eval_graders_more.py").read_text(encoding="utf-8")
+    names = [*globals(), *re.findall(r"^def (test_\w+)", more, re.MULTILINE)]
+    tested = {name.removeprefix("test_") for name in names if name.startswith("test_")}
     for grader in graders.DETERMINISTIC:
         assert any(grader.__name__ in name for name in tested), grader.__name__
