@@ -197,6 +197,8 @@ class Agent:
                 "cleared": [line(f) for f in comparison.cleared],
                 "new": [line(f) for f in comparison.new],
                 "remaining": [line(f) for f in comparison.remaining],
+                # What the model is shown: a grader checks the answer against it.
+                "triage": triaged.payload,
             }
         )
         said = text.strip() or "I applied the suggested change(s)."
