@@ -37,7 +37,7 @@ _COUNT = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = r"(?<![\w.]){}(?![\w.])"
-_SENTENCE = re.compile(r"[^.!?。！？;；\n]+")
+_SENTENCE = re.compile(r"(?:[^.!?。！？;；\n]|\.(?=\S))+")  # "§ I.4" stays whole
 # Topics a claim can be about, each with the words that name it in prose, a check name or
 # an IAM action (all read through `words`).
 TOPICS: dict[str, tuple[str, ...]] = {
@@ -83,7 +83,7 @@ def _clean(text: str) -> str:
 
 def _line_problem(status: str, priority: str | None, body: str, ev: Evidence) -> str | None:
     core = _clean(re.split(r"→|…|\.\.\.", body)[0])[:48].strip()
-    if len(core) < 8:
+    if len(core) < 3:
         return None  # too little quoted to trace
     head = f"[{status}] " + (f"{priority} " if priority else "")
     quoted = _clean(head + core).lower()

@@ -10,7 +10,7 @@ from typing import Any
 
 from evals.agent_eval.run import ConversationRun
 
-_SENTENCE = re.compile(r"[^.!?。！？;；\n]+")
+_SENTENCE = re.compile(r"(?:[^.!?。！？;；\n]|\.(?=\S))+")  # "§ I.4" stays whole
 _SECTION = re.compile(r"§\s*([A-O](?:\.\d+)*(?:\.[a-z])?)")
 _ALL_RESOLVED = re.compile(
     r"\b(?:everything|all)\b[^,]{0,30}\b(?:is|are|was|were|has been|have been|now|looks?)?\s*"
