@@ -28,7 +28,14 @@ from agent.state import ConversationState
 from agent.toolset import ToolResult, Toolset
 from agent.toolset.results import Comparison, line
 from agent.transcript import code_span_safe, display_safe
-from agent.turn import ToolCallRecord, TurnResult, cited_sections, reports_done, tool_output
+from agent.turn import (
+    ToolCallRecord,
+    TurnResult,
+    cited_sections,
+    may_report_done,
+    reports_done,
+    tool_output,
+)
 from prompts import render
 from tools.findings import Finding
 
@@ -150,6 +157,11 @@ class Agent:
         self.state.note_user_text(text)
         return self._turn([{"type": "text", "text": text}], text, emit)
 
+    def maybe_done(self, text: str) -> bool:
+        """Whether to ask the user "Re-triage now?" before sending the message: a change is
+        pending and the message may mean it was made, but `ask` would not re-triage on it."""
+        return bool(self.state.pending) and may_report_done(text)
+
     def done(self, text: str = "", emit: Emit | None = None) -> TurnResult:
         """The user applied the pending changes: triage again, show the comparison, then let
         the model read it. A re-triage that cannot run (no cluster, credentials, access)
@@ -185,6 +197,8 @@ class Agent:
                 "cleared": [line(f) for f in comparison.cleared],
                 "new": [line(f) for f in comparison.new],
                 "remaining": [line(f) for f in comparison.remaining],
+                # What the model is shown: a grader checks the answer against it.
+                "triage": triaged.payload,
             }
         )
         said = text.strip() or "I applied the suggested change(s)."

@@ -99,12 +99,19 @@ class ConversationState:
         return self.triages[-1] if self.triages else None
 
     def note_user_text(self, text: str) -> None:
-        """Keep what the user's message tells: language, ids, error strings (the explain
-        extractor reads them as data; nothing in them is followed)."""
+        """Keep what the user's own message tells: its language, then its ids and error
+        strings. Only the user's messages set the conversation's language."""
+        self.language = detect_language(text, self.language)
+        self.note_text(text)
+
+    def note_text(self, text: str) -> None:
+        """Keep the ids and error strings of a text (the explain extractor reads them as
+        data; nothing in them is followed). The language stays: a log line the model passes
+        to explain_signal is English whatever language the user writes, and must not switch
+        the system prompt or the command blocks to English."""
         from tools.explain.identifiers import extract_identifiers
         from tools.explain.sanitize import clean_text
 
-        self.language = detect_language(text, self.language)
         cleaned, _ = clean_text(text)
         ids = extract_identifiers(cleaned)
         for instance in ids.instance_ids:

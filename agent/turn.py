@@ -13,24 +13,60 @@ from agent.safety.model import Suggestion
 from tools.sections import SECTIONS
 
 _SECTION_CITE = re.compile(r"§\s*([A-O](?:\.\d+(?:\.[a-z])?)?)")
-# "Done" means the proposed change was made: a bare "done" / "applied", or "I ran / did /
-# applied it (that, the command, the change...)", or a past-tense change verb. Negations
-# ("not yet", "didn't", "还没") and questions are never a report.
+# "Done" means the proposed change was made. In English: a sentence that is only "done" /
+# "applied" (with "ok", "both", "all three", "that's", "everything is"...: "Both done.",
+# "OK, that's done", "Removed them. Done."); "I/we/they/the team + ran/did/applied +
+# it/them/both/all three/the command..." ("I did all three"); a subject and a past-tense
+# change verb ("I rebooted", "the customer re-associated"); or a message that opens with
+# one ("Rebooted it with...", "Cordoned, drained and rebooted. It's back."). In Chinese:
+# 已/已经 + a verb, or a verb with a completing particle ("三条命令都执行了", "重启好了").
+# Negations ("not yet", "didn't", "还没") and questions are never a report.
+_CHANGE_VERBS = (
+    r"rebooted|replaced|restarted|drained|cordoned|uncordoned|resumed|removed|deleted|"
+    r"added|attached|applied|changed|fixed|updated|deployed|redeployed|re-?associated|"
+    r"re-?attached|re-?added|re-?created|recreated|enabled|disabled|reverted|rolled back|"
+    r"raised|increased|detached|associated|granted|scaled|patched|edited|set"
+)
+_SUBJECT = (
+    r"(?:i|we|they|(?:the|our|my) (?:\w+ )?(?:team|customer|admin|colleague|engineer|"
+    r"sre|ops|operator)s?)"
+)
 _DONE_EN = re.compile(
-    r"^\s*(?:ok(?:ay)?[,.!]?\s*)?(?:it'?s |all )?(?:done|applied|finished|completed)\b|"
-    r"\b(?:i|we)(?:'ve| have)? (?:just )?(?:ran|run|did|done|applied|executed) "
-    r"(?:it|that|this|them|those|both|all of them|the (?:command|change|fix|suggest\w*|"
-    r"reboot|replacement|rule))\b|"
-    r"\b(?:i|we)(?:'ve| have)? (?:just )?(?:rebooted|replaced|restarted|added|changed|"
-    r"fixed|updated|resumed|applied)\b",
+    r"(?:^|[.!;:]\s*|,\s*)(?:ok(?:ay)?[,.!]?\s*)?"
+    r"(?:(?:it|that|this|everything|all|both|all (?:two|three|four|five|of them|of those)|"
+    r"those|these)(?:'s|'re| is| are| was| were| have been| has been)?\s+)?"
+    r"(?:done|applied|finished|completed)\b|"
+    rf"\b{_SUBJECT}(?:'ve| have| has)? (?:just |now |already |both |all )?"
+    r"(?:ran|run|did|done|applied|executed|made) "
+    r"(?:it|that|this|them|those|these|both|all|every|each|your|two|three|four|five|"
+    r"the (?:\w+ )?(?:commands?|changes?|fix(?:es)?|suggest\w*|steps?|reboot|replacement|"
+    r"rule|update|policy|patch))(?![\w-])|"
+    rf"\b{_SUBJECT}(?:'ve| have| has)? (?:just |now |already )?(?:{_CHANGE_VERBS})\b|"
+    rf"^\s*(?:ok(?:ay)?[,.!]?\s*)?(?:{_CHANGE_VERBS})\b",
     re.IGNORECASE,
 )
 _DONE_ZH = re.compile(
-    r"已(?:经)?(?:完成|执行|运行|应用|修改|重启|替换|处理|改好|添加)|做完了|搞定了|改好了"
+    r"已(?:经)?(?:完成|执行|运行|应用|修改|重启|替换|处理|改好|添加|删除|恢复|部署|更新)|"
+    r"(?:执行|运行|跑|做|处理|弄|搞|改|重启|替换|添加|删除|部署|更新|应用)(?:完|好)了|"
+    r"都(?:已)?(?:执行|运行|跑|做|重启|完成|应用|改)(?:过|完|好)?了|做完了|搞定了|改好了"
+)
+# A message that may mean "done" but does not say it plainly: "back up", "works now",
+# "please look again", a change verb somewhere in the message, "好了". While a change is
+# pending the chat asks "Re-triage now?" rather than guess.
+_MAYBE_DONE = re.compile(
+    rf"\b(?:{_CHANGE_VERBS}|ran|executed|done|finished)\b|"
+    r"\b(?:it'?s|they'?re|is|are) back\b|\bworks? (?:now|again)\b|"
+    r"\b(?:look|check|triage|try) (?:it )?again\b|\bre-?(?:check|triage|run)\b|"
+    r"好了|完成|执行|重启|替换|再(?:看|查|检查|诊断)|重新(?:检查|诊断|看)",
+    re.IGNORECASE,
 )
 _NOT_DONE = re.compile(
     r"\b(?:not|never|yet|didn'?t|haven'?t|hasn'?t|won'?t|can'?t|cannot|couldn'?t|unable|"
-    r"failed|before)\b|还没|没有|尚未|未能|不能|失败",
+    r"before|going to|about to|shall i)\b|"
+    # "failed" as the outcome ("it failed", "failed to"), not "no failed ids".
+    r"\bfailed(?=\s+(?:to|with|again)\b|\s*[.!,;]|\s*$)|"
+    r"\b(?:it|that|this|they|command|reboot|replacement|change) (?:has |have )?failed\b|"
+    r"还没|没有|尚未|未能|不能|失败|要不要|是否|打算|准备",
     re.IGNORECASE,
 )
 _CLOSING_TAG = re.compile("</tool_output", re.IGNORECASE)
@@ -96,6 +132,15 @@ def reports_done(text: str) -> bool:
     if text.rstrip().endswith(("?", "？")) or _NOT_DONE.search(text):
         return False  # a question, or a negation, is not a report that it was made
     return bool(_DONE_EN.search(text) or _DONE_ZH.search(text))
+
+
+def may_report_done(text: str) -> bool:
+    """Might the message mean the change was made, without saying it plainly? (Asked only
+    when `reports_done` said no and a change is pending: the chat then asks whether to
+    re-triage now.) A negation is no; a question about running it is no."""
+    if reports_done(text) or _NOT_DONE.search(text) or text.rstrip().endswith(("?", "？")):
+        return False
+    return bool(_MAYBE_DONE.search(text))
 
 
 def cited_sections(text: str) -> list[str]:

@@ -3,7 +3,9 @@
 Works on a terminal (streaming, Markdown) and with piped stdin (one message a line, plain
 text out). Slash commands act without the model: /triage, /explain TEXT, /findings,
 /suggestions, /done (you applied the changes: re-triage and compare), /save FILE (never
-replaces a file; /save! FILE does), /quit.
+replaces a file; /save! FILE does), /quit. A message that says the pending change was made
+("Both done.", "三条命令都执行了") re-triages as /done does; one that only may mean it ("it's
+back up", "好了") makes the chat ask "Re-triage now?" first.
 """
 
 from __future__ import annotations
@@ -136,12 +138,36 @@ def _loop(agent: Agent, printer: AnswerPrinter, transcript: Transcript, interact
             if message.startswith("/"):
                 if not _slash(agent, printer, transcript, message):
                     return
+            elif agent.maybe_done(message) and _confirm_retriage(agent, printer, interactive):
+                agent.done(message, emit=printer)
             else:
                 agent.ask(message, emit=printer)
         except ProviderError as exc:
             printer.note(f"error: {exc}")
         except KeyboardInterrupt:
             printer.note("(interrupted)")
+
+
+RETRIAGE_QUESTION = {
+    "en": "Re-triage now? [y/N]",
+    "zh": "现在重新诊断吗？[y/N]",
+}
+_YES = frozenset({"y", "yes", "是", "是的", "好", "对", "嗯"})
+
+
+def _confirm_retriage(agent: Agent, printer: AnswerPrinter, interactive: bool) -> bool:
+    """A change is pending and the message may mean it was made: ask rather than guess.
+    The next line answers (piped stdin too); anything but yes sends the message as it is."""
+    question = RETRIAGE_QUESTION[agent.state.language]
+    if interactive:
+        try:
+            answer = input(f"{question} ")
+        except EOFError:
+            return False
+    else:
+        printer.note(question)
+        answer = sys.stdin.readline()
+    return answer.strip().lower() in _YES
 
 
 def _slash(agent: Agent, printer: AnswerPrinter, transcript: Transcript, message: str) -> bool:

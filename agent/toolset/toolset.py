@@ -281,7 +281,8 @@ class Toolset:
         from tools.explain.engine import explain
 
         result = explain(arguments.text, top=5)
-        self.state.note_user_text(arguments.text)
+        # The model's text, not the user's: ids and errors are kept, the language is not.
+        self.state.note_text(arguments.text)
         payload = {
             "message": result.message,
             "matches": [

@@ -15,7 +15,7 @@ from agent.loop import Agent, AgentSettings
 from agent.providers.scripted import ScriptedProvider
 from agent.safety.model import FLAG_REPLACE_BEFORE_REBOOT
 from agent.toolset import Toolset
-from agent.turn import TurnResult, reports_done
+from agent.turn import TurnResult, may_report_done, reports_done
 
 from ._support import count_aws_calls, recording_path, toolset_for
 
@@ -218,6 +218,37 @@ def test_chinese_user_gets_the_prompt_and_the_heading_in_chinese() -> None:
     system = provider.requests[0].system[0]["text"]
     assert "简体中文" in system or "Chinese" in system
     assert result.tool_calls[0].input == {"instance_id": XID_NODE}
+
+
+def test_an_english_log_line_passed_to_explain_keeps_a_chinese_conversation_chinese() -> None:
+    # The model passes the English log line to explain_signal; the language is the user's.
+    toolset = toolset_for("demo-eks")
+    agent, provider = agent_for(
+        toolset,
+        [
+            {"tool_calls": [call("triage", instance_id=XID_NODE)]},
+            {
+                "tool_calls": [
+                    call(
+                        "explain_signal",
+                        text="NVRM: Xid (PCI:0000:a8:00): 79, pid=1234, GPU has fallen off the bus",
+                    )
+                ]
+            },
+            {"tool_calls": [call("suggest_command", command=REBOOT, purpose="先重启节点。")]},
+            {"text": "节点出现 Xid 79（§ G.2），建议先重启。"},
+        ],
+    )
+    result = agent.ask("我的节点 i-00000000000000003 上 GPU 掉卡了，请帮忙看看。")
+    assert agent.state.language == "zh"
+    assert 79 in agent.state.xids  # the ids and errors of the model's text are still kept
+    assert "建议命令（请您自行执行）" in result.answer
+    prompts = [r.system[0]["text"] for r in provider.requests]
+    assert all("Simplified Chinese" in p for p in prompts)
+    # The user's own English message does switch it.
+    state = agent.state
+    state.note_user_text("Thanks. Could you explain the reboot command in English?")
+    assert str(state.language) == "en"
 
 
 # -- a pasted ticket ------------------------------------------------------------------------------
@@ -446,6 +477,78 @@ def test_old_tool_results_are_trimmed_before_the_window_overflows() -> None:
 )
 def test_reports_done(text: str, done: bool) -> None:
     assert reports_done(text) is done
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Both done.",
+        "All three done",
+        "I did all three",
+        "OK, that's done",
+        "Rebooted it with batch-reboot-cluster-nodes, the response had no failed ids.",
+        "Cordoned, drained and rebooted. It's back.",
+        "三条命令都执行了",
+        "Removed them. Done.",
+        "The platform team attached the full policy to my role.",
+        "Applied it through our Terraform pipeline.",
+        "重启好了",
+    ],
+)
+def test_natural_reports_of_a_change_made(text: str) -> None:
+    assert reports_done(text)
+    assert not may_report_done(text)  # plain enough: no need to ask
+
+
+@pytest.mark.parametrize(
+    ("text", "maybe"),
+    [
+        ("好了", True),
+        ("It's back up now.", True),
+        ("Please look again.", True),
+        ("I ran the update-kubeconfig on my laptop", True),
+        ("请再看看", True),
+        ("Thanks, what does § G.2 say about row remapping", False),
+        ("I haven't rebooted it yet", False),
+        ("Should I reboot it first?", False),
+        ("还没执行", False),
+    ],
+)
+def test_messages_that_may_mean_done(text: str, maybe: bool) -> None:
+    assert may_report_done(text) is maybe
+
+
+def test_every_bundled_done_turn_is_recognised_or_asked_about() -> None:
+    """The cases' turns that force `done: true` are written as a user would say it: each
+    one is either recognised as a report or makes the chat ask whether to re-triage."""
+    from evals.agent_eval.case import case_folders, load_case
+
+    turns = [t.user for f in case_folders() for t in load_case(f).case.turns if t.done]
+    assert turns
+    unclear = [t for t in turns if not reports_done(t)]
+    assert all(may_report_done(t) for t in unclear), unclear
+    assert len(unclear) <= 2, unclear  # nearly all are plain reports
+
+
+def test_a_natural_done_with_a_change_pending_re_triages() -> None:
+    toolset = toolset_for("demo-eks")
+    agent, _ = agent_for(
+        toolset,
+        [
+            {"tool_calls": [call("triage", instance_id=XID_NODE)]},
+            {"tool_calls": [call("suggest_command", command=REBOOT, purpose="Reboot first.")]},
+            {"text": "Reboot it first (§ G.2)."},
+            {"text": "Read the comparison."},
+        ],
+    )
+    agent.ask("GPU fell off the bus on i-00000000000000003")
+    assert agent.state.pending
+    assert agent.maybe_done("It's back up now.")  # unclear: the chat asks
+    assert not agent.maybe_done("Both done.")  # plain: re-triaged without asking
+    result = agent.ask("Both done.")
+    assert result.retriage is not None
+    assert agent.state.retriages == 1
+    assert not agent.maybe_done("It's back up now.")  # nothing pending any more
 
 
 HOSTILE_TICKET = (

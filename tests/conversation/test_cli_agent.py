@@ -152,6 +152,29 @@ def test_chat_with_piped_stdin_and_slash_commands(tmp_path: Path) -> None:
     assert {"user", "tool_call", "answer", "retriage"} <= {e["type"] for e in events}
 
 
+@pytest.mark.parametrize(("reply", "retriaged"), [("y", True), ("n", False)])
+def test_chat_asks_before_re_triaging_on_an_unclear_done(
+    tmp_path: Path, reply: str, retriaged: bool
+) -> None:
+    # "It's back up now." may mean the change was made: the chat asks, the next line answers.
+    stdin = "\n".join(["my NCCL job hangs", "It's back up now.", reply, "/quit"])
+    args = scripted(tmp_path, "sg-outbound-self-missing", "healthy-eks")
+    result = run("chat", "--no-color", *args, stdin=stdin + "\n")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("Re-triage now? [y/N]") == 1
+    assert ("Re-triage after your change" in result.output) is retriaged
+    assert ("Cleared: 1" in result.output) is retriaged
+
+
+def test_chat_re_triages_on_a_plain_natural_done(tmp_path: Path) -> None:
+    stdin = "\n".join(["my NCCL job hangs", "OK, that's done", "/quit"])
+    args = scripted(tmp_path, "sg-outbound-self-missing", "healthy-eks")
+    result = run("chat", "--no-color", *args, stdin=stdin + "\n")
+    assert result.exit_code == 0, result.output
+    assert "Re-triage now?" not in result.output
+    assert "Cleared: 1" in result.output
+
+
 def test_transcript_option_redacts_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
     path = tmp_path / "ask.jsonl"

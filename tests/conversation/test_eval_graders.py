@@ -143,7 +143,7 @@ def test_retriage_read() -> None:
     check(graders.retriage_read, expectation, GOOD, no_retriage)
     failed = graders.retriage_read(expectation, remaining)
     assert not failed.passed
-    assert "everything fixed" in failed.reason
+    assert "all is resolved" in failed.reason
 
 
 def test_budget_kept() -> None:
