@@ -338,6 +338,7 @@ def substitutions(text: str) -> list[str]:
 
 # Syntax after which quoting has nested contexts this reader does not follow.
 _NESTED_SYNTAX = ("`", "$(", "${", "$'", "$[", "<<", "<(", ">(", "((")
+_NESTED_STARTS = frozenset(s[0] for s in _NESTED_SYNTAX)
 
 
 def scan_quotes(text: str, quote: str | None = None) -> tuple[list[tuple[int, int]], str | None]:
@@ -354,7 +355,8 @@ def scan_quotes(text: str, quote: str | None = None) -> tuple[list[tuple[int, in
     i = 0
     while i < len(text):
         char = text[i]
-        nested = nested or text.startswith(_NESTED_SYNTAX, i)
+        if not nested and char in _NESTED_STARTS:
+            nested = text.startswith(_NESTED_SYNTAX, i)
         if char == "\\" and quote != "'":
             i += 2
             continue
