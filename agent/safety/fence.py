@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from agent.safety.found import FoundCommand
 from agent.safety.markdown import Segment, _lines, fence_closes
 from agent.safety.prose import prose_commands
-from agent.safety.shell import scan_quotes
 from agent.safety.vocabulary import (
     _looks_like_command,
     command_candidate,
     is_tool,
 )
 from tools.command_safety.args import word_set
+from tools.command_safety.shell import scan_quotes
 from tools.command_safety.words import prompt_length
 
 _SHELL_LANGUAGES = word_set(

@@ -22,9 +22,10 @@ decided in this order, the first that holds wins:
 Rule 5 is checked per stage before rule 4, so ``kubectl delete pod`` is a workload even
 though the classifier marks every kubectl change as touching configuration.
 
-A command run elsewhere keeps its meaning (`agent.safety.remote`): its verdict joins the
-outer one (``ssh ip-10-1-2-3 sudo reboot`` is a reboot of ip-10-1-2-3; ``kubectl exec p --
-rm -rf /data`` stays a workload change, with the data-loss flag). Labelling a node
+A command run elsewhere keeps its meaning (`tools.command_safety.parsed.Stage.remote`): its
+verdict joins the outer one (``ssh ip-10-1-2-3 sudo reboot`` is a reboot of ip-10-1-2-3;
+``kubectl exec p -- rm -rf /data`` stays a workload change, with the data-loss flag).
+Labelling a node
 ``sagemaker.amazonaws.com/node-health-status=UnschedulablePendingReplacement`` makes
 HyperPod replace it (a replacement: volumes are lost), ``...PendingReboot`` reboot it.
 """
@@ -36,7 +37,6 @@ import shlex
 from dataclasses import dataclass, field
 
 from agent.safety.model import SuggestionKind
-from agent.safety.remote import remote_commands
 from agent.safety.shell import judge, without_comments
 from tools.command_safety import CommandClass
 from tools.command_safety.args import word_set
@@ -144,7 +144,7 @@ def _stage_facts(stage: Stage, depth: int) -> _Facts:
     words, tool, args, verb = list(stage.argv), stage.tool, list(stage.args), stage.verb
     if tool in _SHELLS and "-c" in args and args.index("-c") + 1 < len(args):
         return _line_facts(args[args.index("-c") + 1], depth + 1)
-    for inner in remote_commands(words):
+    for inner in stage.remote:
         facts.verdicts.append(judge(inner))
         facts.add(_line_facts(inner, depth + 1))
     effect = _label_effect(tool, args)

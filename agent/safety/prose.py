@@ -45,7 +45,7 @@ import bisect
 import re
 
 from agent.safety.found import FoundCommand, Where
-from agent.safety.shell import comment_regions, judge
+from agent.safety.shell import judge
 from agent.safety.vocabulary import (
     _ASSIGNMENT,
     _CLOSERS,
@@ -73,6 +73,7 @@ from agent.safety.vocabulary import (
 )
 from tools.command_safety.args import word_set
 from tools.command_safety.parsed import parse_line
+from tools.command_safety.shell import comment_regions, scan_quotes
 from tools.command_safety.words import CMDLET, command_name, is_cmdlet, prompt_length
 
 # A tool word may follow a colon directly ("Step 1:sudo reboot"): an id or URL ("arn:aws:")
@@ -449,7 +450,7 @@ def hidden_command(command: str) -> tuple[int, int] | None:
     comment hides nothing: ``ls # && reboot`` runs ``ls``."""
     if judge(command).kind != "read_only":
         return None
-    comments = comment_regions(command) if "#" in command else []
+    comments = comment_regions(command)
     first = _TOOL_WORD.search(command)
     position = first.end() if first is not None else len(command)
     tried = 0
@@ -462,12 +463,7 @@ def hidden_command(command: str) -> tuple[int, int] | None:
         position, (start, word) = match.end(), _tool_word(match)
         if comments and _inside(comments, start):
             continue
-        for char in command[read:start]:
-            if quote is None and char in "'\"":
-                quote = char
-            elif char == quote:
-                quote = None
-        read = start
+        quote, read = scan_quotes(command[read:start], quote)[1], start
         if word in _ENGLISH_TOOLS or not is_tool(word) or quote is not None:
             continue
         if not _qualifies(command, start, match.end(), word):

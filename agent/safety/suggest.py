@@ -3,7 +3,7 @@
 This is the public entry: `build_suggestion` judges a command in a `SuggestionContext`
 (what the conversation tells: triage done, nodes rebooted, Slurm controllers, known ids,
 language) and `render_suggestion` shows it. The parts live in their own modules: the kind
-and the verdict in `agent.safety.kinds` (commands run elsewhere in `agent.safety.remote`),
+and the verdict in `agent.safety.kinds` (commands run elsewhere: `tools.command_safety.remote`),
 the targets in `agent.safety.targets`, the blast radius in `agent.safety.radius`, and the
 inert text shown from the model's input in `agent.safety.inert`. The flags, which depend
 on the conversation, are set here (`_flags`).

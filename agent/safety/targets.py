@@ -13,9 +13,9 @@ import shlex
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from agent.safety.shell import judge
 from agent.safety.vocabulary import ID_PATTERN
-from tools.command_safety import classify
-from tools.command_safety.shell import split_stages, tokenize
+from tools.command_safety.parsed import Stage, parse_line
 
 if TYPE_CHECKING:
     from tools.triage.data.sagemaker_model import ClusterNode
@@ -52,12 +52,12 @@ def targets_acted_on(command: str, known_ids: Iterable[str] = ()) -> list[str]:
     the replace-before-reboot flag. When no stage alone changes anything (the change is a
     redirection, or the words do not split), every target counts: it errs towards naming
     more, never fewer."""
-    words = tokenize(command)
-    stages = split_stages(words)[0] if words else []
-    acting = [stage for stage in stages if classify(shlex.join(stage)).kind != "read_only"]
+    parsed = parse_line(command)
+    stages = [shlex.join(stage.words) for stage in parsed.stages] if parsed else []
+    acting = [stage for stage in stages if judge(stage).kind != "read_only"]
     if not acting or len(acting) == len(stages):
         return targets_of(command, known_ids)
-    found = (t for stage in acting for t in targets_of(shlex.join(stage), known_ids))
+    found = (t for stage in acting for t in targets_of(stage, known_ids))
     return list(dict.fromkeys(found))
 
 
@@ -121,18 +121,11 @@ _SCONTROL_NODES = re.compile(r"^node(?:name)?s?=(?P<nodes>.*)$", re.IGNORECASE)
 _KUBECTL_NODE_KINDS = frozenset({"node", "nodes", "no"})
 
 
-def _words(command: str) -> list[str]:
-    return tokenize(command) or command.split()
-
-
-def _stages(words: list[str]) -> list[list[str]]:
-    return split_stages(words)[0]
-
-
-def _node_values(words: list[str]) -> list[str]:
+def _node_values(stage: Stage) -> list[str]:
     """The words that name the nodes a replacement acts on: the values of --node-ids and
     --instance-ids (list or JSON-list form), scontrol's node=/nodename= lists, and the
     names kubectl labels after `label node`."""
+    words = list(stage.words)
     values: list[str] = []
     for i, word in enumerate(words):
         option, _, inline = word.partition("=")
@@ -146,7 +139,7 @@ def _node_values(words: list[str]) -> list[str]:
             values += [part for value in following for part in _TOKEN.findall(value)]
         elif (match := _SCONTROL_NODES.match(word)) is not None:
             values += [part for part in match.group("nodes").split(",") if part]
-    if "kubectl" in words and "label" in words:
+    if stage.tool == "kubectl" and "label" in words:
         after = words[words.index("label") + 1 :]
         positional = [w for w in after if not w.startswith("-")]
         if positional and positional[0].lower() in _KUBECTL_NODE_KINDS:
@@ -167,15 +160,18 @@ def open_targets(command: str, known_ids: Iterable[str] = ()) -> str | None:
     for pattern, text_reason in _OPEN_TEXT:
         if pattern.search(command):
             return text_reason
-    words = _words(command)
-    for word in words:
+    parsed = parse_line(command)
+    if parsed is None:
+        return "quotes that do not balance"  # no shell reading of its words to check
+    kubectl = any(stage.tool == "kubectl" for stage in parsed.stages)
+    for word in parsed.tokens:
         reason = _OPEN_WORDS.get(word.partition("=")[0])
-        if reason is None and word.startswith("-l") and "kubectl" in words:
+        if reason is None and word.startswith("-l") and kubectl:
             reason = "a label selector"  # -lkey=value, the selector joined to its option
         if reason is not None:
             return reason
     known = frozenset(known_ids)
-    for value in (v for stage in _stages(words) for v in _node_values(stage)):
+    for value in (v for stage in parsed.stages for v in _node_values(stage)):
         if not (ID_PATTERN.fullmatch(value) or value in known):
             return f"a node this conversation cannot recognise ({value[:40]})"
     return None

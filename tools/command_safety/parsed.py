@@ -5,14 +5,17 @@ its simple commands (pipelines, lists, loop bodies), collects the files its redi
 write and the bodies of its substitutions, and reads each simple command's program as the
 shell resolves it (`tools.command_safety.words.command_name`: quotes and backslashes
 removed, the last component of a path) once its wrappers are taken off. The classifier
-judges these stages; `agent.safety.kinds` reads the same stages for its rules, so both
-see the same tool, verb and arguments however the line spells them.
+judges these stages; `agent.safety.kinds`, `radius` and `targets` read the same stages for
+their rules, so all see the same tool, verb, arguments and remote commands however the line
+spells them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
+from tools.command_safety.remote import remote_commands
 from tools.command_safety.shell import (
     Unwrapped,
     split_stages,
@@ -45,6 +48,12 @@ class Stage:
         return self.argv[1:]
 
     @property
+    def remote(self) -> list[str]:
+        """The commands this one runs on another node or in a container (ssh, srun,
+        pdsh, clush, kubectl / docker / crictl exec, SSM)."""
+        return remote_commands(list(self.argv)) if self.argv else []
+
+    @property
     def verb(self) -> str:
         """The first argument that is not an option (a subcommand, for most tools)."""
         return next((a for a in self.args if not a.startswith("-")), "")
@@ -52,8 +61,10 @@ class Stage:
 
 @dataclass(frozen=True)
 class ParsedLine:
-    """A line's stages, the files its redirections write, its substitutions' bodies."""
+    """A line's words and operators as tokenised, its stages, the files its redirections
+    write, its substitutions' bodies."""
 
+    tokens: tuple[str, ...]
     stages: tuple[Stage, ...]
     writes: tuple[str, ...]
     substitutions: tuple[str, ...]
@@ -64,6 +75,9 @@ def stage_of(words: list[str]) -> Stage:
     return Stage(tuple(words), unwrap_stage(list(words)), tuple(argv))
 
 
+# Remembered: the classifier and each of the safety layer's readers (kinds, radius, targets,
+# prose) ask for the parse of the same line; a ParsedLine is immutable, so one serves all.
+@lru_cache(maxsize=4096)
 def parse_line(command: str) -> ParsedLine | None:
     """The parse of ``command``; None when its quotes do not balance."""
     tokens = tokenize(command)
@@ -71,4 +85,4 @@ def parse_line(command: str) -> ParsedLine | None:
         return None
     stages, writes = split_stages(tokens)
     bodies = tuple(body for body in substitutions(command) if body.strip())
-    return ParsedLine(tuple(stage_of(s) for s in stages), tuple(writes), bodies)
+    return ParsedLine(tuple(tokens), tuple(stage_of(s) for s in stages), tuple(writes), bodies)

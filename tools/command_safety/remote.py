@@ -1,7 +1,10 @@
 """Commands run on other machines: ssh, pdsh, clush.
 
 Each joins the words after the host (or host list) into a command line that a shell on the
-far side runs, so that line is classified as ``bash -c`` classifies its argument. With no
+far side runs, so that line is classified as ``bash -c`` classifies its argument.
+`remote_commands` returns that line, and the command that ``srun``, ``kubectl`` / ``docker``
+/ ``crictl exec`` and ``aws ssm send-command`` / ``start-session`` run, for the safety
+layer's rules (`agent.safety.kinds`), reading options by the grammars the handlers use. With no
 command they open an interactive shell (``unknown``). Options that run local commands
 (ssh's ProxyCommand or LocalCommand, a config file) or that are not known make the answer
 ``unknown``: an unknown option may take the next word, which would move the command.
@@ -9,10 +12,14 @@ command they open an interactive shell (``unknown``). Options that run local com
 
 from __future__ import annotations
 
+import json
+import shlex
 from collections.abc import Sequence
 
-from tools.command_safety.args import Grammar, Parsed, grammar, parse, word_set
+from tools.command_safety.args import Grammar, Parsed, grammar, option, parse, word_set
 from tools.command_safety.result import CommandClass, Handler, mut, unknown
+from tools.command_safety.slurm import _SRUN
+from tools.command_safety.words import command_name
 
 _SSH = grammar(
     values="-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w",
@@ -119,3 +126,73 @@ HANDLERS: dict[str, Handler] = {
         "clush", _CLUSH, word_set("-c --copy --rcopy"), word_set("-O --option -o --options --conf")
     ),
 }
+
+
+_DOCKER_EXEC_VALUE = word_set("-u --user -w --workdir -e --env --env-file --detach-keys")
+
+
+def _first_positional(args: list[str], takes_value: frozenset[str]) -> int:
+    """The index of the first argument that is neither an option nor an option's value."""
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "-":
+        index += 2 if args[index] in takes_value else 1
+    return index
+
+
+def _ssm_commands(parameters: str) -> list[str]:
+    """The commands an SSM document's ``--parameters`` carry (``commands=...``, JSON)."""
+    text = parameters.strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        found: list[str] = []
+        for key in ("commands", "command"):
+            value = data.get(key)
+            if isinstance(value, list):
+                found.extend(str(v) for v in value)
+            elif value is not None:
+                found.append(str(value))
+        return found
+    for key in ("commands=", "command="):
+        if text.startswith(key):
+            inner = text.removeprefix(key).strip()
+            if inner.startswith("[") and inner.endswith("]"):
+                try:
+                    values = json.loads(inner)
+                except ValueError:
+                    values = None
+                if isinstance(values, list):
+                    return [str(v) for v in values]
+                inner = inner[1:-1]
+            # Shorthand syntax: a comma separates the list's items.
+            return [piece.strip().strip("'\"") for piece in inner.split(",") if piece.strip()]
+    return []
+
+
+def remote_commands(words: list[str]) -> list[str]:
+    """The commands one simple command runs elsewhere: on another node (ssh, srun, pdsh,
+    clush, SSM) or in a container (kubectl / docker / crictl exec)."""
+    tool, args = command_name(words[0]), words[1:]
+    if tool == "ssh":
+        at = _first_positional(args, _SSH.values)
+        return [" ".join(args[at + 1 :])] if at + 1 < len(args) else []
+    if tool == "srun":
+        at = _first_positional(args, _SRUN.values)
+        return [shlex.join(args[at:])] if at < len(args) else []
+    if tool in ("pdsh", "clush"):
+        at = _first_positional(args, (_PDSH if tool == "pdsh" else _CLUSH).values)
+        return [" ".join(args[at:])] if at < len(args) else []
+    if tool in ("kubectl", "docker", "crictl") and "exec" in args:
+        if "--" in args:
+            return [shlex.join(args[args.index("--") + 1 :])]
+        if tool == "kubectl":
+            return []
+        rest = args[args.index("exec") + 1 :]
+        at = _first_positional(rest, _DOCKER_EXEC_VALUE)
+        return [shlex.join(rest[at + 1 :])] if at + 1 < len(rest) else []
+    if tool == "aws" and "ssm" in args and {"send-command", "start-session"} & set(args):
+        parameters = option(args, "--parameters")
+        return _ssm_commands(parameters) if parameters else []
+    return []

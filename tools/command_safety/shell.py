@@ -338,38 +338,56 @@ def substitutions(text: str) -> list[str]:
 
 # Syntax after which quoting has nested contexts this reader does not follow.
 _NESTED_SYNTAX = ("`", "$(", "${", "$'", "$[", "<<", "<(", ">(", "((")
+_NESTED_STARTS = frozenset(s[0] for s in _NESTED_SYNTAX)
 
 
-def strip_comments(text: str) -> str:
-    """``text`` without its shell comments (``#`` at the start of a word, to the line's end).
+def scan_quotes(text: str, quote: str | None = None) -> tuple[list[tuple[int, int]], str | None]:
+    """Read ``text`` as a shell does, starting with ``quote`` open (or none): its comments
+    (a ``#`` at the start of a word, outside quotes, to the end of its line; ``$#`` and
+    ``a#b`` start none) and the quote still open at the end.
 
     Quotes are followed (single, double with backslash escapes, backslashes outside
     quotes). From the first construct with its own quoting context (substitutions,
-    ``${...}``, ``$'...'``, heredocs) on nothing more is stripped: there, a ``#`` might be
+    ``${...}``, ``$'...'``, heredocs) on no comment is reported: there, a ``#`` might be
     quoted, and keeping text is always the cautious way (it is classified)."""
-    out: list[str] = []
-    quote = ""
+    regions: list[tuple[int, int]] = []
+    nested = False
     i = 0
     while i < len(text):
         char = text[i]
-        if text.startswith(_NESTED_SYNTAX, i):
-            out.append(text[i:])
-            break
+        if not nested and char in _NESTED_STARTS:
+            nested = text.startswith(_NESTED_SYNTAX, i)
         if char == "\\" and quote != "'":
-            out.append(text[i : i + 2])
             i += 2
             continue
-        if quote:
-            quote = "" if char == quote else quote
+        if quote is not None:
+            quote = None if char == quote else quote
         elif char in "'\"":
             quote = char
-        elif char == "#" and (i == 0 or text[i - 1] in " \t\n\r;&|()"):
+        elif char == "#" and not nested and (i == 0 or text[i - 1] in " \t\n\r;&|()"):
             ends = [j for j in (text.find("\n", i), text.find("\r", i)) if j >= 0]
-            i = min(ends) if ends else len(text)
+            end = min(ends) if ends else len(text)
+            regions.append((i, end))
+            i = end
             continue
-        out.append(char)
         i += 1
-    return "".join(out)
+    return regions, quote
+
+
+def comment_regions(text: str) -> list[tuple[int, int]]:
+    """The shell comments of ``text`` (see `scan_quotes`)."""
+    return scan_quotes(text)[0] if "#" in text else []
+
+
+def strip_comments(text: str) -> str:
+    """``text`` without its shell comments (see `scan_quotes`)."""
+    pieces: list[str] = []
+    previous = 0
+    for start, end in comment_regions(text):
+        pieces.append(text[previous:start])
+        previous = end
+    pieces.append(text[previous:])
+    return "".join(pieces)
 
 
 # bash's ANSI-C ($'...') and locale ($"...") strings: shlex reads them unlike bash (an

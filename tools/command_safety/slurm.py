@@ -73,7 +73,10 @@ _SRUN = grammar(
     " --gpu-bind --reservation --signal --time-min --het-group --jobid --export --container"
     " --comment --network --switches --tmp --mincpus --cores-per-socket --sockets-per-node"
     " --threads-per-core --hint --cpu-freq --mail-type --mail-user --profile --wckey"
-    " --open-mode --uid --gid",
+    " --open-mode --uid --gid -F --nodefile -r --relative"
+    # pyxis, the container plugin of HyperPod's Slurm clusters:
+    # https://github.com/NVIDIA/pyxis (srun --container-image / --container-mounts)
+    " --container-image --container-mounts --container-name --container-workdir",
     flags="-l --label -u --unbuffered -v --verbose -Q --quiet -E --preserve-env -X"
     " --disable-status -Z --no-allocate -O --overcommit -s --oversubscribe -h --help -V"
     " --version --pty --overlap --exact --contiguous --test-only --usage -H --hold"
