@@ -16,9 +16,9 @@ segment's text:
   and targets of links and images: prose is read with them blanked.
 * **joins** — where a paragraph's lines are joined on screen (a soft line break, or a
   backslash hard break): a paragraph renders as one line, and is read as one.
-* **rendered** — each paragraph (heading, table cell) as the reader sees it, built from the
-  parser's inline tokens rather than from the source: character references and backslash
-  escapes resolved (``&#x72;eboot`` reads ``reboot``), HTML tags dropped as rich drops them,
+* **rendered** — each paragraph (heading, table cell) holding a character reference, a
+  backslash or HTML, as the reader sees it, built from the parser's inline tokens rather
+  than from the source: character references and backslash escapes resolved (``&#x72;eboot`` reads ``reboot``), HTML tags dropped as rich drops them,
   a soft break a space and a hard break a new line, with the code in it (code spans, and
   the text of ``<code>``-like HTML elements) marked. It is a second look at what the
   source reading may read differently (`agent.safety.inline`), placed at the paragraph's
@@ -340,11 +340,17 @@ def _read(text: str, skip: int) -> Reading:
             if cursor >= 0:  # the next cell is after this one
                 cursor = placed(len(token.content)) - lines.starts[token.map[0]]
             _add(reading, placed, noted, token.content)
-            start, end = placed.start_of(0), placed.end_of(len(placed.parts) - 1)
-            reading.rendered.append(Rendered(start, end, *_rendered(token.children or [])))
+            if _RENDERS_DIFFERENTLY.search(token.content):
+                start, end = placed.start_of(0), placed.end_of(len(placed.parts) - 1)
+                reading.rendered.append(Rendered(start, end, *_rendered(token.children or [])))
     return reading
 
 
+# What makes a paragraph render other than the source reading reads it: a character
+# reference, a backslash escape, HTML. (Code spans, emphasis, links and line breaks are read
+# as rendered by the source reading already.) Other paragraphs get no second look: it
+# would find nothing new, and reading every paragraph twice cost about a third more time.
+_RENDERS_DIFFERENTLY = re.compile(r"[&\\<]")
 # HTML elements that show their content as code (as `agent.safety.inline` reads them).
 _HTML_CODE = re.compile(r"<(/?)(?:code|pre|kbd|samp|tt)(?:[ \t\n][^<>]*)?>", re.IGNORECASE)
 
