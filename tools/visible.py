@@ -8,9 +8,15 @@ character that has no glyph of its own:
 
 - terminal escape sequences (CSI, OSC, two-character escapes), whole;
 - C0 and C1 control characters except tab and newline (a carriage return ends a line);
-- zero-width and format characters: U+00AD, U+061C, U+115F/U+1160, U+180E, U+200B–U+200F,
-  U+2060–U+2064, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, and the bidirectional embeddings,
-  overrides and isolates U+202A–U+202E, U+2066–U+2069.
+- every Unicode Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 14.0 and
+  on; UAX #44): zero-width characters and joiners, the bidirectional marks, embeddings,
+  overrides and isolates, the soft hyphen, Hangul fillers, variation selectors, the tag
+  characters U+E0000–U+E0FFF and the code points reserved as ignorable — a renderer shows
+  none of them; and U+FFF9–U+FFFB (interlinear annotation anchors, not shown either).
+  One exception: an emoji presentation selector (U+FE0E, U+FE0F) right after a non-ASCII
+  symbol or punctuation mark (``⚠️``) is part of that glyph and stays; after anything else
+  (``kubectl\ufe0f``) it hides nothing a reader could see and goes. No command word is
+  written in those characters, so the selector kept there cannot split one.
 
 It shows a lone surrogate (half of a character, which no encoder can write) as "?", as
 the terminal output always has.
@@ -30,6 +36,7 @@ of a secret that redaction would have recognised whole.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from tools.redaction import REDACTED
 
@@ -44,12 +51,18 @@ _ESCAPE_PATTERN = (
 _CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
 # Bidirectional embeddings, overrides and isolates (LRE .. RLO, LRI .. PDI) and marks.
 _BIDI_CHARS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-# Characters without a glyph of their own: zero-width, fillers, soft hyphen, BOM, bidi.
-# U+FFF9-U+FFFB anchor interlinear annotations, which a renderer does not show either.
+# Characters without a glyph of their own: Unicode's Default_Ignorable_Code_Point set
+# (https://www.unicode.org/Public/UCD/latest/ucd/DerivedCoreProperties.txt; the list checked
+# against its Unicode 14.0 lines), which includes the bidi characters above. U+FFF9-U+FFFB
+# anchor interlinear annotations, which a renderer does not show either.
 _FORMAT_CHARS = (
-    f"\u00ad\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2065"
+    "\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\ufff9-\ufffb"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
     f"{_BIDI_CHARS}"
 )
+# Emoji presentation selectors: kept after a non-ASCII symbol or punctuation (see above).
+_PRESENTATION = frozenset("\ufe0e\ufe0f")
 
 ESCAPE = re.compile(_ESCAPE_PATTERN)
 CONTROL = re.compile(f"[{_CONTROLS}\r]")  # what `escape_controls` shows as \xNN
@@ -64,9 +77,37 @@ _SPACE = re.compile(r"\s+")
 
 def visible(text: str) -> str:
     """`text` without the characters a reader would not see (see the module docstring)."""
+    return _visible(text, "")
+
+
+def _visible(text: str, before: str) -> str:
+    """`visible`, for text that follows the character ``before`` (a streamed piece)."""
     if text.isascii() and text.isprintable():
         return text  # the common case: nothing to take out
-    return _SURROGATE.sub("?", _HIDDEN.sub("", _NEWLINES.sub("\n", text)))
+    return _SURROGATE.sub("?", _taken_out(_HIDDEN, _NEWLINES.sub("\n", text), before))
+
+
+def _taken_out(pattern: re.Pattern[str], text: str, before: str) -> str:
+    """``text`` without what ``pattern`` matches, but an emoji presentation selector right
+    after a non-ASCII symbol or punctuation mark (``before`` precedes the text)."""
+
+    def drop(match: re.Match[str]) -> str:
+        found = match.group()
+        if found in _PRESENTATION:
+            start = match.start()
+            previous = text[start - 1] if start else before
+            if _emoji_base(previous):
+                return found
+        return ""
+
+    return pattern.sub(drop, text)
+
+
+def _emoji_base(char: str) -> bool:
+    """A character a presentation selector can belong to: a non-ASCII symbol or punctuation
+    mark (emoji-variation-sequences.txt also lists the ASCII keycap bases # * 0-9, whose
+    selector goes: the keycap is still drawn, and a letter cannot take one)."""
+    return bool(char) and not char.isascii() and unicodedata.category(char)[0] in "SP"
 
 
 def encodable(text: str) -> str:
@@ -87,7 +128,7 @@ def without_escapes(text: str) -> str:
 
 def without_format(text: str) -> str:
     """`text` without zero-width, filler and bidirectional characters."""
-    return text if text.isascii() else FORMAT.sub("", text)
+    return text if text.isascii() else _taken_out(FORMAT, text, "")
 
 
 def escape_controls(text: str) -> str:
@@ -189,6 +230,7 @@ class VisibleStream:
 
     def __init__(self) -> None:
         self._held = ""
+        self._before = ""  # the last character let through: a selector after it may stay
 
     def feed(self, piece: str) -> str:
         text = self._held + piece
@@ -196,9 +238,14 @@ class VisibleStream:
         # A lone CR may be the first half of CRLF: hold it too.
         cut = tail.start() if tail else (len(text) - 1 if text.endswith("\r") else len(text))
         self._held = text[cut:]
-        return visible(text[:cut])
+        return self._out(text[:cut])
 
     def flush(self) -> str:
         """The rest: an escape sequence that never completed is dropped."""
         text, self._held = self._held, ""
-        return visible(text)
+        return self._out(text)
+
+    def _out(self, text: str) -> str:
+        out = _visible(text, self._before)
+        self._before = text[-1:] or self._before
+        return out

@@ -34,7 +34,7 @@ from agent.safety.prose import (
     narrative_signal,
     prose_commands,
 )
-from agent.safety.rendered import CodeSpan, Reading
+from agent.safety.rendered import CodeSpan, Reading, Rendered
 from agent.safety.shell import judge
 from agent.safety.vocabulary import (
     _REDIRECTION_LINE,
@@ -282,18 +282,97 @@ def _text_commands(text: str, base: int, reading: Reading) -> list[FoundCommand]
     for start, end, _ in reading.joins:
         for i in range(start, end):
             joined[i] = " "
-    for run in _code_runs(reading.spans, joined):
-        found.extend(_span_commands(text, base, run))
-        for span in run:
-            mask(span.start, span.end)
+    spans = list(reading.spans)
+    for span in spans:
+        mask(span.start, span.end)
+    # An HTML tag inside a code span is code: elements are looked for outside spans. An
+    # inline element reads like a code span, joined with the spans and elements beside it
+    # (`<code>aws sagemaker</code> <code>delete-cluster</code>`); a <pre> element's lines
+    # are each a command line, as a fence's are.
     for element in _html_elements("".join(masked))[0]:
-        for line in _element_text(text, element).split("\n"):
-            command = _inline_command(text, element.start, line, block=element.block)
+        content = _element_text(text, element)
+        if not element.block:
+            spans.append(CodeSpan(element.start, element.end, content.replace("\n", " ")))
+            continue
+        for line in content.split("\n"):
+            command = _inline_command(text, element.start, line, block=True)
             if command is not None:
                 found.append(_inline(command, base, element.start, element.end))
         mask(element.start, element.end)
+    for run in _code_runs(sorted(spans, key=lambda span: span.start), joined):
+        found.extend(_span_commands(text, base, run))
+        for span in run:
+            mask(span.start, span.end)
     view, source = _prose_view(text, masked, reading)
     for offset, line in _lines(view):
         written = source[offset : offset + len(line)]
         found.extend(prose_commands(line, base + offset, source=written))
+    found.extend(_second_look(reading.rendered, base, found))
     return sorted(found, key=lambda f: f.start)
+
+
+def _second_look(
+    paragraphs: list[Rendered], base: int, found: list[FoundCommand]
+) -> list[FoundCommand]:
+    """State-changing commands that the paragraphs show as rendered and the reading of the
+    source did not find: a character reference or escape spelling a letter
+    (``sudo &#x72;eboot``), HTML code elements side by side (read as adjacent code spans),
+    whatever else renders differently from how it is written. Each is given its whole
+    paragraph as its span (its note goes at the paragraph's end): no offset inside it is
+    known."""
+    # What the source reading found, as written and as rendered: a rendered command among
+    # them, or the start of a block's command (a line continued with "\\" renders as two
+    # lines), is already dealt with. Prefixes are taken up to a bound: linear in the text.
+    seen = {_words(f.command) for f in found}
+    for f in found:
+        if judge(f.command).kind == "read_only":
+            continue
+        for form in {_words(f.command), _words(_as_rendered(f.command))}:
+            seen.add(form)
+            words = form.split(" ")
+            seen.update(" ".join(words[:count]) for count in range(1, min(len(words), _PREFIXES)))
+    more: list[FoundCommand] = []
+    for paragraph in paragraphs:
+        shown = paragraph.text
+        spans = [CodeSpan(start, end, shown[start:end]) for start, end in paragraph.code]
+        runs = _code_runs(spans, list(shown))
+        commands = [f.command for run in runs for f in _span_commands(shown, 0, run)]
+        masked = list(shown)
+        for start, end in paragraph.code:
+            for i in range(start, end):
+                if masked[i] != "\n":
+                    masked[i] = _MASK
+        prose = "".join(masked)
+        commands.extend(f.command for _, line in _lines(prose) for f in prose_commands(line))
+        for command in commands:
+            key = _words(command)
+            if not _found_already(key, seen) and judge(command).kind != "read_only":
+                seen.add(key)
+                start, end = base + paragraph.start, base + paragraph.end
+                more.append(FoundCommand(command, start, end, "prose"))
+    return more
+
+
+_PREFIXES = 32  # words of a found command whose starts count as found
+
+
+def _found_already(key: str, seen: set[str]) -> bool:
+    """``key`` is among ``seen``, or is one of them with only punctuation after it (a table
+    row's closing "|" read as prose, a sentence's full stop): no other command word."""
+    stem = key
+    while stem and not stem[-1].isalnum():
+        stem = stem[:-1]
+    return any(key[:end].rstrip() in seen for end in range(len(stem), len(key) + 1))
+
+
+# A backslash escape of Markdown (any ASCII punctuation), resolved as it renders.
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _as_rendered(command: str) -> str:
+    """A command as written in prose, as it renders: escapes and references resolved."""
+    return html.unescape(_MARKDOWN_ESCAPE.sub(r"\1", command))
+
+
+def _words(command: str) -> str:
+    return " ".join(command.replace("\\\n", " ").split())

@@ -16,6 +16,13 @@ segment's text:
   and targets of links and images: prose is read with them blanked.
 * **joins** — where a paragraph's lines are joined on screen (a soft line break, or a
   backslash hard break): a paragraph renders as one line, and is read as one.
+* **rendered** — each paragraph (heading, table cell) holding a character reference, a
+  backslash or HTML, as the reader sees it, built from the parser's inline tokens rather
+  than from the source: character references and backslash escapes resolved (``&#x72;eboot`` reads ``reboot``), HTML tags dropped as rich drops them,
+  a soft break a space and a hard break a new line, with the code in it (code spans, and
+  the text of ``<code>``-like HTML elements) marked. It is a second look at what the
+  source reading may read differently (`agent.safety.inline`), placed at the paragraph's
+  end, where no offset inside it is known.
 
 A segment that continues a list item (`Segment.context`) is parsed after the item's marker,
 so text indented under the item reads as the item's paragraph, as it renders.
@@ -31,6 +38,7 @@ in the segment, as is everything here.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -150,6 +158,18 @@ class CodeBlock:
 
 
 @dataclass(frozen=True)
+class Rendered:
+    """A paragraph as it renders: ``text`` (lines as shown), its ``code`` ([start, end) in
+    ``text`` of each code span or HTML code element, in order), and [``start``, ``end``),
+    where its content starts and its last line ends in the segment."""
+
+    start: int
+    end: int
+    text: str
+    code: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
 class Reading:
     """A segment as it renders (see the module docstring); offsets into the segment."""
 
@@ -157,6 +177,7 @@ class Reading:
     spans: list[CodeSpan]
     markup: list[tuple[int, int]]
     joins: list[tuple[int, int, bool]]  # [start, end) of a line break read as a space; "\\"?
+    rendered: list[Rendered] = field(default_factory=list)
 
 
 class _Lines:
@@ -279,6 +300,7 @@ def _shifted(reading: Reading, by: int) -> Reading:
         [CodeSpan(s.start - by, s.end - by, s.content) for s in reading.spans],
         [(a - by, b - by) for a, b in reading.markup],
         [(a - by, b - by, backslash) for a, b, backslash in reading.joins],
+        [Rendered(r.start - by, r.end - by, r.text, r.code) for r in reading.rendered],
     )
 
 
@@ -318,7 +340,58 @@ def _read(text: str, skip: int) -> Reading:
             if cursor >= 0:  # the next cell is after this one
                 cursor = placed(len(token.content)) - lines.starts[token.map[0]]
             _add(reading, placed, noted, token.content)
+            if _RENDERS_DIFFERENTLY.search(token.content):
+                start, end = placed.start_of(0), placed.end_of(len(placed.parts) - 1)
+                reading.rendered.append(Rendered(start, end, *_rendered(token.children or [])))
     return reading
+
+
+# What makes a paragraph render other than the source reading reads it: a character
+# reference, a backslash escape, HTML. (Code spans, emphasis, links and line breaks are read
+# as rendered by the source reading already.) Other paragraphs get no second look: it
+# would find nothing new, and reading every paragraph twice cost about a third more time.
+_RENDERS_DIFFERENTLY = re.compile(r"[&\\<]")
+# HTML elements that show their content as code (as `agent.safety.inline` reads them).
+_HTML_CODE = re.compile(r"<(/?)(?:code|pre|kbd|samp|tt)(?:[ \t\n][^<>]*)?>", re.IGNORECASE)
+
+
+def _rendered(children: list[Any]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """An inline token's children as they render (see `Rendered`): the text tokens have
+    character references and backslash escapes resolved by markdown-it-py."""
+    pieces: list[str] = []
+    code: list[tuple[int, int]] = []
+    at = 0
+    depth = 0  # HTML code elements open
+    opened = 0
+    for child in children:
+        kind = child.type
+        if kind == "html_inline":
+            tag = _HTML_CODE.fullmatch(child.content.strip())
+            if tag is None:
+                continue  # rich draws no tag: only the text between tags shows
+            if not tag.group(1):
+                depth += 1
+                opened = at if depth == 1 else opened
+            elif depth:
+                depth -= 1
+                if depth == 0:
+                    code.append((opened, at))
+            continue
+        if kind in ("text", "code_inline"):
+            piece = child.content
+        elif kind == "softbreak":
+            piece = " "
+        elif kind == "hardbreak":
+            piece = "\n"
+        else:
+            continue  # emphasis, links: their text is in text tokens of their own
+        if kind == "code_inline" and not depth:
+            code.append((at, at + len(piece)))
+        pieces.append(piece)
+        at += len(piece)
+    # An element never closed is no code here (rich shows text; the source reading pairs
+    # an opening tag only with a closing one).
+    return "".join(pieces), tuple(code)
 
 
 def _add(reading: Reading, placed: _Placed, noted: _Inline, content: str) -> None:

@@ -62,13 +62,16 @@ def _streamed(text: str, size: int) -> str:
 
 
 def _bare(text: str, blocks: list[str]) -> list[str]:
-    """Commands needing a block in ``text`` outside ``blocks``, not followed by the note."""
+    """Commands needing a block in ``text`` outside ``blocks``, not followed by the note
+    (one found only as rendered spans its paragraph, the note at the paragraph's end)."""
     for block in blocks:
         text = text.replace(block.rstrip("\n"), "")
     return [
         f.command
         for f in find_commands(text)
-        if judge(f.command).kind != "read_only" and not text.startswith(NOTE, f.end)
+        if judge(f.command).kind != "read_only"
+        and not text.startswith(NOTE, f.end)
+        and not text[f.start : f.end].endswith(NOTE.rstrip())
     ]
 
 

@@ -47,13 +47,17 @@ def outside_blocks(guarded: GuardedText, language: Language = "en") -> str:
 
 
 def bare_mutations(guarded: GuardedText, language: Language = "en") -> list[str]:
-    """Mutating commands outside the blocks that are not marked by the note."""
+    """Mutating commands outside the blocks that are not marked by the note: right after
+    the command, or, for one found only in the paragraph as rendered (its span is the
+    paragraph, `agent.safety.inline._second_look`), at the paragraph's end."""
     note = NOTE if language == "en" else NOTE_ZH
     rest = outside_blocks(guarded, language)
     return [
         found.command
         for found in find_commands(rest)
-        if judge(found.command).kind != "read_only" and not rest.startswith(note, found.end)
+        if judge(found.command).kind != "read_only"
+        and not rest.startswith(note, found.end)
+        and not rest[found.start : found.end].endswith(note.rstrip())
     ]
 
 

@@ -24,6 +24,11 @@ HIDDEN = (
     "\x7f",
     "\x9b1m",  # 8-bit CSI
     "\ud800",  # lone surrogate (shown as ?)
+    "\u034f",  # combining grapheme joiner
+    "\ufe0f",  # variation selector 16: kept only after a symbol
+    "\u26a0",  # a symbol that takes one
+    "\U000e0020",  # tag space
+    "\U000e0101",  # variation selector 18
 )
 
 
@@ -37,6 +42,23 @@ def test_hidden_characters_and_escapes_are_taken_out() -> None:
     assert visible("sudo \u202ereboot\u202c") == "sudo reboot"
     assert visible("\x1b[8msudo reboot\x1b[0m") == "sudo reboot"
     assert visible("a\u200bb") == "ab"
+
+
+def test_every_default_ignorable_character_goes() -> None:
+    assert visible("kubectl\ufe0f delete namespace x") == "kubectl delete namespace x"
+    assert visible("sudo re\U000e0020boot") == "sudo reboot"
+    assert visible("a\u034fb\u17b4c\u180fd\u2065e\ufff0f\U0001d173g\U000e01efh") == "abcdefgh"
+
+
+def test_an_emoji_keeps_its_presentation_selector() -> None:
+    """U+FE0F after a symbol is part of the glyph (⚠️, ‼️); after a letter it is nothing."""
+    assert visible("\u26a0\ufe0f careful \u203c\ufe0f") == "\u26a0\ufe0f careful \u203c\ufe0f"
+    assert visible("\u2764\ufe0e") == "\u2764\ufe0e"
+    assert visible("x\ufe0f \u26a0\u200b\ufe0f \u26a0\ufe0f\ufe0f") == "x \u26a0 \u26a0\ufe0f"
+    assert visible("\u26a0\ufe00") == "\u26a0"  # other selectors are not presentation
+    stream = VisibleStream()
+    shown = stream.feed("note \u26a0") + stream.feed("\ufe0f") + stream.flush()
+    assert shown == "note \u26a0\ufe0f"
 
 
 def test_line_breaks_become_newlines() -> None:
