@@ -18,8 +18,9 @@ segment's text:
   backslash hard break): a paragraph renders as one line, and is read as one.
 * **rendered** — each paragraph (heading, table cell) holding a character reference, a
   backslash or HTML, as the reader sees it, built from the parser's inline tokens rather
-  than from the source: character references and backslash escapes resolved (``&#x72;eboot`` reads ``reboot``), HTML tags dropped as rich drops them,
-  a soft break a space and a hard break a new line, with the code in it (code spans, and
+  than from the source: character references and backslash escapes resolved
+  (``&#x72;eboot`` reads ``reboot``), HTML tags dropped as rich drops them, a soft break a
+  space and a hard break a new line, with the code in it (code spans, and
   the text of ``<code>``-like HTML elements) marked. It is a second look at what the
   source reading may read differently (`agent.safety.inline`), placed at the paragraph's
   end, where no offset inside it is known.
