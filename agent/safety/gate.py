@@ -32,6 +32,7 @@ two.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
@@ -212,13 +213,18 @@ class _Guard:
                 if guarded != block.synthetic.text:
                     edits.append((block.start, block.end, guarded))
                 continue
-            if not self._needs_block(item.command):
+            command = item.command
+            if item.where == "prose" and "&" in command:
+                # Prose renders its character references (`&amp;` shows as "&"): the command
+                # the reader sees, and would copy, is the decoded one.
+                command = html.unescape(command)
+            if not self._needs_block(command):
                 continue
             end = item.end - segment.start
             # The purpose is near the command: a bounded look back keeps long text linear.
             purpose = purpose_before(text[safe_start(text, start - _LOOK_BACK) : start])
-            suggestion = self._suggest(item.command, purpose or incoming)
-            key = normalize(item.command)
+            suggestion = self._suggest(command, purpose or incoming)
+            key = normalize(command)
             if key not in self._pending:
                 self._pending[key] = self._block(suggestion)
             edits.append((end, end, _NOTE[self.context.language]))
