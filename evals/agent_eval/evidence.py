@@ -63,13 +63,22 @@ class Evidence:
         return [t for t in self.tool_text if any(m in t for m in markers)]
 
 
-def evidence_of(run: ConversationRun) -> Evidence:
+def evidence_of(run: ConversationRun, turn: int | None = None) -> Evidence:
+    """What the conversation showed; with ``turn`` (1-based), only what the model had been
+    shown by the end of that turn: an answer cannot be grounded in a later tool result."""
     tool: list[str] = []
     skipped: list[str] = []
     tools_ran = False
     events = run.transcript.events if run.transcript is not None else []
+    users = 0
     for event in events:
         kind = event.get("type")
+        if turn is not None:
+            # A re-triage belongs to the turn whose user message follows it.
+            if kind == "user":
+                users += 1
+            if (kind == "user" and users > turn) or (kind == "retriage" and users >= turn):
+                break
         if kind == "tool_call" and not event.get("is_error"):
             tools_ran = True
             _leaves(event.get("result"), "", tool, skipped)
@@ -78,5 +87,6 @@ def evidence_of(run: ConversationRun) -> Evidence:
         elif kind == "retriage" and not event.get("error"):
             tools_ran = True
             _leaves(event, "", tool, skipped)
-    user = tuple(record.turn.user for record in run.turns)
+    shown = run.turns if turn is None else run.turns[:turn]
+    user = tuple(record.turn.user for record in shown)
     return Evidence(tuple(tool), user, tools_ran, tuple(skipped))

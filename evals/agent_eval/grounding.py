@@ -184,8 +184,8 @@ def ungrounded(text: str, ev: Evidence) -> list[str]:
 
 
 def grounding_problems(run: ConversationRun) -> list[str]:
-    ev = evidence_of(run)
     found: list[str] = []
     for number, record in enumerate(run.turns, start=1):
+        ev = evidence_of(run, number)  # only what the model had seen by then
         found.extend(f"turn {number}: {p}" for p in ungrounded(record.result.model_text, ev))
     return found

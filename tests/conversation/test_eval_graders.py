@@ -354,7 +354,7 @@ def test_no_tools_after_proposal() -> None:
 
 def test_every_grader_is_tested_here() -> None:
     # The graders of evals/agent_eval/grading/ are tested in their own file.
-    more = Path(__file__).with_name("test_eval_graders_more.py").read_text(encoding="utf-8")
+    more = Path(__file__).with_name("test_eval_graders_safety.py").read_text(encoding="utf-8")
     names = [*globals(), *re.findall(r"^def (test_\w+)", more, re.MULTILINE)]
     tested = {name.removeprefix("test_") for name in names if name.startswith("test_")}
     for grader in graders.DETERMINISTIC:

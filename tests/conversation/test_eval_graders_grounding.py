@@ -1,5 +1,5 @@
 """Grounding, language and the re-triage reading, each on good and bad answers (data:
-data/grader_h2_conversations.json), judged against a conversation's own tool results."""
+data/grader_grounding_conversations.json), judged against a conversation's own tool results."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ from evals.agent_eval import graders
 from evals.agent_eval.case import AgentCase, Turn
 from evals.agent_eval.run import ConversationRun, TurnRecord
 
-DATA = json.loads(
-    (Path(__file__).parent / "data" / "grader_h2_conversations.json").read_text(encoding="utf-8")
-)
+_DATA_FILE = Path(__file__).parent / "data" / "grader_grounding_conversations.json"
+DATA = json.loads(_DATA_FILE.read_text(encoding="utf-8"))
 
 
 def case(**expect: Any) -> AgentCase:
@@ -79,3 +78,27 @@ def test_a_re_triage_read_right_passes(text: str) -> None:
 @pytest.mark.parametrize("text", DATA["retriage_bad"])
 def test_a_re_triage_misread_fails(text: str) -> None:
     assert not graders.retriage_read(case(), conversation(text, DATA["retriage"])).passed
+
+
+def test_an_answer_is_grounded_only_in_what_came_before_it() -> None:
+    """Turn 1 cannot know what a tool showed in turn 2: the same words are invented in turn 1
+    and grounded in turn 2."""
+    transcript = Transcript({})
+    transcript.add({"type": "user", "text": "first"})
+    transcript.add({"type": "user", "text": "second"})
+    for event in DATA["evidence"]:
+        transcript.add(dict(event))
+    text = DATA["grounded"][0]
+    first = TurnRecord(Turn(user="first"), TurnResult(answer=text, model_text=text), 0.1)
+    second = TurnRecord(Turn(user="second"), TurnResult(answer=text, model_text=text), 0.1)
+    early = ConversationRun(case_id="t", repeat=1, turns=[first, second], transcript=transcript)
+    grade = graders.nothing_invented(case(), early)
+    assert not grade.passed
+    assert grade.reason.startswith("turn 1:"), grade.reason
+    late = ConversationRun(
+        case_id="t",
+        repeat=1,
+        turns=[TurnRecord(Turn(user="first"), TurnResult(answer="", model_text=""), 0.1), second],
+        transcript=transcript,
+    )
+    assert graders.nothing_invented(case(), late).passed
