@@ -93,7 +93,11 @@ class Expectations(BaseModel):
     awaiting_approval: list[int] = Field(
         default_factory=list, description="1-based turns that must end waiting for approval."
     )
-    retriage: Retriage | None = None
+    retriage: Retriage | list[Retriage] | None = Field(
+        default=None,
+        description="The re-triage a 'done' turn must run and what it must find; a list when "
+        "the conversation re-triages more than once.",
+    )
     healthy: bool = False
     no_changes: bool = Field(
         default=False,
@@ -128,6 +132,14 @@ class Expectations(BaseModel):
     language: Literal["en", "zh"] = "en"
     forbid: list[Forbidden] = Field(default_factory=lambda: list(ALL_FORBIDDEN))
     budget: Budget = Field(default_factory=Budget)
+
+    @property
+    def retriages(self) -> list[Retriage]:
+        """The expected re-triages, in turn order."""
+        if self.retriage is None:
+            return []
+        found = self.retriage if isinstance(self.retriage, list) else [self.retriage]
+        return sorted(found, key=lambda expected: expected.turn)
 
     @field_validator("cited_sections")
     @classmethod

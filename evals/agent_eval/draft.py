@@ -3,7 +3,9 @@
 The user's messages become the turns (a message answered by a re-triage is a `done` turn),
 the model's responses and tool calls become the case's script, and the expectations are
 drafted from what the conversation showed: the sections cited, the suggestions made (kind
-and targets), the turns that waited for approval, what each re-triage cleared. A person
+and targets, in every turn they were made), the turns that waited for approval, what each
+re-triage cleared, and negative expectations (no change besides those proposed; no
+replacement unless one was proposed). A person
 then reviews them (and adds facts and a rubric) before the case is committed.
 """
 
@@ -22,6 +24,8 @@ from tools.recorded.model import RecordedFileError, load_recorded
 
 _SECTION_AT_END = re.compile(r"§ ([A-O](?:\.\d+(?:\.[a-z])?)?)$")
 _CASE_ID = re.compile(r"[^a-z0-9-]+")
+# The ways to ask HyperPod for a replacement: the API, and the node label it acts on.
+_REPLACEMENTS = ("batch-replace-cluster-nodes", "UnschedulablePendingReplacement")
 
 
 class DraftError(Exception):
@@ -75,6 +79,7 @@ def _conversation(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
         "awaiting_approval": [],
     }
     pending_retriage: dict[str, Any] | None = None
+    retriages: list[dict[str, Any]] = []  # every re-triage after the first triage
     for event in events:
         kind = event.get("type")
         if kind == "retriage" and not event.get("error"):
@@ -84,13 +89,15 @@ def _conversation(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
             if pending_retriage is not None:
                 turn["done"] = True
                 if not pending_retriage.get("first"):
-                    expect["retriage"] = {
-                        "turn": len(turns) + 1,
-                        "cleared_sections": _sections(pending_retriage.get("cleared", [])),
-                        "remaining_sections": _sections(pending_retriage.get("remaining", [])),
-                        "resolved": not pending_retriage.get("new")
-                        and not pending_retriage.get("remaining"),
-                    }
+                    retriages.append(
+                        {
+                            "turn": len(turns) + 1,
+                            "cleared_sections": _sections(pending_retriage.get("cleared", [])),
+                            "remaining_sections": _sections(pending_retriage.get("remaining", [])),
+                            "resolved": not pending_retriage.get("new")
+                            and not pending_retriage.get("remaining"),
+                        }
+                    )
                 pending_retriage = None
             turns.append(turn)
         elif kind == "answer" and turns:
@@ -109,6 +116,13 @@ def _conversation(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
                             expect["facts"].append([target])
             if event.get("awaiting_approval"):
                 expect["awaiting_approval"].append(number)
+    if retriages:
+        expect["retriage"] = retriages[0] if len(retriages) == 1 else retriages
+    # Negative expectations, for the reviewer to keep or relax: the changes the conversation
+    # proposed are the only ones allowed, and a replacement it did not propose is forbidden.
+    expect["no_other_changes"] = True
+    if not any(s.get("kind") == "replace" for s in expect["suggestions"]):
+        expect["must_not_suggest"] = list(_REPLACEMENTS)
     return turns, expect
 
 

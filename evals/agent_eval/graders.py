@@ -112,33 +112,38 @@ def approval_awaited(case: AgentCase, run: ConversationRun) -> Grade:
 
 
 def retriage_read(case: AgentCase, run: ConversationRun) -> Grade:
-    want = case.expect.retriage
-    if want is None:
-        # No re-triage expected, but any that ran must still be read right.
-        misread = retriage_misreadings(run)
+    wanted = case.expect.retriages
+    # Any re-triage that ran must be read right, expected or not, against the comparison
+    # itself (evals/agent_eval/retriage_claims.py).
+    misread = retriage_misreadings(run)
+    if not wanted:
         if misread:
             return _fail("retriage_read", "; ".join(misread))
         return _ok("retriage_read", "nothing expected")
-    if want.turn > len(run.turns):
-        return _fail("retriage_read", f"the conversation ended before turn {want.turn}")
-    result = run.turns[want.turn - 1].result
-    seen = result.retriage
-    if seen is None:
-        return _fail("retriage_read", f"turn {want.turn} ran no re-triage")
-    problems = []
-    for section in want.cleared_sections:
-        if section not in seen.get("cleared_sections", []):
-            problems.append(f"§ {section} not cleared")
-    for section in want.remaining_sections:
-        if section not in seen.get("remaining_sections", []):
-            problems.append(f"§ {section} not reported remaining")
-    if want.resolved is not None and seen.get("resolved") != want.resolved:
-        problems.append(f"resolved is {seen.get('resolved')}, expected {want.resolved}")
-    # Read correctly, against the comparison itself (evals/agent_eval/retriage_claims.py).
-    problems.extend(retriage_misreadings(run))
+    problems: list[str] = []
+    for want in wanted:
+        if want.turn > len(run.turns):
+            problems.append(f"the conversation ended before turn {want.turn}")
+            continue
+        seen = run.turns[want.turn - 1].result.retriage
+        if seen is None:
+            problems.append(f"turn {want.turn} ran no re-triage")
+            continue
+        for section in want.cleared_sections:
+            if section not in seen.get("cleared_sections", []):
+                problems.append(f"turn {want.turn}: § {section} not cleared")
+        for section in want.remaining_sections:
+            if section not in seen.get("remaining_sections", []):
+                problems.append(f"turn {want.turn}: § {section} not reported remaining")
+        if want.resolved is not None and seen.get("resolved") != want.resolved:
+            problems.append(
+                f"turn {want.turn}: resolved is {seen.get('resolved')}, expected {want.resolved}"
+            )
+    problems.extend(misread)
     if problems:
         return _fail("retriage_read", "; ".join(problems))
-    return _ok("retriage_read", "re-triage ran and matched")
+    turns = ", ".join(str(want.turn) for want in wanted)
+    return _ok("retriage_read", f"re-triage ran and matched (turn {turns})")
 
 
 def budget_kept(case: AgentCase, run: ConversationRun) -> Grade:

@@ -146,6 +146,30 @@ def test_retriage_read() -> None:
     assert "all is resolved" in failed.reason
 
 
+def test_every_expected_retriage_is_read() -> None:
+    """A case may expect several re-triages: each is checked at its own turn."""
+    first = {"turn": 2, "cleared_sections": ["A"], "resolved": True}
+    expectation = case(retriage=[first, {"turn": 3, "resolved": True}])
+    fixed = {
+        "cleared": ["x § A"],
+        "new": [],
+        "remaining": [],
+        "cleared_sections": ["A"],
+        "remaining_sections": [],
+        "resolved": True,
+    }
+    both = run(GOOD.turns[0].result, result("Fixed.", retriage=fixed), result("Still fixed."))
+    failed = graders.retriage_read(expectation, both)
+    assert not failed.passed
+    assert "turn 3 ran no re-triage" in failed.reason
+    again = run(
+        GOOD.turns[0].result,
+        result("Fixed.", retriage=fixed),
+        result("Still fixed.", retriage=fixed),
+    )
+    assert graders.retriage_read(expectation, again).passed
+
+
 def test_budget_kept() -> None:
     expectation = case(budget={"tool_rounds": 3, "model_calls": 5, "tokens": 5000})
     costly = run(result(usage=Usage(input_tokens=9000), tool_rounds=4, model_calls=9))

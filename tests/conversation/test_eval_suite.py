@@ -159,6 +159,9 @@ def test_a_transcript_becomes_a_case_that_passes(tmp_path: Path) -> None:
     assert case["expect"]["suggestions"][0]["kind"] == "config"
     assert case["expect"]["retriage"]["cleared_sections"] == ["A"]
     assert case["turns"][1]["done"] is True
+    # Negative expectations come drafted: no other change, and no replacement (none was made).
+    assert case["expect"]["no_other_changes"] is True
+    assert "batch-replace-cluster-nodes" in case["expect"]["must_not_suggest"]
     replayed = run_cli("--cases-dir", str(folder.parent))
     assert replayed.exit_code == 0, replayed.output
     again = CliRunner().invoke(app, args)
