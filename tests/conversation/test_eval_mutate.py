@@ -11,11 +11,15 @@ where one applies), plus the generation itself on every case.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from agent.cli import app
 from evals.agent_eval import mutate
 from evals.agent_eval.case import case_folders, load_case
+from evals.agent_eval.report import to_markdown
 from evals.agent_eval.suite import RunOutcome, SuiteResult
 
 # Kinds whose grader lives on another issue-23 branch (grounding, language judged on the
@@ -134,3 +138,27 @@ def test_pass_hat_curve_and_no_fault_false_positive_rate() -> None:
     assert result.false_positives == ["healthy-a"]
     assert result.false_positive_rate == 0.5
     assert SuiteResult(outcomes=runs[:8], repeats=4).false_positive_rate is None
+
+
+def test_the_cli_reports_sensitivity_and_refuses_unknown_kinds(tmp_path: Path) -> None:
+    runner = CliRunner()
+    report = tmp_path / "m.json"
+    args = ["eval", "agent", "--mutate", "--cases", "efa-sg-egress-missing", "--jobs", "1"]
+    done = runner.invoke(app, [*args, "--mutation", "claim-applied", "--json", str(report)])
+    assert done.exit_code == 0, done.output
+    assert "| claim-applied | 1 | 1/1 | 0 |" in done.output
+    assert "caught 1 of 1 generated variant(s) (100.0%)" in done.output
+    data = json.loads(report.read_text())
+    assert data["variants"][0]["caught_by"] == ["no_claim_to_have_acted"]
+    refused = runner.invoke(app, [*args, "--mutation", "made-up"])
+    assert refused.exit_code == 2
+    assert "unknown mutation" in refused.output
+    live = runner.invoke(app, [*args, "--provider", "anthropic"])
+    assert live.exit_code == 2
+
+
+def test_the_suite_report_states_the_no_fault_figure() -> None:
+    runs = [_outcome("healthy-a", 1, False, True), _outcome("broken", 1, True, False)]
+    text = to_markdown(SuiteResult(outcomes=runs, repeats=1))
+    assert "no-fault set: 1 case(s), false-positive rate 100.0%" in text
+    assert "healthy-a" in text.splitlines()[-1]
