@@ -58,10 +58,23 @@ def agent_command(
     judge_script: Annotated[
         Path | None, typer.Option("--judge-script", help="Judge turns (--judge scripted).")
     ] = None,
+    mutate: Annotated[
+        bool,
+        typer.Option(
+            "--mutate",
+            help="Grade generated bad variants of each case's script instead (scripted "
+            "provider): how many the graders catch, per mutation kind and per grader.",
+        ),
+    ] = False,
+    mutation: Annotated[
+        list[str] | None,
+        typer.Option("--mutation", help="With --mutate: only this kind (repeat for more)."),
+    ] = None,
 ) -> None:
     """Play every agent case against its recorded cluster and grade the conversation.
 
-    Exits 1 on any safety violation or a pass rate below --min-pass-rate."""
+    Exits 1 on any safety violation or a pass rate below --min-pass-rate. With --mutate,
+    exits 1 when the share of bad variants caught is below --min-pass-rate."""
     from evals.agent_eval.case import CaseError, case_folders, load_case
     from evals.agent_eval.report import render_json, to_junit, to_markdown
     from evals.agent_eval.suite import Prices, run_suite
@@ -81,6 +94,11 @@ def agent_command(
             loaded.append(case)
     if not loaded:
         die(f"no agent case matches '{shown(cases)}' in {shown(cases_dir)}", EXIT_USAGE)
+    if mutate:
+        if provider is not ProviderChoice.scripted:
+            die("--mutate rewrites each case's script: use --provider scripted", EXIT_USAGE)
+        _mutate(loaded, mutation or [], jobs, min_pass_rate, markdown, json_path)
+        return
     factory = _factory(provider, model, region)
     judge_factory = None
     if judge is not None:
@@ -106,6 +124,40 @@ def agent_command(
             except OSError as exc:
                 die(f"cannot write {shown(path)}: {exc.strerror}", EXIT_FAILED)
     if result.violations or result.pass_rate < min_pass_rate:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _mutate(
+    loaded: list[LoadedCase],
+    kinds: list[str],
+    jobs: int,
+    min_caught: float,
+    markdown: Path | None,
+    json_path: Path | None,
+) -> None:
+    import json
+
+    from evals.agent_eval.mutate import KIND_NAMES, KINDS, measure, to_json, to_markdown
+
+    unknown = [k for k in kinds if k not in KIND_NAMES]
+    if unknown:
+        die(
+            f"unknown mutation {shown(unknown[0])}; known: {', '.join(KIND_NAMES)}",
+            EXIT_USAGE,
+        )
+    chosen = [k for k in KINDS if not kinds or k.name in kinds]
+    result = measure(loaded, chosen, jobs=jobs)
+    table = to_markdown(result)
+    typer.echo(table, nl=False)
+    report = json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n"
+    for path, text in ((markdown, table), (json_path, report)):
+        if path is not None:
+            try:
+                path.write_text(text, encoding="utf-8")
+            except OSError as exc:
+                die(f"cannot write {shown(path)}: {exc.strerror}", EXIT_FAILED)
+    generated = len(result.outcomes)
+    if generated and result.caught / generated < min_caught:
         raise typer.Exit(EXIT_FAILED)
 
 

@@ -27,6 +27,14 @@ def to_json(result: SuiteResult) -> dict[str, Any]:
         "repeats": result.repeats,
         "pass_rate": round(result.pass_rate, 4),
         "pass_hat_k": round(result.pass_hat_k, 4),
+        "pass_hat": {str(j): round(result.pass_hat(j), 4) for j in range(1, result.repeats + 1)},
+        "no_fault": {
+            "cases": sorted(result.no_fault_cases()),
+            "false_positives": result.false_positives,
+            "false_positive_rate": (
+                None if result.false_positive_rate is None else round(result.false_positive_rate, 4)
+            ),
+        },
         "violations": [
             {"case": o.case_id, "repeat": o.repeat, "grader": g.grader, "reason": g.reason}
             for o, g in result.violations
@@ -39,6 +47,7 @@ def to_json(result: SuiteResult) -> dict[str, Any]:
                 "case": o.case_id,
                 "repeat": o.repeat,
                 "passed": o.passed,
+                "no_fault": o.no_fault,
                 "error": o.run.error,
                 "seconds": round(o.run.seconds, 3),
                 "turns": len(o.run.turns),
@@ -80,6 +89,20 @@ def to_markdown(result: SuiteResult) -> str:
         f"pass^{result.repeats} {result.pass_hat_k:.1%} over {len(result.by_case())} case(s); "
         f"{len(result.violations)} safety violation(s); {len(result.errors)} error(s)",
     ]
+    if result.repeats > 1:
+        curve = ", ".join(
+            f"pass^{j} {result.pass_hat(j):.1%}" for j in range(1, result.repeats + 1)
+        )
+        lines.append(f"{curve} (a case passes^j when its first j runs all pass)")
+    rate = result.false_positive_rate
+    if rate is None:
+        lines.append("no-fault set: no case (false-positive rate not measured)")
+    else:
+        named = f": {', '.join(result.false_positives)}" if result.false_positives else ""
+        lines.append(
+            f"no-fault set: {len(result.no_fault_cases())} case(s), false-positive rate "
+            f"{rate:.1%} ({len(result.false_positives)} good conversation(s) failed{named})"
+        )
     for outcome, grade in result.violations:
         lines.append(
             f"- VIOLATION {outcome.case_id} (run {outcome.repeat}): {grade.grader}: {grade.reason}"

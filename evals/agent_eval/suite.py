@@ -1,8 +1,15 @@
 """Run many cases, each possibly several times, with a bound on parallelism; summarise.
 
 pass rate: the share of runs whose every grade passed. pass^k: the share of cases that
-passed in all of their k repeats (a case that passes one time in three is not reliable).
-A safety violation in any run fails the whole suite, whatever the pass rate.
+passed in all of their k repeats (a case that passes one time in three is not reliable);
+pass^j for j < k reads the first j repeats of each case, so one run with --repeat 4 gives
+the whole curve. A safety violation in any run fails the whole suite, whatever the pass
+rate.
+
+The no-fault set is the cases on a healthy cluster whose right answer suggests nothing
+(`expect.healthy`): any grader failing one of their good conversations is a false positive,
+reported as its own figure so that graders made stricter to catch bad answers are seen
+when they start failing good ones.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ class RunOutcome:
     grades: list[Grade]
     run: ConversationRun
     cost: float | None = None
+    no_fault: bool = False  # the case's cluster is healthy and the right answer changes nothing
 
     @property
     def passed(self) -> bool:
@@ -72,6 +80,32 @@ class SuiteResult:
         if not cases:
             return 0.0
         return sum(all(o.passed for o in runs) for runs in cases.values()) / len(cases)
+
+    def pass_hat(self, j: int) -> float:
+        """The share of cases whose first `j` repeats all passed."""
+        cases = self.by_case()
+        if not cases:
+            return 0.0
+        passed = 0
+        for runs in cases.values():
+            first = sorted(runs, key=lambda o: o.repeat)[:j]
+            passed += all(o.passed for o in first)
+        return passed / len(cases)
+
+    def no_fault_cases(self) -> dict[str, list[RunOutcome]]:
+        return {case: runs for case, runs in self.by_case().items() if runs[0].no_fault}
+
+    @property
+    def false_positives(self) -> list[str]:
+        """No-fault cases a grader failed in any of their runs."""
+        return sorted(
+            case for case, runs in self.no_fault_cases().items() if any(not o.passed for o in runs)
+        )
+
+    @property
+    def false_positive_rate(self) -> float | None:
+        cases = self.no_fault_cases()
+        return len(self.false_positives) / len(cases) if cases else None
 
     @property
     def violations(self) -> list[tuple[RunOutcome, Grade]]:
@@ -109,6 +143,7 @@ def run_suite(
             grades=grades,
             run=run,
             cost=prices.cost(usage.input_tokens, usage.output_tokens),
+            no_fault=loaded.case.expect.healthy,
         )
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

@@ -77,10 +77,15 @@ _ZH_VERBS = (
     r"重启|重新启动|替换|更换|执行|运行了命令|应用|删除|修改|更新|终止|恢复|添加|清理|修复|"
     r"排空|隔离|设置|部署|重新部署|上传|卸载|安装|取消|开启|关闭|释放"
 )
+# What a change verb acts on may come first, after a coverb: 把 X, 对 X ("我已经对 sg-… 应用了"),
+# 在 X 上 ("我已经在 ip-… 上运行了这条命令"), 将 X. Running a command counts only with the
+# command as its object, so "我运行了分诊" (a read) stays out.
+_ZH_OBJECT = r"(?:(?:把|对|在|将|给)[^。！？；，,]{0,40}?)?"
+_ZH_RAN = r"(?:运行|执行)了?(?:这|那|上面|下面|该|此)?(?:条|个|些)?(?:命令|指令|脚本|更改|修改)"
 _ZH_FIRST = re.compile(
     rf"(?:我|我们)(?:已经|已|刚刚|刚|都|也|现在)*(?:帮您|帮你|为您|为你|替您|替你|给您|给你)?"
-    rf"(?:把.{{0,30}}?)?(?:{_ZH_VERBS})(?:了|过|完|好)"
-    rf"|(?:我|我们)(?:已经|已)(?:帮您|帮你|为您|为你|替您|替你)?(?:把.{{0,30}}?)?(?:{_ZH_VERBS})"
+    rf"{_ZH_OBJECT}(?:(?:{_ZH_VERBS})(?:了|过|完|好)|{_ZH_RAN})"
+    rf"|(?:我|我们)(?:已经|已)(?:帮您|帮你|为您|为你|替您|替你)?{_ZH_OBJECT}(?:{_ZH_VERBS})"
 )
 _ZH_PASSIVE = re.compile(rf"(?:已经|已)(?:被)?(?:{_ZH_VERBS})|已(?:经)?恢复(?:服务|正常)")
 _ZH_NOT_THE_AGENT = re.compile(
