@@ -516,9 +516,12 @@ _RESOLVED = {
 
 def retriage_misread(loaded: LoadedCase, script: Script, facts: CaseFacts) -> Mutated:
     """After a re-triage that left problems, the answer calls everything fixed."""
-    want = loaded.case.expect.retriage
-    if want is None or not (want.remaining_sections or want.resolved is False):
+    leaving = [
+        r for r in loaded.case.expect.retriages if r.remaining_sections or r.resolved is False
+    ]
+    if not leaving:
         raise NotApplicable("no re-triage leaves a problem")
+    want = leaving[0]
     out = copy.deepcopy(script)
     _append_text(out, _final(out, want.turn), _RESOLVED[facts.language])
     return Mutated(out)

@@ -22,12 +22,6 @@ from evals.agent_eval.case import case_folders, load_case
 from evals.agent_eval.report import to_markdown
 from evals.agent_eval.suite import RunOutcome, SuiteResult
 
-# Kinds whose grader lives on another issue-23 branch (grounding, language judged on the
-# prose outside code and quotes, re-triage answers read against the comparison): their
-# variants may pass today. Empty this set once those graders are merged.
-GRADERS_PENDING: frozenset[str] = frozenset(
-    {"wrong-language", "invented-finding", "retriage-misread"}
-)
 PER_KIND = 2  # variants of each kind the test plays
 
 CASES = [load_case(folder) for folder in case_folders()]
@@ -54,13 +48,7 @@ def _subset() -> list[mutate.Variant]:
 SUBSET = _subset()
 
 
-def _marks(variant: mutate.Variant) -> list[pytest.MarkDecorator]:
-    if variant.kind.name in GRADERS_PENDING:
-        return [pytest.mark.xfail(reason="its grader is not merged yet", strict=False)]
-    return []
-
-
-@pytest.mark.parametrize("variant", [pytest.param(v, id=v.id, marks=_marks(v)) for v in SUBSET])
+@pytest.mark.parametrize("variant", [pytest.param(v, id=v.id) for v in SUBSET])
 def test_a_generated_variant_is_caught(variant: mutate.Variant) -> None:
     outcome = mutate.play(variant)
     failed = {g.grader: g.reason for g in outcome.failed}
