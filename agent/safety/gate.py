@@ -213,11 +213,16 @@ class _Guard:
                 if guarded != block.synthetic.text:
                     edits.append((block.start, block.end, guarded))
                 continue
+            # Prose renders its character references (`&amp;` shows as "&"), so the command a
+            # reader sees is the decoded one; plain-text output (a pipe, `ask` JSON) shows it
+            # as written, where a shell would read "&lt;" as "&", "lt;". The decoded command
+            # is judged; the written one too when it plainly changes something
+            # ("cat &lt;reboot" runs reboot), not when it is merely unreadable.
             command = item.command
             if item.where == "prose" and "&" in command:
-                # Prose renders its character references (`&amp;` shows as "&"): the command
-                # the reader sees, and would copy, is the decoded one.
-                command = html.unescape(command)
+                decoded = html.unescape(command)
+                written_changes = judge(command).kind == "mutating"
+                command = command if written_changes and not self._needs_block(decoded) else decoded
             if not self._needs_block(command):
                 continue
             end = item.end - segment.start

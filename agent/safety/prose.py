@@ -148,11 +148,17 @@ def _is_argument(tool: str, token: str) -> bool:
 # says already happened), and only when the clause right before the command has a past
 # verb of sending and the sentence names a system actor; a run verb before it, or a
 # clause of its own ("If the kernel sent SIGTERM, kill -9 1234"), keeps it advice.
-_SIGNAL_TOOLS = word_set("kill pkill killall")
+_SIGNAL_TOOLS = word_set("kill")
+# Words of advice or obligation: "you've got to send", "must be sent", "需要发送" advise.
+_ADVICE = re.compile(
+    r"\b(?:must|should|need|needs|have to|has to|got to|ought|try|do the same|again)\b"
+    r"|需要|应该|必须|再次|同样",
+    re.IGNORECASE,
+)
 # Chinese has no word boundaries: its verbs of sending ("发送了", "发出") and of a process
 # ended by someone else ("被…终止/杀死") are matched as they are written.
 _NARRATIVE_VERB = re.compile(
-    r"\b(?:sent|issued|delivered|received|got|killed|terminated|reaped)\b"
+    r"\b(?:sent|issued|delivered|killed|terminated|reaped)\b"
     r"|发送了|发出了|发出|已发送|收到了|被[^，。；]{0,30}(?:终止|杀死|杀掉|结束)",
     re.IGNORECASE,
 )
@@ -177,6 +183,9 @@ def narrative_signal(text: str, start: int, command: str) -> bool:
     (stage,) = parsed.stages
     if stage.tool not in _SIGNAL_TOOLS or any(is_tool(arg) for arg in stage.args):
         return False  # "kill -9 1 sudo reboot" runs on into another command
+    targets = [arg for arg in stage.args if not arg.startswith("-")]
+    if len(targets) > 1 or not all(arg.isdigit() for arg in targets) or "-1" in stage.args:
+        return False  # only one process: "kill -9 -1" or several pids is never excused
     window = text[max(0, start - _NARRATIVE_REACH) : start]
     breaks = list(_SENTENCE_BREAK.finditer(window))
     sentence = window[breaks[-1].end() :] if breaks else window
@@ -187,6 +196,8 @@ def narrative_signal(text: str, start: int, command: str) -> bool:
     after = text[start : start + _NARRATIVE_REACH]
     ending = _SENTENCE_BREAK.search(after)
     whole = sentence + (after[: ending.start()] if ending is not None else after)
+    if _ADVICE.search(whole):
+        return False  # "the scheduler sent kill -9 last time: do the same" advises
     return _SYSTEM_ACTOR.search(whole) is not None
 
 
@@ -321,8 +332,12 @@ def _ends_at(line: str, start: int, i: int) -> bool:
     """Does the command end at ``line[i]`` (outside quotes)?"""
     char = line[i]
     following = line[i + 1] if i + 1 < len(line) else "\n"
-    if char in "`—–→⇒" or char == _MASK or _is_cjk(char):
-        return True  # an arrow: a report line's "→ references/... § X" follows the command
+    if char in "→⇒":
+        # A report line's " → references/... § X" follows the command, the arrow standing
+        # alone between blanks; an arrow against other characters ("→>") is part of it.
+        return (i == 0 or line[i - 1] in " \t") and following in " \t\n"
+    if char in "`—–" or char == _MASK or _is_cjk(char):
+        return True
     if char in _SENTENCE_END:
         return following.isspace()
     if char in ",:":

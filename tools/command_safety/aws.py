@@ -187,13 +187,22 @@ def _aws_cloudformation(label: str, verb: str) -> CommandClass:
     return mut(f"{label} changes the infrastructure a stack manages", config=True)
 
 
+def _operation_help(args: Sequence[str], words: Sequence[str]) -> bool:
+    """``aws SERVICE OPERATION help``: the operation's manual page, nothing runs. Only that
+    shape: "help" as an option's value (``--cluster-name help``, ``--query help``) or after
+    any option is an argument, and the operation runs."""
+    if len(words) != 3 or words[2] != "help" or args[-1] != "help":
+        return False
+    operation = len(args) - 2
+    return operation >= 0 and args[operation] == words[1]
+
+
 def _aws(args: Sequence[str], depth: int) -> CommandClass:
     before = parse(args, _AWS_GLOBAL, stop=True)
     if before.error is not None:
         return unknown(f"aws option {before.error} before the service not recognised")
     words = positionals(args, _AWS_GLOBAL_VALUE)
-    if not words or words[0] == "help" or args[-1] == "help":
-        # `aws SERVICE OPERATION help` prints the operation's manual page; nothing runs.
+    if not words or words[0] == "help" or _operation_help(args, words):
         return ro("aws CLI help or version")
     if len(words) < 2:
         return unknown("aws command without an operation")

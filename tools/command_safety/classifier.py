@@ -81,6 +81,27 @@ _ALWAYS_MUTATING: dict[str, tuple[Rank, str]] = _merge(node.ALWAYS_MUTATING, slu
 _READ_ONLY_TOOLS = node.READ_ONLY_TOOLS | slurm.READ_ONLY_TOOLS
 
 
+# Variables whose value is a program (or a file of code) that the command, or a program it
+# starts, runs: a pager, an editor, a browser, a preloaded library, a shell's start-up file.
+_RUNS_A_PROGRAM = frozenset(
+    {"PAGER", "MANPAGER", "GIT_PAGER", "SYSTEMD_PAGER", "BROWSER", "LESSOPEN", "LESSCLOSE",
+     "EDITOR", "VISUAL", "LD_PRELOAD", "LD_AUDIT", "BASH_ENV", "ENV", "PROMPT_COMMAND",
+     "PYTHONSTARTUP", "PERL5OPT", "NODE_OPTIONS"}
+)  # fmt: skip
+
+
+def _assigned(words: Sequence[str]) -> list[str]:
+    """The names assigned before the command word (``A=1 cmd``; after env or sudo too)."""
+    names: list[str] = []
+    for word in words:
+        name, equals, _ = word.partition("=")
+        if equals and name.isidentifier():
+            names.append(name)
+        elif word not in ("env", "sudo") and not word.startswith("-"):
+            break
+    return names
+
+
 def classify_argv(words: Sequence[str], depth: int) -> CommandClass:
     """Classify one program and its arguments, run directly (no shell in between)."""
     return _classify_stage(stage_of(list(words)), depth)
@@ -91,6 +112,11 @@ def _classify_stage(parsed: Stage, depth: int) -> CommandClass:
         return unknown("command nested too deeply")
     stage = parsed.run
     parts = [writes_into(target) for target in stage.writes if target not in HARMLESS_TARGETS]
+    parts += [
+        unknown(f"{name} names a program the command will run")
+        for name in _assigned(parsed.words)
+        if name in _RUNS_A_PROGRAM
+    ]
     if stage.refusal is not None:
         parts.append(unknown(stage.refusal))
     elif stage.line is not None:

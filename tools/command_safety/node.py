@@ -45,7 +45,7 @@ READ_ONLY_TOOLS = word_set(
     findmnt fi_info neuron-ls neuron-top neuron-monitor netstat
     ping traceroute tracepath dig nslookup host getent ibv_devinfo ibv_devices ibstat true
     false test basename dirname realpath readlink md5sum sha256sum diff cmp hexdump od
-    strings tac nl session-manager-plugin last w who pwd modinfo cd man whatis apropos
+    strings tac nl session-manager-plugin last w who pwd modinfo cd whatis apropos
     """
 )
 
@@ -335,7 +335,11 @@ def _find_command(args: Sequence[str], at: int, depth: int) -> tuple[CommandClas
     from tools.command_safety.classifier import classify_argv
 
     end = at + 1
-    while end < len(args) and args[end] not in (";", "+", "\\;"):
+    # The command ends at ";" or at a "+" right after "{}" (find(1)): a "+" anywhere else
+    # is an argument of the command ("-exec tee + /etc/hosts ;" writes /etc/hosts).
+    while end < len(args) and not (
+        args[end] in (";", "\\;") or (args[end] == "+" and args[end - 1] == "{}")
+    ):
         end += 1
     command = list(args[at + 1 : end])
     name = args[at]
@@ -344,6 +348,21 @@ def _find_command(args: Sequence[str], at: int, depth: int) -> tuple[CommandClas
     inner = classify_argv(command, depth + 1)
     reason = f"find {name} runs, for every file found: {inner.reason}"
     return CommandClass(inner.kind, inner.touches_config, inner.destructive_rank, reason), end + 1
+
+
+# man runs a pager (-P, --pager), a browser (-H, --html), a display command (-X) or reads
+# a config file that can name any of them (-C): each runs a program of the caller's choosing.
+_MAN_RUNS = ("-P", "--pager", "-H", "--html", "-X", "--gxditview", "-C", "--config-file")
+
+
+def _man(args: Sequence[str], depth: int) -> CommandClass:
+    for arg in args:
+        if arg == "--":
+            break
+        if arg.startswith(_MAN_RUNS):  # also attached: -Preboot, --pager=reboot
+            name = arg.split("=", 1)[0][:12]
+            return unknown(f"man {name} runs a program of the caller's choosing")
+    return ro("man shows a manual page")
 
 
 def _find(args: Sequence[str], depth: int) -> CommandClass:
@@ -630,6 +649,7 @@ HANDLERS: dict[str, Handler] = {
     ),
     "docker": _docker,
     "find": _find,
+    "man": _man,
     "nc": _nc,
     "ncat": _nc,
     "hyperpod-debug": subcommands(
