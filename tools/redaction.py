@@ -573,6 +573,31 @@ _STEPS: tuple[Step, ...] = (
         ("echo ", "'", "a", ":", "|", " ", "chpasswd"),
         Trigger(words=("chpasswd",)),
     ),
+    # The same pair quoted with blanks in the password (echo "root:two words" | chpasswd),
+    # or given on a here-string (chpasswd <<< 'root:pw'): the password runs to the quote.
+    Step(
+        "chpasswd-quoted",
+        _sub(
+            r"""(\b(?:echo|printf)\s+(?:-[ne]+\s+)?(['"])[^\s:'"]{1,64}:)([^'"\n]{1,256})"""
+            r"""(?=\2\s*\|\s*(?:sudo\s+)?chpasswd\b)"""
+            r"""|(\bchpasswd\s*<<<\s*['"]?[^\s:'"]{1,64}:)([^'"\n]{1,256})""",
+            lambda m: (m.group(1) or m.group(4)) + REDACTED,
+        ),
+        ("echo ", '"', "a", ":", "b c", '"', " | ", "chpasswd", " <<< "),
+        Trigger(words=("chpasswd",)),
+    ),
+    # curl's cookies (--cookie / -b NAME=VALUE...): a session cookie is a credential. The
+    # scan from curl to the flag is bounded, as any lazy scan here must be.
+    Step(
+        "curl-cookie",
+        _sub(
+            r"""(\bcurl\b[^\n|;]{0,200}?\s(?:--cookie|-b)[ \t=]+)"""
+            r"""(?:'[^'\n]*'|"[^"\n]*"|[^\s'"]+)""",
+            rf"\g<1>{REDACTED}",
+        ),
+        ("curl ", "-s ", "--cookie ", "-b ", "'a=b'"),
+        Trigger(words=("curl",)),
+    ),
     # Slack incoming webhooks: the path after /services/ is the credential
     # (https://api.slack.com/messaging/webhooks).
     Step(
@@ -813,10 +838,28 @@ def redact_strings(value: Any) -> Any:
 
 
 def _redact_strings(value: Any, secrets: list[str]) -> Any:
+    """By pattern and by value in every string; and by name: a string under a secret-named
+    key (``"password": ...``) or right after a secret-named flag in a list (``["--password",
+    ...]``, an argv) is replaced whole. Only strings change, so a schema still validates."""
     if isinstance(value, str):
         return redact_text(hide_environment_secrets(value, secrets))
     if isinstance(value, dict):
-        return {key: _redact_strings(item, secrets) for key, item in value.items()}
+        return {
+            key: REDACTED
+            if isinstance(item, str) and item and _secret_key(str(key))
+            else _redact_strings(item, secrets)
+            for key, item in value.items()
+        }
     if isinstance(value, list | tuple):
-        return [_redact_strings(item, secrets) for item in value]
+        out = [_redact_strings(item, secrets) for item in value]
+        for index in range(1, len(out)):
+            flag = value[index - 1]
+            if (
+                isinstance(flag, str)
+                and flag.startswith("-")
+                and isinstance(out[index], str)
+                and _secret_key(flag.lstrip("-"))
+            ):
+                out[index] = REDACTED
+        return out
     return value

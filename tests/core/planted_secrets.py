@@ -177,6 +177,10 @@ PLANTED: tuple[Planted, ...] = (
     Planted("htpasswd-nb", "htpasswd -nbB admin Htn8PassWd > users", "Htn8PassWd"),
     Planted("htpasswd-in-code", "`htpasswd -b /etc/.htpasswd ops Htc0dePw!`", "Htc0dePw!"),
     Planted("chpasswd", "echo 'ubuntu:Chp4sswdPw' | sudo chpasswd", "Chp4sswdPw"),
+    Planted("chpasswd-blank", 'echo "root:Chp4ss W0rd" | chpasswd', "Chp4ss W0rd"),
+    Planted("chpasswd-here-string", "chpasswd <<< 'root:Chh3reStr1ng'", "Chh3reStr1ng"),
+    Planted("curl-cookie", "curl --cookie 'sessionid=Ck9f8e7d6c5b4a' https://h", "Ck9f8e7d6c5b4a"),
+    Planted("curl-b", "curl -s -b sessionid=Cb7a6b5c4d3e https://h", "Cb7a6b5c4d3e"),
     Planted(
         "slack-webhook",
         "posting to https://hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/x9Y8z7W6v5U4t3S2r1Q0",
