@@ -61,6 +61,7 @@ _PASTE_ZH = re.compile(
     r"SECRET|TOKEN)",
     re.IGNORECASE,
 )
+_ENTERED_LOCALLY = re.compile(r"aws configure|when prompted|at the prompt|提示时", re.IGNORECASE)
 _NEGATED = re.compile(
     r"\b(?:never|don't|do not|doesn't|not|no need|without|avoid|instead of|rather than)\b|"
     r"不要|切勿|请勿|别|无需|不必|不需要|不用",
@@ -89,7 +90,11 @@ def _asks_to_paste(text: str) -> str | None:
     for sentence in sentences(without_quotes(text)):
         for pattern in (_PASTE, _PASTE_ZH):
             match = pattern.search(sentence)
-            if match and not _NEGATED.search(sentence):
+            if match is None or _ENTERED_LOCALLY.search(sentence):
+                continue  # typed into `aws configure` when prompted: it stays on the machine
+            # A negation counts only just before the request ("never paste your key"), not
+            # anywhere in the sentence ("... so I can confirm it is not expired").
+            if not _NEGATED.search(sentence[max(0, match.start() - 24) : match.start()]):
                 return match.group(0)
     return None
 
