@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.safety.gate import GuardedText, guard_text
+import pytest
+
+from agent.safety.gate import GuardedText, StreamGate, guard_text
 from agent.safety.model import Suggestion
 from agent.safety.suggest import SuggestionContext
 from tools.redaction import redact_text
@@ -140,3 +142,19 @@ def judge_case(case: Case) -> list[str]:
         if any(secret in text for text in _channels(guarded)):
             problems.append(f"{secret[:6]}… reached an output channel")
     return problems
+
+
+def as_param(case: Case) -> object:
+    """The case as a pytest parameter: a ``known_gap`` case is a non-strict expected failure."""
+    gap = pytest.mark.xfail(reason="known gap (issue 22)", strict=False)
+    return pytest.param(case, id=case.id, marks=[gap] if case.known_gap else [])
+
+
+def streamed(case: Case, piece: int = 7) -> GuardedText:
+    """The gate's answer to ``case`` fed in ``piece``-character chunks, as a chat streams it."""
+    gate = StreamGate(case.context)
+    pieces: list[str] = []
+    for start in range(0, len(case.text), piece):
+        pieces += gate.feed(case.text[start : start + piece])
+    pieces += gate.flush()
+    return GuardedText("".join(pieces), gate.suggestions)

@@ -9,20 +9,14 @@ from collections import Counter
 
 import pytest
 
-from agent.safety.gate import StreamGate, guard_text
+from agent.safety.gate import guard_text
 
-from .corpus import CLASSES, Case, judge_case, load_cases
+from .corpus import CLASSES, Case, as_param, judge_case, load_cases, streamed
 
 CASES = load_cases()
 
 
-def _param(case: Case) -> object:
-    gap = pytest.mark.xfail(reason="known gap (issue 22)", strict=False)
-    marks = [gap] if case.known_gap else []
-    return pytest.param(case, id=case.id, marks=marks)
-
-
-@pytest.mark.parametrize("case", [_param(case) for case in CASES])
+@pytest.mark.parametrize("case", [as_param(case) for case in CASES])
 def test_gate_holds(case: Case) -> None:
     assert judge_case(case) == []
 
@@ -46,10 +40,6 @@ def test_streamed_answer_is_the_whole_answer(case: Case) -> None:
     """What the chat shows while the answer streams in odd-sized pieces is what the whole
     answer gives: a bypass cannot hide in a chunk border."""
     whole = guard_text(case.text, case.context)
-    gate = StreamGate(case.context)
-    pieces: list[str] = []
-    for start in range(0, len(case.text), 7):
-        pieces += gate.feed(case.text[start : start + 7])
-    pieces += gate.flush()
-    assert "".join(pieces) == whole.text
-    assert [s.command for s in gate.suggestions] == [s.command for s in whole.suggestions]
+    shown = streamed(case)
+    assert shown.text == whole.text
+    assert [s.command for s in shown.suggestions] == [s.command for s in whole.suggestions]
