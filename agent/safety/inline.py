@@ -39,38 +39,34 @@ from agent.safety.shell import judge
 from agent.safety.vocabulary import (
     _REDIRECTION_LINE,
     _SUBCOMMANDS,
-    _WRAPPERS,
     _first_tool,
     command_candidate,
     is_tool,
 )
 from tools.command_safety.args import word_set
+from tools.command_safety.parsed import parse_line
+from tools.command_safety.shell import SUBSTITUTION_WORD
 from tools.command_safety.words import command_name, prompt_length
 
 _REPORT_MARK = re.compile(r"\[(?:FAIL|WARN|PASS|INFO)\] ")
 
 
-_ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
-_STAGE_BREAK = re.compile(r"&&|\|\||[;|&\n]")
-
-
 def _runs_a_variable(command: str) -> bool:
     """Does a stage of ``command`` run whatever a variable or substitution holds
     (``c=reboot; sudo $c``, ``$(cat cmd.txt)``)? What runs cannot be read: unknown."""
-    stages = _STAGE_BREAK.split(command)
-    for stage in stages:
-        words = stage.split()
-        for index, word in enumerate(words):
-            if _ASSIGNMENT_WORD.fullmatch(word) or word in _WRAPPERS:
-                continue
-            if word.startswith(("$(", "`")):
-                return True
-            if word.startswith("$"):
-                # A variable alone names a value ("`$CLUSTER_NAME` is set"); it runs when
-                # shell syntax is around it: a wrapper, an assignment, another stage, flags.
-                following = words[index + 1] if index + 1 < len(words) else ""
-                return index > 0 or len(stages) > 1 or following.startswith(("-", "/"))
-            break
+    parsed = parse_line(command)
+    if parsed is None:
+        return False
+    for stage in parsed.stages:
+        word = stage.argv[0] if stage.argv else ""
+        if word == SUBSTITUTION_WORD:
+            return True
+        if word.startswith("$"):
+            # A variable alone names a value ("`$CLUSTER_NAME` is set"); it runs when shell
+            # syntax is around it: a wrapper, an assignment, another stage, flags.
+            following = stage.argv[1] if len(stage.argv) > 1 else ""
+            around = len(stage.words) > len(stage.argv) or len(parsed.stages) > 1
+            return around or following.startswith(("-", "/"))
     return False
 
 
