@@ -11,8 +11,6 @@ back up", "好了") makes the chat ask "Re-triage now?" first.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
@@ -36,18 +34,6 @@ from agent.commands.options import (
     ToolRoundsOption,
     TranscriptOption,
 )
-from tools.display import argument as shown_argument
-
-if TYPE_CHECKING:
-    from agent.commands.conversation_output import AnswerPrinter
-    from agent.loop import Agent
-    from agent.transcript import Transcript
-
-HELP = (
-    "Commands: /triage  /explain TEXT  /findings  /suggestions  /done  /save FILE  /quit\n"
-    "Anything else is a message to the agent. It proposes commands for you to run; it never "
-    "runs them. Tell it (or type /done) once you applied a change."
-)
 
 
 def chat_command(
@@ -67,6 +53,12 @@ def chat_command(
     no_probes: NoProbesOption = False,
 ) -> None:
     """Chat with the agent: it triages read-only, explains, and proposes commands for you."""
+    from agent.chat.basic import save
+    from agent.chat.piped import PipedReader
+    from agent.chat.repl import run
+    from agent.chat.session import ChatSession
+    from agent.chat.slash import help_text
+    from agent.chat.terminal import TerminalReader
     from agent.commands.cluster_setup import ClusterArgs
     from agent.commands.conversation_output import AnswerPrinter
     from agent.commands.converse import build_agent
@@ -96,174 +88,18 @@ def chat_command(
     )
     printer = AnswerPrinter(no_color)
     interactive = sys.stdin.isatty()
+    reader = TerminalReader() if interactive else PipedReader()
+    session = ChatSession(agent, printer, transcript, reader)
     target = agent.toolset.session.target
     where = f"{target.cluster} ({target.region})" if target else "no cluster yet"
     printer.note(f"hyperpod-debug chat · {agent.provider.name}:{agent.provider.model} · {where}")
     if interactive:
-        printer.note(HELP)
+        printer.note(help_text())
     try:
-        _loop(agent, printer, transcript, interactive)
+        run(session)
     finally:
         if transcript_path is not None:
-            _save(transcript, transcript_path, printer)
-
-
-def _read(interactive: bool) -> str | None:
-    if interactive:
-        try:
-            return input("you> ")
-        except EOFError:
-            return None
-    line = sys.stdin.readline()
-    return line if line else None
-
-
-def _loop(agent: Agent, printer: AnswerPrinter, transcript: Transcript, interactive: bool) -> None:
-    from agent.providers.base import ProviderError
-
-    while True:
-        try:
-            line = _read(interactive)
-        except KeyboardInterrupt:
-            printer.note("")
-            return
-        if line is None:
-            return
-        message = line.strip()
-        if not message:
-            continue
-        if not interactive:
-            printer.note(f"you> {shown_argument(message, 500)}")
-        try:
-            if message.startswith("/"):
-                if not _slash(agent, printer, transcript, message):
-                    return
-            elif agent.maybe_done(message) and _confirm_retriage(agent, printer, interactive):
-                agent.done(message, emit=printer)
-            else:
-                agent.ask(message, emit=printer)
-        except ProviderError as exc:
-            printer.note(f"error: {exc}")
-        except KeyboardInterrupt:
-            printer.note("(interrupted)")
-
-
-RETRIAGE_QUESTION = {
-    "en": "Re-triage now? [y/N]",
-    "zh": "现在重新诊断吗？[y/N]",
-}
-_YES = frozenset({"y", "yes", "是", "是的", "好", "对", "嗯"})
-
-
-def _confirm_retriage(agent: Agent, printer: AnswerPrinter, interactive: bool) -> bool:
-    """A change is pending and the message may mean it was made: ask rather than guess.
-    The next line answers (piped stdin too); anything but yes sends the message as it is."""
-    question = RETRIAGE_QUESTION[agent.state.language]
-    if interactive:
-        try:
-            answer = input(f"{question} ")
-        except EOFError:
-            return False
-    else:
-        printer.note(question)
-        answer = sys.stdin.readline()
-    return answer.strip().lower() in _YES
-
-
-def _slash(agent: Agent, printer: AnswerPrinter, transcript: Transcript, message: str) -> bool:
-    """Run one slash command; False ends the chat."""
-    command, _, argument = message.partition(" ")
-    argument = argument.strip()
-    if command in ("/quit", "/exit"):
-        return False
-    if command == "/help":
-        printer.note(HELP)
-    elif command == "/triage":
-        _triage(agent, printer)
-    elif command == "/explain":
-        _explain(printer, argument)
-    elif command == "/findings":
-        _findings(agent, printer)
-    elif command == "/suggestions":
-        _suggestions(agent, printer)
-    elif command == "/done":
-        agent.done(argument, emit=printer)
-    elif command in ("/save", "/save!"):
-        if not argument:
-            printer.note("usage: /save FILE (/save! FILE replaces an existing file)")
-        else:
-            path = Path(argument).expanduser()
-            _save(transcript, path, printer, overwrite=command == "/save!")
-    else:
-        printer.note(f"unknown command {shown_argument(command, 60)}. {HELP}")
-    return True
-
-
-def _triage(agent: Agent, printer: AnswerPrinter) -> None:
-    result = agent.toolset.call("triage", {"instance_id": agent.state.focus_node})
-    if result.is_error:
-        printer.note(f"triage could not run: {result.payload.get('error')}")
-        hint = result.payload.get("next")
-        if hint:
-            printer.note(str(hint))
-        return
-    _findings(agent, printer)
-
-
-def _findings(agent: Agent, printer: AnswerPrinter) -> None:
-    from tools.triage.render import finding_line
-
-    report = agent.state.latest
-    if report is None:
-        printer.note("No triage yet: type /triage or ask a question.")
-        return
-    problems = report.problems()
-    summary = report.summary
-    lines = [finding_line(f) for f in problems] or ["No FAIL or WARN finding."]
-    lines.append(
-        f"{summary.by_status['FAIL']} FAIL, {summary.by_status['WARN']} WARN, "
-        f"{len(report.skipped)} check(s) skipped"
-    )
-    printer.note("\n".join(lines))
-
-
-def _explain(printer: AnswerPrinter, text: str) -> None:
-    from tools.explain.engine import explain
-    from tools.explain.render import render_text
-
-    if not text:
-        printer.note("usage: /explain TEXT")
-        return
-    printer.note(render_text(explain(text)).rstrip())
-
-
-def _suggestions(agent: Agent, printer: AnswerPrinter) -> None:
-    from agent.safety.suggest import render_suggestion
-
-    if not agent.state.pending:
-        printer.note("No suggested command is waiting for you.")
-        return
-    for suggestion in agent.state.pending:
-        printer(render_suggestion(suggestion, agent.state.language))
-
-
-def _save(
-    transcript: Transcript, path: Path, printer: AnswerPrinter, *, overwrite: bool = True
-) -> None:
-    """Write the transcript (0600). `/save` never replaces a file: `/save!` does, and so
-    does `--transcript`, a path the user named before the chat began."""
-    try:
-        transcript.save(path, overwrite=overwrite)
-    except FileExistsError:
-        printer.note(
-            f"not saved: {shown_argument(path)} exists; /save! {shown_argument(path)} replaces it"
-        )
-        return
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        reason = exc.strerror if isinstance(exc, OSError) else "not a usable file name"
-        printer.note(f"error: cannot write {shown_argument(path)}: {reason}")
-        return
-    printer.note(f"Transcript saved to {path} (secrets redacted).")
+            save(transcript, transcript_path, printer)
 
 
 def register(app: typer.Typer) -> None:
