@@ -276,12 +276,28 @@ class Agent:
             if emit is not None:
                 emit(segment)
 
+        pending = list(self.state.pending)
         try:
             text_suggestions = self._rounds(result, show)
         except ProviderError:
-            del self.messages[mark:]  # the next turn starts from a consistent conversation
+            self._roll_back(mark, pending)
+            raise
+        except KeyboardInterrupt:
+            # Ctrl-C during a model call or a tool call: the turn is cancelled whole. Left
+            # in place, a tool call without its result would make every later request a 400.
+            self._roll_back(mark, pending)
+            self._event({"type": "interrupted", "text": said})
             raise
         return self._finish(result, segments, text_suggestions, emit)
+
+    def _roll_back(self, mark: int, pending: list[Suggestion]) -> None:
+        """The conversation as it was before the turn: its messages (so the next request
+        is valid) and its pending suggestions (one the user never saw cannot wait for them).
+        Triage reports made meanwhile stay: they are evidence of the cluster, not of the
+        turn."""
+        del self.messages[mark:]
+        self.state.pending = pending
+        self.state.turn_suggestions = []
 
     def _rounds(self, result: TurnResult, show: Emit) -> list[Suggestion]:
         """Model calls and tool rounds until the model answers in text; returns the

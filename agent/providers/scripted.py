@@ -26,6 +26,7 @@ from agent.providers.base import (
     TextCallback,
     Usage,
 )
+from agent.providers.pairing import pairing_problem
 
 STREAM_PIECE = 7  # characters per simulated delta: small enough to split words and fences
 
@@ -97,6 +98,12 @@ class ScriptedProvider:
 
     def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelResponse:
         self.requests.append(request)
+        problem = pairing_problem(request.messages)
+        if problem is not None:
+            # What the Messages API answers such a request: the replay is no more lenient.
+            raise ProviderError(
+                f"the conversation is invalid (HTTP 400 from a real API): {problem}"
+            )
         if self._next >= len(self.script.turns):
             raise ProviderError(
                 f"the script has no model turn left (it had {len(self.script.turns)})"

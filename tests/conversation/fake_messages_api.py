@@ -32,6 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
+from agent.providers.pairing import pairing_problem
+
 FAKE_MESSAGE_ID = "msg_fake_0001"
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
@@ -238,6 +240,15 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         body = json.loads(raw) if raw else {}
         fake = self.server.fake
+        messages = body.get("messages") if isinstance(body, dict) else None
+        problem = pairing_problem(messages) if isinstance(messages, list) else None
+        if problem is not None:
+            # The real API refuses a broken tool-call pairing; so does the fake, before it
+            # spends a scripted reply.
+            fake.rejected.append(problem)
+            error = {"type": "invalid_request_error", "message": problem}
+            self._send(400, json.dumps({"type": "error", "error": error}).encode(), {})
+            return
         reply = fake._take(
             RecordedRequest(
                 method="POST",
@@ -286,6 +297,8 @@ class FakeMessagesAPI:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.rejected: list[str] = []
+        """The pairing problems of requests refused with a 400, in order."""
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._server: _Server | None = None

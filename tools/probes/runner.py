@@ -70,6 +70,13 @@ class ProbeRunner:
         if not plans:
             return {}
         workers = max(1, min(self.concurrency, len(plans)))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="probe") as pool:
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="probe")
+        try:
             results = list(pool.map(self.probe_node, plans))
+        except BaseException:
+            # Ctrl-C in a chat: return at once rather than wait for every node still being
+            # probed (up to the node timeout each); nodes not yet started never start.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         return {result.instance_id: result for result in results}
