@@ -32,7 +32,14 @@ def run(session: ChatSession) -> None:
             continue
         if not session.interactive:
             session.printer.note(f"you> {shown_argument(message, 500)}")
-        if not handle(session, message):
+        if session.interactive:
+            from agent.chat.terminal import quiet_keys
+
+            with quiet_keys():
+                going_on = handle(session, message)
+        else:
+            going_on = handle(session, message)
+        if not going_on:
             return
 
 
@@ -54,7 +61,7 @@ def handle(session: ChatSession, message: str) -> bool:
         printer.note(f"error: {exc}")
     except KeyboardInterrupt:
         session.messages_failed += 1
-        printer.note("(interrupted)")
+        printer.note("Interrupted: that message was cancelled; the conversation is as before it.")
     return True
 
 

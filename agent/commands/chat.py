@@ -14,7 +14,7 @@ import sys
 
 import typer
 
-from agent.commands.common import lenient_stdin
+from agent.commands.common import lenient_stdin, use_colour
 from agent.commands.converse import AgentOptions
 from agent.commands.options import (
     MAX_TOOL_ROUNDS,
@@ -87,8 +87,9 @@ def chat_command(
         transcript,
     )
     printer = AnswerPrinter(no_color)
-    interactive = sys.stdin.isatty()
-    reader = TerminalReader() if interactive else PipedReader()
+    # The prompt needs a terminal on both sides; `chat > file` reads lines as piped input does.
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    reader = TerminalReader(colour=use_colour(no_color)) if interactive else PipedReader()
     session = ChatSession(agent, printer, transcript, reader)
     target = agent.toolset.session.target
     where = f"{target.cluster} ({target.region})" if target else "no cluster yet"

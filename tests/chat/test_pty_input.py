@@ -1,0 +1,130 @@
+"""The chat's prompt on a real pseudo-terminal: a paste is one message, Ctrl-C cancels a
+turn (even in the middle of a tool call) and clears a line, Ctrl-D leaves cleanly, arrows
+edit and recall instead of reaching the model, and keys typed during an answer do not
+break into it."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+from .pty_chat import CTRL_C, ROOT, spawn_chat
+from .slow_tool_chat import STARTED
+
+DATA = Path(__file__).parent / "data"
+DEMO = ROOT / "evals" / "clusters" / "demo-eks.json"
+LAUNCHER = Path(__file__).parent / "slow_tool_chat.py"
+UP, LEFT = "\x1b[A", "\x1b[D"
+
+
+def scripted(script: str, *extra: str) -> list[str]:
+    return ["--provider", "scripted", "--script", str(DATA / script), "--recorded", str(DEMO)]
+
+
+def user_messages(transcript: Path) -> list[str]:
+    events = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines()]
+    return [str(e["text"]) for e in events if e.get("type") == "user"]
+
+
+def test_a_200_line_paste_is_one_message(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    ticket = "\n".join(f"line {i}: NCCL WARN NET/OFI timeout on rank {i}" for i in range(200))
+    args = [*scripted("three_answers.json"), "--transcript", str(transcript)]
+    with spawn_chat(args) as chat:
+        chat.expect_prompt()
+        chat.paste(ticket)
+        shown = chat.expect("First answer")
+        assert "[pasted text #1: 200 lines]" in shown
+        chat.expect_prompt()
+        chat.send_message("/quit")
+        assert chat.wait_exit() == 0
+    assert "Second answer" not in chat.screen
+    (message,) = user_messages(transcript)
+    assert message == ticket
+
+
+def test_ctrl_c_in_a_tool_call_then_the_next_message_works(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    launcher = [sys.executable, str(LAUNCHER), "30", "chat"]
+    args = [*scripted("triage_twice.json"), "--transcript", str(transcript)]
+    with spawn_chat(args, command=launcher) as chat:
+        chat.expect_prompt()
+        chat.send_message("NCCL hangs on two nodes")
+        chat.expect(re.escape(STARTED))
+        chat.interrupt()
+        chat.expect("Interrupted", timeout=10)
+        chat.expect_prompt()
+        chat.send_message("please try again")
+        # The scripted provider refuses a conversation with a call left unanswered, as the
+        # Messages API does: an answer here means the interrupted turn left none.
+        shown = chat.expect("The triage is back")
+        assert "invalid" not in shown
+        chat.expect_prompt()
+        chat.send_message("/quit")
+        assert chat.wait_exit() == 0
+    assert user_messages(transcript) == ["NCCL hangs on two nodes", "please try again"]
+
+
+def test_ctrl_c_clears_the_line_and_twice_on_an_empty_line_leaves() -> None:
+    with spawn_chat(scripted("three_answers.json")) as chat:
+        chat.expect_prompt()
+        chat.type("half a thought")
+        chat.interrupt()
+        chat.expect_prompt()
+        chat.send_message("a whole question")
+        chat.expect("First answer")
+        chat.expect_prompt()
+        chat.interrupt()
+        chat.expect("Ctrl-D or /quit to leave")
+        chat.interrupt()
+        assert chat.wait_exit() == 0
+    # The cleared line never reached the agent: one answer only.
+    assert "Second answer" not in chat.screen
+
+
+def test_ctrl_d_leaves_with_the_shell_prompt_on_its_own_line() -> None:
+    with spawn_chat(scripted("three_answers.json")) as chat:
+        chat.expect_prompt()
+        chat.end_of_input()
+        assert chat.wait_exit() == 0
+    assert chat.screen.endswith("\n")
+
+
+def test_arrows_edit_and_recall_and_never_reach_the_model(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    args = [*scripted("three_answers.json"), "--transcript", str(transcript)]
+    with spawn_chat(args) as chat:
+        chat.expect_prompt()
+        chat.type("the nodes ar down")
+        chat.type(LEFT * 5 + "e")
+        chat.send_message("")
+        chat.expect("First answer")
+        chat.expect_prompt()
+        chat.type(UP)
+        chat.send_message(" again")
+        chat.expect("Second answer")
+        chat.expect_prompt()
+        chat.send_message("/quit")
+        assert chat.wait_exit() == 0
+    assert user_messages(transcript) == ["the nodes are down", "the nodes are down again"]
+
+
+def test_keys_typed_during_an_answer_wait_for_the_next_prompt(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    launcher = [sys.executable, str(LAUNCHER), "2", "chat"]
+    args = [*scripted("triage_twice.json"), "--transcript", str(transcript)]
+    with spawn_chat(args, command=launcher) as chat:
+        chat.expect_prompt()
+        chat.send_message("check the cluster")
+        chat.expect(re.escape(STARTED))
+        chat.type("typed ahead")
+        answer = chat.expect_prompt(timeout=30)
+        assert "typed ahead" not in answer
+        chat.expect("typed ahead")  # shown at the prompt, where it can be edited
+        chat.type(CTRL_C)
+        chat.expect_prompt()
+        chat.send_message("/quit")
+        assert chat.wait_exit() == 0
+    assert user_messages(transcript) == ["check the cluster"]
