@@ -59,8 +59,7 @@ def handle(session: ChatSession, message: str) -> bool:
     except ProviderError as exc:
         session.messages_failed += 1
         printer.note(f"error: {exc}")
-    except KeyboardInterrupt:
-        session.messages_failed += 1
+    except KeyboardInterrupt:  # the user's choice, not a failure
         printer.note("Interrupted: that message was cancelled; the conversation is as before it.")
     return True
 
