@@ -89,7 +89,7 @@ def _time_to_prompt(command: list[str], env: dict[str, str]) -> float:
             child.expect_exact(PROMPT, timeout=TIMEOUT)
         elapsed = time.perf_counter() - started
         if child.isalive():
-            child.sendline("/quit")
+            child.send("/quit\r")  # Enter as a terminal sends it (prompt_toolkit reads \r)
             child.expect(pexpect.EOF, timeout=TIMEOUT)
     finally:
         child.close(force=True)
