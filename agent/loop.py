@@ -17,12 +17,29 @@ is new and what remains, before the model's reading of it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from agent.providers.base import ModelRequest, Provider, ProviderError, Usage
+from agent.activity import (
+    ModelCallEnded,
+    ModelCallStarted,
+    ProgressEvent,
+    ProgressSink,
+    TextShown,
+    ToolEnded,
+    ToolStarted,
+)
+from agent.providers.base import (
+    ModelRequest,
+    ModelResponse,
+    Provider,
+    ProviderError,
+    TextCallback,
+    Usage,
+)
 from agent.safety.model import Suggestion
 from agent.state import ConversationState
 from agent.toolset import ToolResult, Toolset
@@ -76,6 +93,7 @@ class Agent:
         *,
         settings: AgentSettings | None = None,
         on_event: EventSink | None = None,
+        on_progress: ProgressSink | None = None,
     ) -> None:
         settings = settings or AgentSettings()
         self.provider = provider
@@ -87,6 +105,8 @@ class Agent:
         self.stream = settings.stream
         self.today = settings.today or datetime.now(UTC).date().isoformat()
         self.on_event = on_event
+        # A live display (agent.chat.progress): model and tool calls as they start and end.
+        self.on_progress = on_progress
         self.messages: list[dict[str, Any]] = []
         self.usage = Usage()
         self._prompt_cache: dict[str, str] = {}
@@ -272,6 +292,7 @@ class Agent:
 
         def show(segment: str) -> None:
             segment = display_safe(segment)
+            self._progress(TextShown())
             segments.append(segment)
             if emit is not None:
                 emit(segment)
@@ -321,7 +342,7 @@ class Agent:
                     for segment in gate.feed(delta):
                         show(segment)
 
-            response = self.provider.complete(self._request(tool_choice), on_text)
+            response = self._complete(self._request(tool_choice), on_text)
             result.model_calls += 1
             if not self.stream:
                 for segment in gate.feed(response.text):
@@ -415,11 +436,12 @@ class Agent:
         for use in uses:
             name = str(use.get("name", ""))
             arguments = use.get("input")
+            recorded_input = arguments if isinstance(arguments, dict) else {}
             if name != _SUGGEST and self._proposed(text_suggestions):
                 outcome = ToolResult(name, {"error": _NOT_RUN_AFTER_PROPOSAL}, is_error=True)
+                self._progress(ToolEnded(name, recorded_input, 0.0, ran=False))
             else:
-                outcome = self.toolset.call(name, arguments)
-            recorded_input = arguments if isinstance(arguments, dict) else {}
+                outcome = self._call_tool(name, recorded_input, arguments)
             result.tool_calls.append(
                 ToolCallRecord(name=name, input=recorded_input, is_error=outcome.is_error)
             )
@@ -453,6 +475,39 @@ class Agent:
             known_ids=frozenset(self.state.instance_ids),
             language=self.state.language,
         )
+
+    def _complete(self, request: ModelRequest, on_text: TextCallback | None) -> ModelResponse:
+        """One model call, its start and end reported to the live display (the end also
+        when it raises, so a spinner never outlives the call)."""
+        self._progress(ModelCallStarted())
+        started, completed = time.monotonic(), False
+        try:
+            response = self.provider.complete(request, on_text)
+            completed = True
+            return response
+        finally:
+            self._progress(ModelCallEnded(time.monotonic() - started, completed))
+
+    def _call_tool(self, name: str, shown_input: dict[str, Any], arguments: Any) -> ToolResult:
+        """One tool call, reported to the live display like a model call."""
+        self._progress(ToolStarted(name, shown_input))
+        started = time.monotonic()
+        outcome: ToolResult | None = None
+        try:
+            outcome = self.toolset.call(name, arguments)
+            return outcome
+        finally:
+            error = None
+            if outcome is not None and outcome.is_error:
+                error = str(outcome.payload.get("error", "failed"))
+            seconds = time.monotonic() - started
+            self._progress(
+                ToolEnded(name, shown_input, seconds, error, completed=outcome is not None)
+            )
+
+    def _progress(self, event: ProgressEvent) -> None:
+        if self.on_progress is not None:
+            self.on_progress(event)
 
     def _event(self, event: dict[str, Any]) -> None:
         if self.on_event is not None:

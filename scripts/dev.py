@@ -74,6 +74,7 @@ BENCHMARKS = {
     "latency": "scripts/bench_latency.py",  # replay with 50 ms per answer: the live overlap
     "targets": "scripts/bench_targets.py",  # every issue-12 target, one table
     "mcp": "scripts/bench_mcp.py",  # `mcp` start-up to the first tool list, tool-list size
+    "chat": "scripts/bench_chat_startup.py",  # chat's first prompt on a pty vs python -c pass
 }
 
 

@@ -60,6 +60,7 @@ def ask_command(
     for you to run (it never runs them)."""
     import sys
 
+    from agent.chat.progress import attached
     from agent.commands.cluster_setup import ClusterArgs
     from agent.commands.conversation_output import AnswerPrinter
     from agent.commands.converse import build_agent
@@ -95,7 +96,9 @@ def ask_command(
     )
     printer = None if as_json else AnswerPrinter(no_color)
     try:
-        result = agent.ask(text, emit=printer)
+        # Spinner and tool lines on a terminal in text mode; retry notices on stderr else.
+        with attached(agent, no_color=no_color, live=not as_json):
+            result = agent.ask(text, emit=printer)
     except ProviderError as exc:
         _save(transcript, transcript_path)
         die(str(exc), EXIT_FAILED)

@@ -53,6 +53,7 @@ def chat_command(
     no_probes: NoProbesOption = False,
 ) -> None:
     """Chat with the agent: it triages read-only, explains, and proposes commands for you."""
+    from agent.chat import progress, warmup
     from agent.chat.basic import save
     from agent.chat.piped import PipedReader
     from agent.chat.repl import run
@@ -96,8 +97,11 @@ def chat_command(
     printer.note(f"hyperpod-debug chat · {agent.provider.name}:{agent.provider.model} · {where}")
     if interactive:
         printer.note(help_text())
+    # The SDK is imported while the user types, not before the banner (agent/chat/warmup.py).
+    warmup.start(agent.provider)
     try:
-        run(session)
+        with progress.attached(agent, no_color=no_color):
+            run(session)
     finally:
         if transcript_path is not None:
             save(transcript, transcript_path, printer)

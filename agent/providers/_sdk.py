@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agent.providers import retries
 from agent.providers.base import (
     ModelRequest,
     ModelResponse,
@@ -33,6 +34,16 @@ NONSTREAMING_MAX_TOKENS = 21_333
 # in an interactive session that one more attempt is worth its back-off (0.5 s, 1 s, 2 s
 # with jitter, or what retry-after / retry-after-ms asks for).
 DEFAULT_MAX_RETRIES = 3
+# A streamed call (chat, `ask` on a terminal) gives up on a server that sends nothing for
+# this long, instead of the SDK's 600 s per attempt (four attempts: 40 minutes of a blank
+# screen). httpx's read timeout counts from the last bytes received, so on a stream it is
+# the longest silence between events, not a limit on the whole answer; the API streams
+# deltas as tokens come and sends `ping` events in between (how often is not documented:
+# 150 s is meant to be far above any healthy silence, unverified against long thinking).
+# A plain (non-streamed) call keeps the SDK's 600 s: its body comes only when the whole
+# answer is written. Connecting gets 10 s (the SDK's 5 s is tight on a slow proxy or VPN).
+STREAM_READ_TIMEOUT = 150.0
+CONNECT_TIMEOUT = 10.0
 BAD_REQUEST_CLIP = 300
 _CAUSE_CLIP = 160
 _MIN_SECRET_LENGTH = 6
@@ -57,6 +68,9 @@ class Endpoint:
     """What to check after a 401 / 403: "check ANTHROPIC_API_KEY"."""
     secrets: tuple[str, ...] = ()
     """Values that must never appear in an error line (API keys, tokens)."""
+    read_timeout: float | None = None
+    """The longest silence a streamed call waits for, when the line about a timeout can
+    name it."""
 
 
 def request_params(request: ModelRequest) -> dict[str, Any]:
@@ -75,15 +89,32 @@ def request_params(request: ModelRequest) -> dict[str, Any]:
     return params
 
 
-def send(messages: Messages, request: ModelRequest, on_text: TextCallback | None) -> Message:
+def send(
+    messages: Messages,
+    request: ModelRequest,
+    on_text: TextCallback | None,
+    *,
+    read_timeout: float = STREAM_READ_TIMEOUT,
+) -> Message:
     """One Messages call: streamed when there is a text callback (each text delta goes to
-    it in order) or when max_tokens is too large for a plain call, else `create`."""
+    it in order) or when max_tokens is too large for a plain call, else `create`. The
+    SDK's retries are announced to `retries.listen` listeners."""
+    with retries.watch():
+        return _send(messages, request, on_text, read_timeout)
+
+
+def _send(
+    messages: Messages, request: ModelRequest, on_text: TextCallback | None, read_timeout: float
+) -> Message:
+    import anthropic
+
     params = request_params(request)
     if on_text is None and request.max_tokens <= NONSTREAMING_MAX_TOKENS:
         message: Message = messages.create(**params)
         return message
     started = stopped = False
-    with messages.stream(**params) as stream:
+    timeout = anthropic.Timeout(read_timeout, connect=min(CONNECT_TIMEOUT, read_timeout))
+    with messages.stream(**params, timeout=timeout) as stream:
         for event in stream:
             started = started or event.type == "message_start"
             stopped = stopped or event.type == "message_stop"
@@ -162,6 +193,13 @@ def _connection_line(exc: BaseException, endpoint: Endpoint) -> str:
 
     where = f"cannot reach {endpoint.reach_name} at {endpoint.host}"
     if isinstance(exc, anthropic.APITimeoutError):
+        # httpx names the phase that ran out: ConnectTimeout, ReadTimeout, WriteTimeout.
+        phase = type(exc.__cause__).__name__
+        if phase == "ConnectTimeout":
+            return f"{where}: timed out connecting"
+        if phase == "ReadTimeout" and endpoint.read_timeout is not None:
+            silence = retries.seconds(endpoint.read_timeout)
+            return f"{where}: timed out, nothing received for {silence}"
         return f"{where}: timed out"
     return f"{where}: {_short_cause(exc, endpoint.secrets)}"
 

@@ -2,17 +2,23 @@
 
 `anthropic.Anthropic()` reads ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) and
 ANTHROPIC_BASE_URL itself: this module never passes a key or a base URL, so a proxy or a
-test server set in the environment is honoured. `anthropic` is imported only when a
-provider is built (the import alone takes about a second).
+test server set in the environment is honoured.
+
+`anthropic` is imported, and the client built, when the first call needs it, or earlier in
+the background when the chat calls `prepare()` while the user types (agent/chat/warmup.py):
+the import alone takes about a second of CPU, which the banner and the first prompt should
+not wait for. Building the provider only checks the environment.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from typing import TYPE_CHECKING
 
 from agent.providers._sdk import (
     DEFAULT_MAX_RETRIES,
+    STREAM_READ_TIMEOUT,
     Endpoint,
     map_sdk_error,
     send,
@@ -42,7 +48,8 @@ class AnthropicProvider:
     Retries are the SDK's own (408, 409, 429, 5xx incl. 529 overloaded, connection
     errors; retry-after / retry-after-ms honoured), set to `max_retries` (default 3, one
     more than the SDK's 2) through `with_options`. `timeout` (seconds) replaces the SDK's
-    default (600 s, connect 5 s) when given.
+    default (600 s, connect 5 s) when given; a streamed call otherwise waits at most
+    STREAM_READ_TIMEOUT for the next event (agent/providers/_sdk.py says why).
     """
 
     name: ProviderName = "anthropic"
@@ -55,16 +62,38 @@ class AnthropicProvider:
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout: float | None = None,
     ) -> None:
-        if client is None:
-            import anthropic
-
-            client = anthropic.Anthropic()
-        if timeout is None:
-            client = client.with_options(max_retries=max_retries)
-        else:
-            client = client.with_options(max_retries=max_retries, timeout=timeout)
         self.model = model
-        self._client = client
+        self._max_retries = max_retries
+        self._timeout = timeout
+        self._read_timeout = STREAM_READ_TIMEOUT if timeout is None else timeout
+        self._built: anthropic.Anthropic | None = None
+        # Held while the client is built: a call waits for a build the warm-up started.
+        self._building = threading.Lock()
+        if client is not None:
+            self._built = self._configured(client)
+
+    def _configured(self, client: anthropic.Anthropic) -> anthropic.Anthropic:
+        if self._timeout is None:
+            return client.with_options(max_retries=self._max_retries)
+        return client.with_options(max_retries=self._max_retries, timeout=self._timeout)
+
+    @property
+    def _client(self) -> anthropic.Anthropic:
+        """The SDK client, built on first use (or by `prepare`, which it waits for)."""
+        with self._building:
+            if self._built is None:
+                import anthropic
+
+                self._built = self._configured(anthropic.Anthropic())
+            return self._built
+
+    def prepare(self) -> None:
+        """Import the SDK and build the client now (the chat calls it in a background
+        thread). A failure is left for the first call to raise, in the caller's thread."""
+        try:
+            self._client  # noqa: B018 - built for its side effect
+        except Exception:  # raised again, where it can be shown, by the first call
+            return
 
     @classmethod
     def from_environment(
@@ -81,7 +110,7 @@ class AnthropicProvider:
 
     def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelResponse:
         try:
-            message = send(self._client.messages, request, on_text)
+            message = send(self._client.messages, request, on_text, read_timeout=self._read_timeout)
         except Exception as exc:
             mapped = map_sdk_error(exc, model=request.model, endpoint=self._endpoint())
             if mapped is None:
@@ -102,4 +131,5 @@ class AnthropicProvider:
             credential="the auth token" if uses_token else "the API key",
             credential_hint=f"check {variable}",
             secrets=secrets,
+            read_timeout=self._read_timeout,
         )

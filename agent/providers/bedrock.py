@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.providers._sdk import (
     DEFAULT_MAX_RETRIES,
+    STREAM_READ_TIMEOUT,
     Endpoint,
     map_sdk_error,
     send,
@@ -69,6 +70,7 @@ class BedrockProvider:
         self.model = model
         self.region = region
         self._client = client
+        self._read_timeout = STREAM_READ_TIMEOUT if timeout is None else timeout
 
     @classmethod
     def from_environment(
@@ -130,7 +132,7 @@ class BedrockProvider:
 
         endpoint = self._endpoint()
         try:
-            message = send(self._client.messages, request, on_text)
+            message = send(self._client.messages, request, on_text, read_timeout=self._read_timeout)
         except BotoCoreError as exc:  # credentials that resolved once but no longer do
             raise ProviderError(_credentials_line(str(exc))) from None
         except RuntimeError as exc:
@@ -161,6 +163,7 @@ class BedrockProvider:
             credential="the bearer token" if token else "the AWS credentials",
             credential_hint=hint,
             secrets=(token,) if token else (),
+            read_timeout=self._read_timeout,
         )
 
 

@@ -13,6 +13,7 @@ address) and answers each from a queue of scripted replies:
 * `ErrorReply`: a status, a JSON error body and optional headers (`retry-after-ms` keeps
   the SDK's retry fast).
 * `StreamErrorReply`: a stream that breaks off with an `error` event.
+* `Stall`: no answer at all for a while (a server that hangs), then the connection closes.
 
 A request that finds the queue empty gets a 500 with `x-should-retry: false`, so a test
 that under-scripts fails at once instead of retrying.
@@ -25,6 +26,7 @@ import ipaddress
 import json
 import struct
 import threading
+import time
 import zlib
 from collections import deque
 from dataclasses import dataclass, field
@@ -73,7 +75,15 @@ class StreamErrorReply:
     events_before: int = 4
 
 
-Reply = MessageReply | ErrorReply | StreamErrorReply
+@dataclass(frozen=True)
+class Stall:
+    """Say nothing for `seconds`, then close the connection without an answer: the
+    client's read timeout should end the wait first."""
+
+    seconds: float
+
+
+Reply = MessageReply | ErrorReply | StreamErrorReply | Stall
 
 
 def text(value: str) -> dict[str, Any]:
@@ -258,7 +268,10 @@ class _Handler(BaseHTTPRequestHandler):
                 client_host=str(self.client_address[0]),
             )
         )
-        if isinstance(reply, ErrorReply):
+        if isinstance(reply, Stall):
+            time.sleep(reply.seconds)
+            self.close_connection = True
+        elif isinstance(reply, ErrorReply):
             self._send(reply.status, json.dumps(reply.body).encode(), reply.headers)
         elif isinstance(reply, StreamErrorReply):
             events = stream_events(reply.reply)[: reply.events_before]
