@@ -405,6 +405,9 @@ class Toolset:
         except Exception:
             self.session.forget()
             raise
+        # The first triage may come much later (a person types /triage when ready): it
+        # reads the cluster afresh rather than the description read here.
+        self.session.reload()
         self.state.cluster, self.state.region = target.cluster, target.region
         self.state.orchestrator = orchestrator
         return {
@@ -423,6 +426,7 @@ class Toolset:
             return None
         try:
             self.state.orchestrator = self.session.data().orchestrator
+            self.session.reload()  # as in use_cluster: the first triage reads afresh
         except Exception as exc:
             failure = describe_failure(exc)
             if failure.kind is FailureKind.NOT_FOUND:
