@@ -191,7 +191,7 @@ class Agent:
         newer = self.toolset.session.refresh()
         triaged = self.toolset.call("triage", {"instance_id": self.state.focus_node})
         if triaged.is_error:
-            return self._retriage_failed(triaged.payload, emit)
+            return self._retriage_failed(triaged, emit)
         applied = self.state.mark_applied()
         self.state.retriages += 1
         count = len(self.state.triages)
@@ -255,14 +255,15 @@ class Agent:
         }
         return result
 
-    def _retriage_failed(self, payload: dict[str, Any], emit: Emit | None) -> TurnResult:
-        reason = str(payload.get("error", "triage failed"))
-        hint = str(payload.get("next", ""))
+    def _retriage_failed(self, triaged: ToolResult, emit: Emit | None) -> TurnResult:
+        reason = str(triaged.payload.get("error", "triage failed"))
+        # The person's wording: the payload's "next" is addressed to the model.
+        said = triaged.failure.user_text() if triaged.failure else reason
         words = {
             "en": "The re-triage could not run",
             "zh": "无法重新诊断",
         }[self.state.language]
-        answer = display_safe(f"{words}: {reason}" + (f" {hint}" if hint else ""))
+        answer = display_safe(f"{words}: {said}")
         if emit is not None:
             emit(answer)
         self._event({"type": "retriage", "error": reason})

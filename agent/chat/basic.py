@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
     from agent.chat.session import ChatSession
     from agent.commands.conversation_output import AnswerPrinter
     from agent.transcript import Transcript
+    from tools.findings import Skipped
 
 
 def _quit(_session: ChatSession, _argument: str) -> bool:
@@ -24,13 +26,14 @@ def _help(session: ChatSession, _argument: str) -> bool:
 
 
 def _triage(session: ChatSession, _argument: str) -> bool:
+    from agent.chat.failures import NO_CLUSTER, failure_line
+
     agent, printer = session.agent, session.printer
     result = agent.toolset.call("triage", {"instance_id": agent.state.focus_node})
     if result.is_error:
-        printer.note(f"triage could not run: {result.payload.get('error')}")
-        hint = result.payload.get("next")
-        if hint:
-            printer.note(str(hint))
+        # The person's wording; the payload's "next" is addressed to the model.
+        line = failure_line(session, result)
+        printer.note(line if line == NO_CLUSTER else f"triage could not run: {line}")
         return True
     return _findings(session, "")
 
@@ -48,10 +51,29 @@ def _findings(session: ChatSession, _argument: str) -> bool:
     lines = [finding_line(f) for f in problems] or ["No FAIL or WARN finding."]
     lines.append(
         f"{summary.by_status['FAIL']} FAIL, {summary.by_status['WARN']} WARN, "
-        f"{len(report.skipped)} check(s) skipped"
+        f"{len(report.skipped)} check(s) skipped" + (":" if report.skipped else "")
     )
+    lines.extend(skipped_lines(report.skipped))
     printer.note("\n".join(lines))
     return True
+
+
+SKIPPED_SHOWN = 12
+SKIP_REASON_CHARS = 100
+
+
+def skipped_lines(skipped: Sequence[Skipped]) -> list[str]:
+    """One line per check that could not run, naming it and why (clipped: the reason may
+    quote cluster text); past SKIPPED_SHOWN, how many more."""
+    from tools.text import clip
+
+    lines = [
+        f"  - {clip(s.check, 80)}: {clip(s.reason, SKIP_REASON_CHARS)}"
+        for s in skipped[:SKIPPED_SHOWN]
+    ]
+    if len(skipped) > SKIPPED_SHOWN:
+        lines.append(f"  … and {len(skipped) - SKIPPED_SHOWN} more")
+    return lines
 
 
 def _explain(session: ChatSession, text: str) -> bool:
@@ -61,7 +83,10 @@ def _explain(session: ChatSession, text: str) -> bool:
     if not text:
         session.printer.note("usage: /explain TEXT")
         return True
-    session.printer.note(render_text(explain(text)).rstrip())
+    # With a cluster open, the next step is this chat's /triage, not a command to run.
+    opened = session.agent.toolset.session.target is not None
+    result = explain(text, triage_step="/triage" if opened else None)
+    session.printer.note(render_text(result).rstrip())
     return True
 
 
@@ -127,5 +152,5 @@ COMMANDS: tuple[SlashCommand, ...] = (
     _save_command(overwrite=False),
     _save_command(overwrite=True),
     SlashCommand("/help", "/help", "this list", _help),
-    SlashCommand("/quit", "/quit", "end the chat (also /exit, Ctrl-D)", _quit, ("/exit",)),
+    SlashCommand("/quit", "/quit", "end the chat (also Ctrl-D)", _quit, ("/exit",)),
 )

@@ -31,9 +31,12 @@ class SlashCommand:
 
 
 def _commands() -> tuple[SlashCommand, ...]:
-    from agent.chat import basic
+    from agent.chat import basic, cluster
 
-    return basic.COMMANDS
+    return (
+        *basic.COMMANDS,
+        cluster.COMMAND,
+    )
 
 
 def commands() -> tuple[SlashCommand, ...]:
@@ -47,10 +50,20 @@ def find(name: str) -> SlashCommand | None:
     return None
 
 
+def _typed(command: SlashCommand) -> str:
+    """How a command is typed, its other names after it: "/quit, /exit"."""
+    return ", ".join((command.usage, *command.aliases))
+
+
 def help_lines() -> list[str]:
-    """One line per command: its usage and what it does."""
-    width = max(len(c.usage) for c in commands())
-    return [f"  {c.usage.ljust(width)}  {c.summary}" for c in commands()]
+    """One line per command: its usage (and other names) and what it does."""
+    width = max(len(_typed(c)) for c in commands())
+    return [f"  {_typed(c).ljust(width)}  {c.summary}" for c in commands()]
+
+
+def help_epilog() -> str:
+    """The slash commands for `chat --help` (the \\b keeps click from rewrapping them)."""
+    return "\n".join(["\b", "Inside the chat:", *help_lines()])
 
 
 def help_text() -> str:

@@ -1,11 +1,14 @@
 """`hyperpod-debug chat`: talk to the agent about a cluster or a ticket.
 
 Works on a terminal (streaming, Markdown) and with piped stdin (one message a line, plain
-text out). Slash commands act without the model: /triage, /explain TEXT, /findings,
-/suggestions, /done (you applied the changes: re-triage and compare), /save FILE (never
-replaces a file; /save! FILE does), /quit. A message that says the pending change was made
-("Both done.", "三条命令都执行了") re-triages as /done does; one that only may mean it ("it's
-back up", "好了") makes the chat ask "Re-triage now?" first.
+text out). Slash commands act without the model (`agent.chat.slash`; `chat --help` lists
+them from its registry). A message that says the pending change was made ("Both done.",
+"三条命令都执行了") re-triages as /done does; one that only may mean it ("it's back up",
+"好了") makes the chat ask "Re-triage now?" first.
+
+Exit status: 0, or 1 when piped input sent messages to the agent and every one of them
+failed (a script must not take a chat that never got an answer for a success); slash
+commands alone are not a failure. Bad arguments exit 2 before the chat starts.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import sys
 
 import typer
 
-from agent.commands.common import lenient_stdin, use_colour
+from agent.commands.common import EXIT_FAILED, lenient_stdin, use_colour
 from agent.commands.converse import AgentOptions
 from agent.commands.options import (
     MAX_TOOL_ROUNDS,
@@ -54,11 +57,12 @@ def chat_command(
 ) -> None:
     """Chat with the agent: it triages read-only, explains, and proposes commands for you."""
     from agent.chat import progress, warmup
+    from agent.chat.banner import banner
     from agent.chat.basic import save
+    from agent.chat.cluster import check_at_start
     from agent.chat.piped import PipedReader
     from agent.chat.repl import run
     from agent.chat.session import ChatSession
-    from agent.chat.slash import help_text
     from agent.chat.terminal import TerminalReader
     from agent.commands.cluster_setup import ClusterArgs
     from agent.commands.conversation_output import AnswerPrinter
@@ -93,10 +97,16 @@ def chat_command(
     reader = TerminalReader(colour=use_colour(no_color)) if interactive else PipedReader()
     session = ChatSession(agent, printer, transcript, reader)
     target = agent.toolset.session.target
-    where = f"{target.cluster} ({target.region})" if target else "no cluster yet"
-    printer.note(f"hyperpod-debug chat · {agent.provider.name}:{agent.provider.model} · {where}")
-    if interactive:
-        printer.note(help_text())
+    where = f"{target.cluster} ({target.region})" if target else None
+    printer.note(
+        banner(
+            provider=agent.provider.name,
+            model=agent.provider.model,
+            where=where,
+            interactive=interactive,
+        )
+    )
+    check_at_start(session)
     # The SDK is imported while the user types, not before the banner (agent/chat/warmup.py).
     warmup.start(agent.provider)
     try:
@@ -105,7 +115,15 @@ def chat_command(
     finally:
         if transcript_path is not None:
             save(transcript, transcript_path, printer)
+    if (
+        not interactive
+        and session.messages_sent
+        and session.messages_failed == session.messages_sent
+    ):
+        raise typer.Exit(EXIT_FAILED)
 
 
 def register(app: typer.Typer) -> None:
-    app.command("chat")(chat_command)
+    from agent.chat.slash import help_epilog
+
+    app.command("chat", epilog=help_epilog())(chat_command)

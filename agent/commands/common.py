@@ -22,11 +22,23 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def die(message: str, code: int) -> NoReturn:
+class Stopped(typer.Exit):
+    """The exit `die` raises: the line it printed and what kind of error it was, for a
+    command whose output is JSON to say it there too (`ask --format json`)."""
+
+    def __init__(self, code: int, message: str, kind: str) -> None:
+        super().__init__(code)
+        self.message = message
+        self.kind = kind
+
+
+def die(message: str, code: int, kind: str | None = None) -> NoReturn:
     """One line on stderr and the exit code. Values the user gave are clipped where the
-    message is built (`shown`); the whole line is made printable here."""
-    typer.echo(f"error: {printable(message)}", err=True)
-    raise typer.Exit(code)
+    message is built (`shown`); the whole line is made printable here. `kind` names the
+    error for JSON output: "usage" (exit 2) or "failed" unless given."""
+    line = printable(message)
+    typer.echo(f"error: {line}", err=True)
+    raise Stopped(code, line, kind or ("usage" if code == EXIT_USAGE else "failed"))
 
 
 def shown(value: object) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.commands.common import EXIT_FAILED, die, shown
+from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die, shown
 from agent.commands.options import ProviderChoice
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ class AgentOptions:
 def build_agent(options: AgentOptions, transcript: Transcript) -> Agent:
     from agent.commands.cluster_setup import session_set_up
     from agent.loop import Agent, AgentSettings
-    from agent.providers.base import ProviderUnavailable
+    from agent.providers.base import ProviderArgumentError, ProviderUnavailable
     from agent.providers.factory import make_provider
 
     cluster_set_up = session_set_up(
@@ -48,8 +48,10 @@ def build_agent(options: AgentOptions, transcript: Transcript) -> Agent:
             profile=options.cluster.profile,
             script=options.script,
         )
-    except ProviderUnavailable as exc:
-        die(str(exc), EXIT_FAILED)
+    except ProviderArgumentError as exc:  # no or a bad --script: a bad argument
+        die(str(exc), EXIT_USAGE, "usage")
+    except ProviderUnavailable as exc:  # no key or credentials: a missing prerequisite
+        die(str(exc), EXIT_FAILED, "provider")
     toolset = cluster_set_up.toolset()
     transcript.meta.update(
         {

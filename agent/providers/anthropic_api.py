@@ -35,10 +35,18 @@ from agent.providers.base import (
 if TYPE_CHECKING:
     import anthropic
 
+# The keyless demo is the README's replayed conversation ("Talk to it"): a scripted model
+# over recorded clusters, run from a checkout of the repository.
+KEYLESS_DEMO = (
+    "hyperpod-debug chat --provider scripted --script evals/conversations/efa-egress-fix.json "
+    "--recorded evals/clusters/sg-outbound-self-missing.json "
+    "--recorded evals/clusters/healthy-eks.json"
+)
 NO_KEY_MESSAGE = (
     "no Anthropic API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or use "
     "--provider bedrock with AWS credentials; `hyperpod-debug triage` and "
-    "`hyperpod-debug explain` need no key"
+    "`hyperpod-debug explain` need no key, and neither does the demo chat (from the "
+    f"repository): `{KEYLESS_DEMO}`"
 )
 
 

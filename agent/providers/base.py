@@ -72,6 +72,11 @@ class ProviderUnavailable(ProviderError):
     """The provider cannot be used at all (no key, no credentials, SDK extra missing)."""
 
 
+class ProviderArgumentError(ProviderUnavailable):
+    """The command line gave the provider what it cannot use (no --script, a script that
+    is missing or malformed): a bad argument, exit 2, not a missing prerequisite."""
+
+
 class Provider(Protocol):
     @property
     def name(self) -> ProviderName: ...

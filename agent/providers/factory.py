@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.providers.base import Provider, ProviderName, ProviderUnavailable
+from agent.providers.base import Provider, ProviderArgumentError, ProviderName
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -35,7 +35,8 @@ def make_provider(
     profile: str | None,
     script: Path | None,
 ) -> Provider:
-    """The provider `name`, or ProviderUnavailable with one line saying what is missing."""
+    """The provider `name`, or ProviderUnavailable with one line saying what is missing
+    (ProviderArgumentError when it is an argument: no or a bad --script)."""
     if name == "anthropic":
         from agent.providers.anthropic_api import AnthropicProvider
 
@@ -47,7 +48,7 @@ def make_provider(
             model or DEFAULT_MODELS["bedrock"], region=region, profile=profile
         )
     if script is None:
-        raise ProviderUnavailable("--script FILE is required with --provider scripted")
+        raise ProviderArgumentError("--script FILE is required with --provider scripted")
     from agent.providers.scripted import ScriptedProvider
 
     # The script's own "model" applies unless --model is given ("scripted" if it has none).

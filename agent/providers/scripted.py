@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent.providers.base import (
     ModelRequest,
     ModelResponse,
+    ProviderArgumentError,
     ProviderError,
-    ProviderUnavailable,
     TextCallback,
     Usage,
 )
@@ -58,11 +58,11 @@ def load_script(path: Path) -> Script:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ProviderUnavailable(
+        raise ProviderArgumentError(
             f"cannot read --script {argument(path)}: {exc.strerror}"
         ) from None
     except (ValueError, RecursionError) as exc:  # ValueError: also a NUL byte in the path
-        raise ProviderUnavailable(
+        raise ProviderArgumentError(
             f"--script {argument(path)} is not valid JSON: {exc}"[:300]
         ) from None
     if isinstance(raw, list):
@@ -72,7 +72,9 @@ def load_script(path: Path) -> Script:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise ProviderUnavailable(f"--script {path}: {where}: {first['msg']}"[:300]) from None
+        raise ProviderArgumentError(
+            f"--script {argument(path)}: {where}: {first['msg']}"[:300]
+        ) from None
 
 
 class ScriptedProvider:

@@ -51,10 +51,9 @@ class ClusterSession:
         """The shared data, opened on first use (CredentialsError, ClusterNotFound and
         AwsAccessError propagate to the tool layer, which turns them into error results)."""
         if self.target is None:
-            raise NoCluster(
-                "no cluster is open: ask the user for the cluster name (or ARN) and region, "
-                "then call use_cluster"
-            )
+            from agent.toolset.failures import NO_CLUSTER_ERROR
+
+            raise NoCluster(NO_CLUSTER_ERROR)
         if self._data is None:
             from tools.triage.open_cluster import DataSource, open_cluster
 
@@ -87,4 +86,10 @@ class ClusterSession:
                 "conversation; start a new conversation for another cluster"
             )
         self.target = target
+        self._data = None
+
+    def forget(self) -> None:
+        """Close a target that could not be opened (unknown name, wrong region, unusable
+        credentials), so that another can be named; nothing was read from it."""
+        self.target = None
         self._data = None

@@ -13,7 +13,7 @@ from agent.state import ConversationState
 from agent.toolset import results
 from agent.toolset.budget import DEFAULT_RESULT_CHARS, clip_line, dumps, fit
 from agent.toolset.cluster import ClusterSession
-from agent.toolset.failures import ToolError, describe_failure
+from agent.toolset.failures import Failure, FailureKind, ToolError, describe_failure
 from agent.toolset.inputs import (
     ExplainInput,
     ListFindingsInput,
@@ -51,6 +51,9 @@ class ToolResult:
     name: str
     payload: dict[str, Any]
     is_error: bool = False
+    failure: Failure | None = None
+    """An error's wordings: the payload holds the model's; a person is shown
+    `failure.user_text()` (never part of what the model receives)."""
 
     @property
     def text(self) -> str:
@@ -152,7 +155,8 @@ class Toolset:
             ),
             ToolSpec(
                 "use_cluster",
-                "Open the cluster the user named (read-only), when no cluster is open yet.",
+                "Open the cluster the user named (read-only), when no cluster is open yet: "
+                "checks the credentials and that the cluster exists in that region.",
                 UseClusterInput,
                 self._use_cluster,
             ),
@@ -184,7 +188,11 @@ class Toolset:
         spec = self._specs.get(name)
         if spec is None:
             return self._error(
-                name, f"unknown tool {clip_line(name, 80)!r}; call list_checks for the checks"
+                name,
+                Failure(
+                    FailureKind.TOOL,
+                    f"unknown tool {clip_line(name, 80)!r}; call list_checks for the checks",
+                ),
             )
         try:
             parsed = spec.input_model.model_validate(arguments if arguments is not None else {})
@@ -193,18 +201,20 @@ class Toolset:
                 f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
                 for e in exc.errors()[:5]
             )
-            return self._error(name, f"invalid input: {clip_line(problems, 600)}")
+            return self._error(
+                name, Failure(FailureKind.TOOL, f"invalid input: {clip_line(problems, 600)}")
+            )
         try:
             return ToolResult(name, spec.handler(parsed))
         except Exception as exc:  # the one place tool failures become values
-            return self._error(name, *describe_failure(exc))
+            return self._error(name, describe_failure(exc))
 
     @staticmethod
-    def _error(name: str, message: str, next_step: str = "") -> ToolResult:
-        payload: dict[str, Any] = {"error": message}
-        if next_step:
-            payload["next"] = next_step
-        return ToolResult(name, payload, is_error=True)
+    def _error(name: str, failure: Failure) -> ToolResult:
+        payload: dict[str, Any] = {"error": failure.error}
+        if failure.next:
+            payload["next"] = failure.next
+        return ToolResult(name, payload, is_error=True, failure=failure)
 
     # -- handlers -----------------------------------------------------------------------------
 
@@ -387,5 +397,43 @@ class Toolset:
             self.session.use(target)
         except ValueError as exc:
             raise ToolError(str(exc)) from None
+        try:
+            # Open it now (the credentials preflight, then DescribeCluster): a wrong name,
+            # region or credentials is said at once, with the region's clusters, instead of
+            # at the first triage; and the conversation may then name another cluster.
+            orchestrator = self.session.data().orchestrator
+        except Exception:
+            self.session.forget()
+            raise
+        # The first triage may come much later (a person types /triage when ready): it
+        # reads the cluster afresh rather than the description read here.
+        self.session.reload()
         self.state.cluster, self.state.region = target.cluster, target.region
-        return {"opened": target.cluster, "region": target.region, "next": "call triage"}
+        self.state.orchestrator = orchestrator
+        return {
+            "opened": target.cluster,
+            "region": target.region,
+            "orchestrator": orchestrator,
+            "next": "call triage",
+        }
+
+    def open_target(self) -> ToolResult | None:
+        """Open the cluster the conversation starts on (credentials preflight, then
+        DescribeCluster), for an interface to say what is wrong before a model turn is
+        spent; None when it opened or none is named. A replay is not checked: it has no
+        credentials to get wrong."""
+        if self.session.target is None or self.session.recorded:
+            return None
+        try:
+            self.state.orchestrator = self.session.data().orchestrator
+            self.session.reload()  # as in use_cluster: the first triage reads afresh
+        except Exception as exc:
+            failure = describe_failure(exc)
+            if failure.kind is FailureKind.NOT_FOUND:
+                # Nothing by that name there: let the user (or the model) name another.
+                self.session.forget()
+                self.state.cluster = None
+            else:
+                self.session.reload()  # the next read asks again, once the user fixed it
+            return self._error("use_cluster", failure)
+        return None

@@ -213,7 +213,8 @@ def test_bedrock_without_credentials_is_one_line(
 
 
 def test_scripted_without_a_script_is_one_line() -> None:
-    line = assert_one_clean_line(run("ask", "hello", "--provider", "scripted"), 1)
+    # A bad argument (exit 2), not a missing prerequisite.
+    line = assert_one_clean_line(run("ask", "hello", "--provider", "scripted"), 2)
     assert "--script" in line
 
 

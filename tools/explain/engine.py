@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from tools.explain.anchors import fold
 from tools.explain.guesses import Guess, find_guesses
@@ -15,6 +16,7 @@ from tools.explain.signatures import ALL_SIGNATURES
 from tools.explain.xid_catalog import WEIGHTS, classify_xid, describe_xid, find_xids
 from tools.sections import section
 
+TRIAGE_PREFIX = "hyperpod-debug triage"
 DEFAULT_TOP = 5
 MAX_REPEATS = 8  # repeats beyond this add nothing measurable (see scoring)
 MAX_CHECKS = 5
@@ -138,14 +140,14 @@ def _checks(
             ordered.setdefault(_fill(command, values), None)
     default = _fill(TRIAGE_NODE if "<INSTANCE_ID>" in values else TRIAGE, values)
     checks = list(ordered)[:MAX_CHECKS]
-    if not any(c.startswith("hyperpod-debug triage") for c in checks):
+    if not any(c.startswith(TRIAGE_PREFIX) for c in checks):
         checks.append(default)
     return checks
 
 
 def _guess_match(guess: Guess, values: dict[str, str]) -> Match:
     checks = list(dict.fromkeys(_fill(c, values) for c in guess.family.checks))[:MAX_CHECKS]
-    if not any(c.startswith("hyperpod-debug triage") for c in checks):
+    if not any(c.startswith(TRIAGE_PREFIX) for c in checks):
         checks.append(_fill(TRIAGE, values))
     return Match(
         section=guess.section,
@@ -159,8 +161,7 @@ def _guess_match(guess: Guess, values: dict[str, str]) -> Match:
     )
 
 
-def _no_match_message(values: dict[str, str], guesses: list[Match]) -> str:
-    triage = _fill(TRIAGE, values)
+def _no_match_message(triage: str, guesses: list[Match]) -> str:
     if guesses:
         closest = ", ".join(f"§ {m.section}" for m in guesses)
         return (
@@ -174,13 +175,21 @@ def _no_match_message(values: dict[str, str], guesses: list[Match]) -> str:
     )
 
 
-def explain(text: str, top: int = DEFAULT_TOP) -> ExplainResult:
+def _triage_step(checks: list[str], step: str) -> list[str]:
+    """The next checks with every `hyperpod-debug triage ...` given as `step` (once)."""
+    return list(dict.fromkeys(step if c.startswith(TRIAGE_PREFIX) else c for c in checks))
+
+
+def explain(text: str, top: int = DEFAULT_TOP, *, triage_step: str | None = None) -> ExplainResult:
     """Rank the reference sections that pasted error text points at, best first.
 
     The text is data: it is cleaned, capped at ``MAX_INPUT_CHARS`` and matched against
     the signature tables. Nothing in it is run or followed; sentences that address an
     assistant or try to give it instructions are left out of matching (and of the
     identifiers) and only counted, so they cannot steer the ranking.
+
+    ``triage_step`` replaces the `hyperpod-debug triage --cluster ...` next step where the
+    cluster is already open (the chat's "/triage").
 
     When slots remain under ``top``, sections that the text's wording family points at
     (storage mounts, node access, collective hangs, ...) follow the real matches as
@@ -218,8 +227,12 @@ def explain(text: str, top: int = DEFAULT_TOP) -> ExplainResult:
         if guesses:
             message += f" {len(guesses)} more section(s) follow as guesses by wording only."
     else:
-        message = _no_match_message(values, guesses)
+        message = _no_match_message(triage_step or _fill(TRIAGE, values), guesses)
     matches += guesses
+    if triage_step is not None:
+        matches = [
+            replace(m, next_checks=_triage_step(m.next_checks, triage_step)) for m in matches
+        ]
     if truncated:
         message += f" Only the first {MAX_INPUT_CHARS:,} characters were read."
     return ExplainResult(
