@@ -31,9 +31,9 @@ class SlashCommand:
 
 
 def _commands() -> tuple[SlashCommand, ...]:
-    from agent.chat import basic
+    from agent.chat import accounting, basic
 
-    return basic.COMMANDS
+    return basic.COMMANDS + accounting.COMMANDS
 
 
 def commands() -> tuple[SlashCommand, ...]:

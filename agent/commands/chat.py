@@ -11,10 +11,12 @@ back up", "好了") makes the chat ask "Re-triage now?" first.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from agent.commands.common import lenient_stdin
+from agent.commands.common import EXIT_USAGE, die, lenient_stdin
 from agent.commands.converse import AgentOptions
 from agent.commands.options import (
     MAX_TOOL_ROUNDS,
@@ -51,6 +53,14 @@ def chat_command(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     no_probes: NoProbesOption = False,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            help="Continue a conversation saved with /save or --transcript (its cluster, "
+            "triages and pending suggestions); --cluster, --region, --recorded override.",
+        ),
+    ] = None,
 ) -> None:
     """Chat with the agent: it triages read-only, explains, and proposes commands for you."""
     from agent.chat.basic import save
@@ -65,7 +75,22 @@ def chat_command(
     from agent.transcript import Transcript
 
     lenient_stdin()
-    transcript = Transcript({"command": "chat"})
+    resumed = None
+    if resume is not None:
+        from agent.chat import resume as resuming
+
+        try:
+            resumed = resuming.load(resume)
+            place = resuming.where(
+                resumed, cluster=cluster, region=region, recorded=list(recorded or [])
+            )
+        except resuming.TranscriptError as exc:
+            die(str(exc), EXIT_USAGE)
+        cluster, region, recorded = place.cluster, place.region, place.recorded
+    transcript = Transcript(
+        {"command": "chat", **({"resumed_from": resume.name} if resume else {})},
+        resumed.saved.events if resumed else None,
+    )
     agent = build_agent(
         AgentOptions(
             cluster=ClusterArgs(
@@ -86,6 +111,11 @@ def chat_command(
         ),
         transcript,
     )
+    from agent.chat.resume import attach, recap, restore
+
+    attach(transcript, agent)
+    if resumed is not None:
+        restore(agent, resumed)
     printer = AnswerPrinter(no_color)
     interactive = sys.stdin.isatty()
     reader = TerminalReader() if interactive else PipedReader()
@@ -95,6 +125,8 @@ def chat_command(
     printer.note(f"hyperpod-debug chat · {agent.provider.name}:{agent.provider.model} · {where}")
     if interactive:
         printer.note(help_text())
+    if resumed is not None:
+        printer.note(recap(agent, resumed))
     try:
         run(session)
     finally:
