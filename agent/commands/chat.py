@@ -5,7 +5,8 @@ text out). Slash commands act without the model: /triage, /explain TEXT, /findin
 /suggestions, /done (you applied the changes: re-triage and compare), /save FILE (never
 replaces a file; /save! FILE does), /quit. A message that says the pending change was made
 ("Both done.", "三条命令都执行了") re-triages as /done does; one that only may mean it ("it's
-back up", "好了") makes the chat ask "Re-triage now?" first.
+back up", "好了") makes the chat ask "Re-triage now?" first. `--resume FILE` continues a
+saved conversation with its state (agent.chat.resume); /cost and /context report on it.
 """
 
 from __future__ import annotations
