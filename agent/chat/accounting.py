@@ -182,8 +182,10 @@ def context_text(session: ChatSession, now: datetime | None = None) -> str:
         lines.append("Triages: none yet")
     else:
         fails, warns = triage_counts(report)
+        last = state.latest_time
+        at = f"at {last:%H:%M} UTC, " if last is not None else ""
         lines.append(
-            f"Triages: {len(state.triages)}; the last {age(state.latest_time, now)}: "
+            f"Triages: {len(state.triages)}; the last {at}{age(last, now)}: "
             f"{fails} FAIL, {warns} WARN"
             + (f" (re-triages after a change: {state.retriages})" if state.retriages else "")
         )
