@@ -111,6 +111,12 @@ class Agent:
         self.usage = Usage()
         self._prompt_cache: dict[str, str] = {}
 
+    def restore(self, messages: list[dict[str, Any]], usage: Usage) -> None:
+        """Continue a saved conversation (`chat --resume`): its messages, already checked to
+        form a valid request (agent.chat.resume), and its token counts so far."""
+        self.messages = messages
+        self.usage = usage
+
     # -- prompt and tools ---------------------------------------------------------------------
 
     def system_prompt(self) -> str:

@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent.safety.model import Suggestion
 from tools.findings import Finding, Status
@@ -79,6 +82,8 @@ class ConversationState:
     error_strings: list[str] = field(default_factory=list)
     xids: list[int] = field(default_factory=list)
     triages: list[TriageReport] = field(default_factory=list)
+    # When each of `triages` ran (UTC): how old the evidence is (/context, a resumed chat).
+    triage_times: list[datetime] = field(default_factory=list)
     pending: list[Suggestion] = field(default_factory=list)
     # Suggestions made through suggest_command during the current turn (the loop resets it).
     turn_suggestions: list[Suggestion] = field(default_factory=list)
@@ -136,6 +141,7 @@ class ConversationState:
 
     def note_triage(self, report: TriageReport) -> None:
         self.triages.append(report)
+        self.triage_times.append(datetime.now(UTC))
         self.note_findings(report.findings)
         self.cluster = report.cluster.name or self.cluster
         self.region = report.cluster.region or self.region
@@ -156,3 +162,80 @@ class ConversationState:
                 # name the node either way.
                 self.rebooted.update(t for t in suggestion.targets if t.startswith(NODE_IDS))
         return done
+
+    @property
+    def latest_time(self) -> datetime | None:
+        return self.triage_times[-1] if self.triage_times else None
+
+    # -- saved and resumed (`/save`, `chat --resume`) -------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """What a resumed conversation needs, as JSON. The suggestions of the turn in progress
+        are left out: a save happens between turns, and each turn starts without them."""
+        return SavedState(
+            cluster=self.cluster,
+            region=self.region,
+            orchestrator=self.orchestrator,
+            focus_node=self.focus_node,
+            language=self.language,
+            instance_ids=self.instance_ids,
+            error_strings=self.error_strings,
+            xids=self.xids,
+            triages=self.triages,
+            triage_times=self.triage_times,
+            pending=self.pending,
+            applied=self.applied,
+            rebooted=sorted(self.rebooted),
+            replace_first=self.replace_first,
+            slurm_controllers=sorted(self.slurm_controllers),
+            retriages=self.retriages,
+        ).model_dump(mode="json")
+
+    def load(self, data: Any) -> None:
+        """Take over a saved state (`to_json`'s output) in place: the toolset and the agent
+        share this object. Raises ValueError (pydantic's ValidationError is one) when the data
+        is not a saved state; nothing changes then."""
+        saved = SavedState.model_validate(data)
+        if saved.triage_times and len(saved.triage_times) != len(saved.triages):
+            raise ValueError("triage_times and triages differ in length")
+        self.cluster = saved.cluster
+        self.region = saved.region
+        self.orchestrator = saved.orchestrator
+        self.focus_node = saved.focus_node
+        self.language = saved.language
+        self.instance_ids = list(saved.instance_ids)
+        self.error_strings = list(saved.error_strings)
+        self.xids = list(saved.xids)
+        self.triages = list(saved.triages)
+        self.triage_times = list(saved.triage_times)
+        self.pending = list(saved.pending)
+        self.turn_suggestions = []
+        self.applied = list(saved.applied)
+        self.rebooted = set(saved.rebooted)
+        self.replace_first = dict(saved.replace_first)
+        self.slurm_controllers = set(saved.slurm_controllers)
+        self.retriages = saved.retriages
+
+
+class SavedState(BaseModel):
+    """The JSON form of a ConversationState in a transcript's state line. Unknown fields are
+    refused: a file that does not match is not resumed on a guess."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cluster: str | None = None
+    region: str | None = None
+    orchestrator: str | None = None
+    focus_node: str | None = None
+    language: Language = "en"
+    instance_ids: list[str] = Field(default_factory=list)
+    error_strings: list[str] = Field(default_factory=list)
+    xids: list[int] = Field(default_factory=list)
+    triages: list[TriageReport] = Field(default_factory=list)
+    triage_times: list[datetime] = Field(default_factory=list)
+    pending: list[Suggestion] = Field(default_factory=list)
+    applied: list[Suggestion] = Field(default_factory=list)
+    rebooted: list[str] = Field(default_factory=list)
+    replace_first: dict[str, str] = Field(default_factory=dict)
+    slurm_controllers: list[str] = Field(default_factory=list)
+    retriages: int = Field(default=0, ge=0)

@@ -31,11 +31,12 @@ class SlashCommand:
 
 
 def _commands() -> tuple[SlashCommand, ...]:
-    from agent.chat import basic, cluster
+    from agent.chat import accounting, basic, cluster
 
     return (
         *basic.COMMANDS,
         cluster.COMMAND,
+        *accounting.COMMANDS,
     )
 
 

@@ -9,15 +9,20 @@ them from its registry). A message that says the pending change was made ("Both 
 Exit status: 0, or 1 when piped input sent messages to the agent and every one of them
 failed (a script must not take a chat that never got an answer for a success); slash
 commands alone are not a failure. Bad arguments exit 2 before the chat starts.
+
+`--resume FILE` continues a saved conversation with its state (agent.chat.resume);
+/cost and /context report on it.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from agent.commands.common import EXIT_FAILED, lenient_stdin, use_colour
+from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die, lenient_stdin, use_colour
 from agent.commands.converse import AgentOptions
 from agent.commands.options import (
     MAX_TOOL_ROUNDS,
@@ -54,6 +59,14 @@ def chat_command(
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
     no_probes: NoProbesOption = False,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            help="Continue a conversation saved with /save or --transcript (its cluster, "
+            "triages and pending suggestions); --cluster, --region, --recorded override.",
+        ),
+    ] = None,
 ) -> None:
     """Chat with the agent: it triages read-only, explains, and proposes commands for you."""
     from agent.chat import progress, warmup
@@ -70,7 +83,22 @@ def chat_command(
     from agent.transcript import Transcript
 
     lenient_stdin()
-    transcript = Transcript({"command": "chat"})
+    resumed = None
+    if resume is not None:
+        from agent.chat import resume as resuming
+
+        try:
+            resumed = resuming.load(resume)
+            place = resuming.where(
+                resumed, cluster=cluster, region=region, recorded=list(recorded or [])
+            )
+        except resuming.TranscriptError as exc:
+            die(str(exc), EXIT_USAGE)
+        cluster, region, recorded = place.cluster, place.region, place.recorded
+    transcript = Transcript(
+        {"command": "chat", **({"resumed_from": resume.name} if resume else {})},
+        resumed.saved.events if resumed else None,
+    )
     agent = build_agent(
         AgentOptions(
             cluster=ClusterArgs(
@@ -91,6 +119,11 @@ def chat_command(
         ),
         transcript,
     )
+    from agent.chat.resume import attach, recap, restore
+
+    attach(transcript, agent)
+    if resumed is not None:
+        restore(agent, resumed)
     printer = AnswerPrinter(no_color)
     # The prompt needs a terminal on both sides; `chat > file` reads lines as piped input does.
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
@@ -106,6 +139,8 @@ def chat_command(
             interactive=interactive,
         )
     )
+    if resumed is not None:
+        printer.note(recap(agent, resumed))
     check_at_start(session)
     # The SDK is imported while the user types, not before the banner (agent/chat/warmup.py).
     warmup.start(agent.provider)

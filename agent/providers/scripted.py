@@ -123,7 +123,9 @@ class ScriptedProvider:
             content.append(
                 {
                     "type": "tool_use",
-                    "id": f"toolu_scripted_{self._next:03d}_{index}",
+                    # Numbered by the conversation's length, not the script's position: ids
+                    # stay unique in a resumed conversation, whose script starts again.
+                    "id": f"toolu_scripted_{len(request.messages):03d}_{index}",
                     "name": call.name,
                     "input": call.input,
                 }

@@ -75,6 +75,12 @@ class ClusterSession:
             return True
         return False
 
+    def seek(self, position: int) -> None:
+        """Replay from the recording at `position` (a resumed conversation continues where
+        it was); out of range, the nearest one."""
+        self._data = None
+        self._position = max(0, min(position, len(self.recordings) - 1))
+
     def reload(self) -> None:
         """Forget what was read (the next read fetches afresh), staying on this recording."""
         self._data = None
