@@ -167,7 +167,7 @@ def build_suggestion(
         purpose=_purpose(purpose, default),
         targets=targets,
         blast_radius=inert_line(radius, _RADIUS_CHARS),
-        iac_warning=iac_warning(context.language) if "config" in facts.kinds else None,
+        iac_warning=iac_warning(context.language) if facts.infrastructure else None,
         flags=_flags(kind, verdict, command, context),
         replace_basis=(replace_basis(command, context) or []) if kind == "replace" else [],
         section=None if section is None else inert_line(section, _SECTION_CHARS),
