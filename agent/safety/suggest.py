@@ -11,7 +11,7 @@ on the conversation, are set here (`_flags`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -175,14 +175,26 @@ def build_suggestion(
     )
 
 
-def render_suggestion(suggestion: Suggestion, language: Language) -> str:
+def render_suggestion(suggestion: Suggestion, language: Language, *, iac_note: bool = False) -> str:
     """The Markdown block shown to the user, from the shared template.
 
     The command is fenced with a backtick run longer than any inside it, so no line of it
-    can close the block early."""
+    can close the block early. The IaC paragraph is not in the block unless ``iac_note``:
+    an answer shows it once, after all its blocks (`render_iac_note`), as a paragraph
+    repeated under each block was noise (issue 24); a block that stands alone (the MCP
+    tool's ``shown_to_user``) carries its own."""
     return render(
         "suggested_command.jinja2",
         suggestion=suggestion,
         language=language,
         fence=fence_for(suggestion.command),
+        iac_note=iac_note,
     )
+
+
+def render_iac_note(suggestions: Iterable[Suggestion], language: Language) -> str:
+    """The IaC question and drift warning as a quoted paragraph, once for all the
+    suggestions of an answer that change infrastructure; "" when none does."""
+    if not any(s.iac_warning is not None for s in suggestions):
+        return ""
+    return "> " + iac_warning(language).replace("\n", "\n> ")
