@@ -159,7 +159,7 @@ def build_suggestion(
     targets = targets_acted_on(command, context.known_ids)
     english, chinese = _DEFAULT_PURPOSE[kind]
     default = chinese if context.language == "zh" else english
-    radius = _blast_radius(kind, verdict, targets, command)
+    radius = _blast_radius(kind, verdict, targets, command, context.language)
     return Suggestion(
         command=command,
         kind=kind,
