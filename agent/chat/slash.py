@@ -31,9 +31,9 @@ class SlashCommand:
 
 
 def _commands() -> tuple[SlashCommand, ...]:
-    from agent.chat import basic
+    from agent.chat import basic, copy
 
-    return basic.COMMANDS
+    return (*basic.COMMANDS, copy.COMMAND)
 
 
 def commands() -> tuple[SlashCommand, ...]:

@@ -2,7 +2,8 @@
 
 Works on a terminal (streaming, Markdown) and with piped stdin (one message a line, plain
 text out). Slash commands act without the model: /triage, /explain TEXT, /findings,
-/suggestions, /done (you applied the changes: re-triage and compare), /save FILE (never
+/suggestions, /copy N (print suggested command N alone, and on a terminal put it on the
+clipboard), /done (you applied the changes: re-triage and compare), /save FILE (never
 replaces a file; /save! FILE does), /quit. A message that says the pending change was made
 ("Both done.", "三条命令都执行了") re-triages as /done does; one that only may mean it ("it's
 back up", "好了") makes the chat ask "Re-triage now?" first.
@@ -86,7 +87,7 @@ def chat_command(
         ),
         transcript,
     )
-    printer = AnswerPrinter(no_color)
+    printer = AnswerPrinter(no_color, numbered=True)  # suggestion blocks numbered for /copy
     interactive = sys.stdin.isatty()
     reader = TerminalReader() if interactive else PipedReader()
     session = ChatSession(agent, printer, transcript, reader)

@@ -75,6 +75,7 @@ _DEFAULT_PURPOSE: dict[SuggestionKind, tuple[str, str]] = {
     ),
 }
 
+
 _SECTION_CHARS = 40
 _RADIUS_CHARS = 1_000
 
@@ -190,6 +191,12 @@ def render_suggestion(suggestion: Suggestion, language: Language, *, iac_note: b
         fence=fence_for(suggestion.command),
         iac_note=iac_note,
     )
+
+
+def block_heading(language: Language) -> str:
+    """The heading a suggestion block opens with (in bold), from the shared template: the
+    chat's printer finds a block by it, to number it for /copy."""
+    return render("suggestion_heading.jinja2", language=language).strip()
 
 
 def render_iac_note(suggestions: Iterable[Suggestion], language: Language) -> str:
