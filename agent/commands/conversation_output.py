@@ -43,7 +43,7 @@ class SuggestionNumbers:
     def number(self, command: str) -> int:
         """The command's number, given now if it has none. A command is known by its lines
         as its block shows them (a carriage return shows as a line break)."""
-        command = "\n".join(command.splitlines())
+        command = command.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
         if command not in self.commands:
             self.commands.append(command)
         return self.commands.index(command) + 1
@@ -112,7 +112,8 @@ def print_markdown(
     """Draw Markdown on a terminal console: rich for the text, code blocks printed as whole
     lines (see the module docstring); with ``numbers``, suggestion headings carry their
     numbers. ``indent``: the text sits in a list item or a quote cut out of its container."""
-    lines = markdown.splitlines(keepends=True)
+    # Cut at "\n" only, as markdown-it counts lines (splitlines also cuts at \x0c, \u2028...).
+    lines = re.split(r"(?<=\n)", markdown)
     if numbers is not None:
         for block in suggestion_blocks(markdown):
             number = numbers.number(block.command)
