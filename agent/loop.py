@@ -391,10 +391,15 @@ class Agent:
         blocks = display_safe(self._tool_blocks())
         if blocks and emit is not None:
             emit(blocks)
+        # The IaC question, once for the turn, after every block (not under each one).
+        note = display_safe(self._iac_note([*self.state.turn_suggestions, *text_suggestions]))
+        if note and emit is not None:
+            emit(note)
         answer = "\n\n".join(s.strip("\n") for s in segments if s.strip())
         result.model_text = answer
-        if blocks:
-            answer = (answer + "\n\n" + blocks) if answer else blocks
+        for tail in (blocks, note):
+            if tail:
+                answer = (answer + "\n\n" + tail) if answer else tail
         result.answer = answer
         result.suggested_commands = list(self.state.turn_suggestions) + text_suggestions
         sections = cited_sections(answer) + [
@@ -422,6 +427,11 @@ class Agent:
         return "\n\n".join(
             render_suggestion(s, self.state.language).strip() for s in self.state.turn_suggestions
         )
+
+    def _iac_note(self, suggestions: list[Suggestion]) -> str:
+        from agent.safety.suggest import render_iac_note
+
+        return render_iac_note(suggestions, self.state.language)
 
     def _proposed(self, text_suggestions: list[Suggestion]) -> bool:
         """Whether a proposal stands in this turn: a suggest_command call, or a

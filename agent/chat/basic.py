@@ -91,14 +91,13 @@ def _explain(session: ChatSession, text: str) -> bool:
 
 
 def _suggestions(session: ChatSession, _argument: str) -> bool:
-    from agent.safety.suggest import render_suggestion
+    from agent.chat.copy import show_suggestions
 
     agent = session.agent
     if not agent.state.pending:
         session.printer.note("No suggested command is waiting for you.")
         return True
-    for suggestion in agent.state.pending:
-        session.printer(render_suggestion(suggestion, agent.state.language))
+    show_suggestions(session)
     return True
 
 

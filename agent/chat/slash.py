@@ -31,10 +31,11 @@ class SlashCommand:
 
 
 def _commands() -> tuple[SlashCommand, ...]:
-    from agent.chat import accounting, basic, cluster
+    from agent.chat import accounting, basic, cluster, copy
 
     return (
         *basic.COMMANDS,
+        copy.COMMAND,
         cluster.COMMAND,
         *accounting.COMMANDS,
     )

@@ -124,7 +124,7 @@ def chat_command(
     attach(transcript, agent)
     if resumed is not None:
         restore(agent, resumed)
-    printer = AnswerPrinter(no_color)
+    printer = AnswerPrinter(no_color, numbered=True)  # suggestion blocks numbered for /copy
     # The prompt needs a terminal on both sides; `chat > file` reads lines as piped input does.
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     reader = TerminalReader(colour=use_colour(no_color)) if interactive else PipedReader()

@@ -28,6 +28,17 @@ verdict joins the outer one (``ssh ip-10-1-2-3 sudo reboot`` is a reboot of ip-1
 Labelling a node
 ``sagemaker.amazonaws.com/node-health-status=UnschedulablePendingReplacement`` makes
 HyperPod replace it (a replacement: volumes are lost), ``...PendingReboot`` reboot it.
+
+Whether a line changes infrastructure (``_Facts.infrastructure``: the IaC question and drift
+warning go with it) is told by what it changes, not by its kind. The cluster, VPC, security
+groups, subnets, EKS settings and the Kubernetes objects deployed to the cluster (add-on
+DaemonSets, namespaces, RBAC, aws-auth) are what templates and pipelines own; a change the
+classifier marks ``touches_config`` is such a change. A node's or a workload's runtime state
+is not: ``kubectl cordon`` / ``uncordon`` / ``drain``, labels, taints and annotations on a
+node, a node or pod object deleted, ``eksctl drain``. No template holds whether a node is
+schedulable, so there is no drift to warn of (the seed's IaC note lists ``kubectl
+cordon`` / ``drain`` among its examples; issue 24 found the paragraph under them noise, and
+the eval grader for the note, evals/agent_eval/grading/iac.py, never required it there).
 """
 
 from __future__ import annotations
@@ -62,6 +73,9 @@ _KUBECTL_CONFIG_VERBS = word_set(
     "label annotate cordon uncordon taint drain apply patch edit create scale set replace"
     " expose autoscale certificate delete"
 )
+# Objects whose state is the node's or the workload's at run time, held by no template.
+_KUBECTL_RUNTIME_KINDS = frozenset({"node", "nodes", "no", "pod", "pods", "po", "job", "jobs"})
+_KUBECTL_NODE_VERBS = frozenset({"cordon", "uncordon", "drain"})
 _CONTAINER_WORKLOAD = frozenset({"stop", "kill", "restart", "rm", "rmp", "stopp", "run", "exec"})
 
 _REBOOT_REASON = re.compile(r"\breboots\b")
@@ -82,6 +96,21 @@ def _kubectl_kind(args: list[str]) -> SuggestionKind | None:
     if verb == "delete" and sub in _KUBECTL_WORKLOAD_KINDS:
         return "workload"
     return "config" if verb in _KUBECTL_CONFIG_VERBS else None
+
+
+def _kubectl_changes_runtime_state(args: list[str]) -> bool:
+    """Whether a kubectl change acts on nodes or workload objects only (no IaC drift)."""
+    words = [a for a in args if not a.startswith("-")]
+    verbs = [i for i, w in enumerate(words) if w in _KUBECTL_VERBS]
+    if not verbs:
+        return False
+    verb = words[verbs[0]]
+    if verb in _KUBECTL_NODE_VERBS:
+        return True
+    if verbs[0] + 1 >= len(words):
+        return False
+    kinds = words[verbs[0] + 1].split("/", 1)[0].lower().split(",")
+    return all(k.split(".", 1)[0] in _KUBECTL_RUNTIME_KINDS for k in kinds)
 
 
 def _scontrol_kind(args: list[str]) -> SuggestionKind | None:
@@ -130,10 +159,13 @@ class _Facts:
 
     kinds: set[SuggestionKind] = field(default_factory=set)
     verdicts: list[CommandClass] = field(default_factory=list)
+    infrastructure: bool = False
+    """A stage changes what infrastructure as code usually owns (see the module docstring)."""
 
     def add(self, other: _Facts) -> None:
         self.kinds |= other.kinds
         self.verdicts.extend(other.verdicts)
+        self.infrastructure = self.infrastructure or other.infrastructure
 
 
 def _stage_facts(stage: Stage, depth: int) -> _Facts:
@@ -166,8 +198,14 @@ def _stage_facts(stage: Stage, depth: int) -> _Facts:
         rule = "workload"
     if rule is not None:
         facts.kinds.add(rule)
+        if rule == "config" and tool == "kubectl" and not _kubectl_changes_runtime_state(args):
+            facts.infrastructure = True
     elif judge(shlex.join(words)).touches_config:
         facts.kinds.add("config")
+        # A command run elsewhere (ssh, srun, SSM...) carries the classifier's view of the
+        # command it runs: that command's own facts, added above, tell what it changes.
+        if not stage.remote and not (tool == "eksctl" and verb == "drain"):
+            facts.infrastructure = True
     return facts
 
 

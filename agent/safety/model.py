@@ -31,7 +31,7 @@ class Suggestion(BaseModel):
     iac_warning: str | None = Field(
         default=None,
         description="The IaC question and drift warning, for cluster / VPC / SG / subnet / EKS "
-        "configuration changes; None otherwise.",
+        "configuration changes; None otherwise (node and workload state: cordon, drain...).",
     )
     flags: list[str] = Field(default_factory=list, description="Stable flag ids, see FLAG_*.")
     section: str | None = Field(default=None, description="Reference section it comes from.")

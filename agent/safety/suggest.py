@@ -11,7 +11,7 @@ on the conversation, are set here (`_flags`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -74,6 +74,7 @@ _DEFAULT_PURPOSE: dict[SuggestionKind, tuple[str, str]] = {
         "在重启无效后，替换节点或删除数据。",
     ),
 }
+
 
 _SECTION_CHARS = 40
 _RADIUS_CHARS = 1_000
@@ -159,7 +160,7 @@ def build_suggestion(
     targets = targets_acted_on(command, context.known_ids)
     english, chinese = _DEFAULT_PURPOSE[kind]
     default = chinese if context.language == "zh" else english
-    radius = _blast_radius(kind, verdict, targets, command)
+    radius = _blast_radius(kind, verdict, targets, command, context.language)
     return Suggestion(
         command=command,
         kind=kind,
@@ -167,7 +168,7 @@ def build_suggestion(
         purpose=_purpose(purpose, default),
         targets=targets,
         blast_radius=inert_line(radius, _RADIUS_CHARS),
-        iac_warning=iac_warning(context.language) if "config" in facts.kinds else None,
+        iac_warning=iac_warning(context.language) if facts.infrastructure else None,
         flags=_flags(kind, verdict, command, context),
         replace_basis=(replace_basis(command, context) or []) if kind == "replace" else [],
         section=None if section is None else inert_line(section, _SECTION_CHARS),
@@ -175,14 +176,32 @@ def build_suggestion(
     )
 
 
-def render_suggestion(suggestion: Suggestion, language: Language) -> str:
+def render_suggestion(suggestion: Suggestion, language: Language, *, iac_note: bool = False) -> str:
     """The Markdown block shown to the user, from the shared template.
 
     The command is fenced with a backtick run longer than any inside it, so no line of it
-    can close the block early."""
+    can close the block early. The IaC paragraph is not in the block unless ``iac_note``:
+    an answer shows it once, after all its blocks (`render_iac_note`), as a paragraph
+    repeated under each block was noise (issue 24); a block that stands alone (the MCP
+    tool's ``shown_to_user``) carries its own."""
     return render(
         "suggested_command.jinja2",
         suggestion=suggestion,
         language=language,
         fence=fence_for(suggestion.command),
+        iac_note=iac_note,
     )
+
+
+def block_heading(language: Language) -> str:
+    """The heading a suggestion block opens with (in bold), from the shared template: the
+    chat's printer finds a block by it, to number it for /copy."""
+    return render("suggestion_heading.jinja2", language=language).strip()
+
+
+def render_iac_note(suggestions: Iterable[Suggestion], language: Language) -> str:
+    """The IaC question and drift warning as a quoted paragraph, once for all the
+    suggestions of an answer that change infrastructure; "" when none does."""
+    if not any(s.iac_warning is not None for s in suggestions):
+        return ""
+    return "> " + iac_warning(language).replace("\n", "\n> ")

@@ -367,7 +367,7 @@ class Toolset:
         self.state.turn_suggestions.append(suggestion)
         return {
             "suggestion": suggestion.model_dump(mode="json"),
-            "shown_to_user": render_suggestion(suggestion, self.state.language),
+            "shown_to_user": render_suggestion(suggestion, self.state.language, iac_note=True),
             "next": (
                 "The block above is shown to the user by the software: do not repeat the "
                 "command in your text. End your turn and wait for approval."

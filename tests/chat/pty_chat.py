@@ -50,6 +50,13 @@ class ChatTerminal:
     def expect_prompt(self, timeout: float = TIMEOUT) -> str:
         return self.expect(re.escape(PROMPT), timeout)
 
+    def reply(self, until: str, timeout: float = TIMEOUT) -> str:
+        """The output up to the prompt that follows `until` (a regular expression): the
+        prompt redraws the line just sent, so a bare `expect_prompt` after sending would
+        stop at that redraw rather than after the answer."""
+        shown = self.expect(until, timeout)
+        return shown + self.expect_prompt(timeout)
+
     def type(self, text: str) -> None:
         """Keys typed, without Enter."""
         self.child.send(text)

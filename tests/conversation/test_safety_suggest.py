@@ -61,14 +61,12 @@ def test_iac_warning_in_chinese() -> None:
         "aws ec2 modify-vpc-attribute --vpc-id vpc-0abc1234 --enable-dns-support",
         "aws sagemaker update-cluster --cluster-name c --node-recovery Automatic",
         "aws eks update-cluster-config --name e --access-config authenticationMode=API",
-        "kubectl label node hyperpod-i-0123 sagemaker.amazonaws.com/node-health-status=x",
-        "kubectl cordon hyperpod-i-0123456789abcdef0",
-        "kubectl drain hyperpod-i-0123 --ignore-daemonsets",
         "kubectl create namespace training",
         "kubectl set env daemonset aws-node -n kube-system WARM_IP_TARGET=2",
     ],
 )
 def test_configuration_changes_carry_the_iac_warning(command: str) -> None:
+    # Node state (cordon, drain, node labels) carries none: tests/conversation/test_iac_scope.py.
     s = suggest(command)
     assert s.iac_warning is not None
     assert s.kind == "config"
@@ -482,7 +480,7 @@ def test_labelling_a_node_for_replacement_is_a_replacement() -> None:
     s = suggest(LABEL + "UnschedulablePendingReplacement")
     assert s.kind == "replace"
     assert s.flags == [FLAG_REPLACE_BEFORE_REBOOT, FLAG_DATA_LOSS]
-    assert s.iac_warning is not None
+    assert s.iac_warning is None  # a node's state: no template holds it
     assert "root and secondary volumes are destroyed" in s.blast_radius
     rebooted = SuggestionContext(triage_done=True, rebooted=frozenset({IID}))
     assert suggest(LABEL + "UnschedulablePendingReplacement", rebooted).flags == [FLAG_DATA_LOSS]
@@ -491,6 +489,6 @@ def test_labelling_a_node_for_replacement_is_a_replacement() -> None:
 def test_labelling_a_node_for_reboot_is_a_reboot() -> None:
     s = suggest(LABEL + "UnschedulablePendingReboot --overwrite")
     assert s.kind == "reboot"
-    assert s.iac_warning is not None
+    assert s.iac_warning is None
     assert FLAG_DATA_LOSS not in s.flags
     assert s.blast_radius.startswith("reboots hyperpod-i-0123456789abcdef0 (HyperPod node reboot")

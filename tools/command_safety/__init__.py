@@ -6,9 +6,11 @@ text alone. It fails closed: a command it does not know is ``unknown``, and call
 ``unknown`` like ``mutating``.
 
 ``touches_config`` marks commands that change cluster, VPC, security-group, subnet, EKS or
-Kubernetes-object configuration: those need the IaC drift note. ``destructive_rank`` orders
-the blast radius: 0 investigate (or a change that disrupts no node), 1 reboot-ish (restarts
-a node, a service or a workload), 2 replace-ish or data-destroying.
+Kubernetes-object configuration; the safety layer gives those the IaC drift note unless they
+only change a node's or a workload's state (cordon, drain, node labels: agent/safety/kinds.py).
+``destructive_rank`` orders the blast radius: 0 investigate (or a change that disrupts no
+node), 1 reboot-ish (restarts a node, a service or a workload), 2 replace-ish or
+data-destroying.
 
 Options are read by each tool's own grammar: an option a tool's grammar does not know
 makes the answer ``unknown`` (it may take the next word as its value and so move the verb
