@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, TextIO
 
@@ -105,12 +105,36 @@ class TerminalReader:
 
     interactive = True
 
-    def __init__(self, *, colour: bool = True, output: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        colour: bool = True,
+        output: TextIO | None = None,
+        on_shown: Callable[[], None] | None = None,
+    ) -> None:
         self.colour = colour
         self.output = output or sys.stdout
         self.pastes = Pastes()
+        self.on_shown = on_shown
+        """Called once, when the first prompt has been drawn (the SDK's warm-up starts then,
+        so it does not compete with drawing the prompt for the interpreter)."""
         self._session: PromptSession[str] | None = None
         self._prompted = False
+
+    def _after_first_draw(self) -> None:
+        """A `pre_run` hook: the prompt is about to be drawn; run `on_shown` after it is."""
+        callback, self.on_shown = self.on_shown, None
+        if callback is None:
+            return
+        from prompt_toolkit.application import get_app
+
+        app = get_app()
+
+        def drawn(_app: object) -> None:
+            app.after_render -= drawn
+            callback()
+
+        app.after_render += drawn
 
     def _prompt_session(self) -> PromptSession[str]:
         if self._session is None:
@@ -143,7 +167,7 @@ class TerminalReader:
         warned = False
         while True:
             try:
-                line = session.prompt([("class:prompt", PROMPT)])
+                line = session.prompt([("class:prompt", PROMPT)], pre_run=self._after_first_draw)
             except KeyboardInterrupt:
                 # Ctrl-C clears the line; twice on an empty line leaves.
                 typed = session.default_buffer.text

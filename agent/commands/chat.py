@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -42,6 +42,12 @@ from agent.commands.options import (
     ToolRoundsOption,
     TranscriptOption,
 )
+
+if TYPE_CHECKING:
+    from agent.chat.resume import Resumed
+    from agent.chat.session import ChatSession
+    from agent.loop import Agent
+    from agent.transcript import Transcript
 
 
 def chat_command(
@@ -69,32 +75,17 @@ def chat_command(
     ] = None,
 ) -> None:
     """Chat with the agent: it triages read-only, explains, and proposes commands for you."""
-    from agent.chat import progress, warmup
-    from agent.chat.banner import banner
+    from agent.chat import progress
     from agent.chat.basic import save
-    from agent.chat.cluster import check_at_start
-    from agent.chat.piped import PipedReader
     from agent.chat.repl import run
-    from agent.chat.session import ChatSession
-    from agent.chat.terminal import TerminalReader
     from agent.commands.cluster_setup import ClusterArgs
-    from agent.commands.conversation_output import AnswerPrinter
     from agent.commands.converse import build_agent
     from agent.transcript import Transcript
 
     lenient_stdin()
     resumed = None
     if resume is not None:
-        from agent.chat import resume as resuming
-
-        try:
-            resumed = resuming.load(resume)
-            place = resuming.where(
-                resumed, cluster=cluster, region=region, recorded=list(recorded or [])
-            )
-        except resuming.TranscriptError as exc:
-            die(str(exc), EXIT_USAGE)
-        cluster, region, recorded = place.cluster, place.region, place.recorded
+        resumed, (cluster, region, recorded) = _resumed(resume, cluster, region, recorded)
     transcript = Transcript(
         {"command": "chat", **({"resumed_from": resume.name} if resume else {})},
         resumed.saved.events if resumed else None,
@@ -119,7 +110,49 @@ def chat_command(
         ),
         transcript,
     )
+    session = _start(agent, transcript, resumed, no_color)
+    try:
+        with progress.attached(agent, no_color=no_color):
+            run(session)
+    finally:
+        if transcript_path is not None:
+            save(transcript, transcript_path, session.printer)
+    if (
+        not session.interactive
+        and session.messages_sent
+        and session.messages_failed == session.messages_sent
+    ):
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _resumed(
+    path: Path, cluster: str | None, region: str | None, recorded: list[Path] | None
+) -> tuple[Resumed, tuple[str | None, str | None, list[Path]]]:
+    """The saved conversation, and where it goes on: what the command line names first."""
+    from agent.chat import resume as resuming
+
+    try:
+        resumed = resuming.load(path)
+        place = resuming.where(
+            resumed, cluster=cluster, region=region, recorded=list(recorded or [])
+        )
+    except resuming.TranscriptError as exc:
+        die(str(exc), EXIT_USAGE)
+    return resumed, (place.cluster, place.region, place.recorded)
+
+
+def _start(
+    agent: Agent, transcript: Transcript, resumed: Resumed | None, no_color: bool
+) -> ChatSession:
+    """The chat's session, its banner (and recap) shown and the cluster checked."""
+    from agent.chat import warmup
+    from agent.chat.banner import banner
+    from agent.chat.cluster import check_at_start
+    from agent.chat.piped import PipedReader
     from agent.chat.resume import attach, recap, restore
+    from agent.chat.session import ChatSession
+    from agent.chat.terminal import TerminalReader
+    from agent.commands.conversation_output import AnswerPrinter
 
     attach(transcript, agent)
     if resumed is not None:
@@ -127,7 +160,17 @@ def chat_command(
     printer = AnswerPrinter(no_color, numbered=True)  # suggestion blocks numbered for /copy
     # The prompt needs a terminal on both sides; `chat > file` reads lines as piped input does.
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    reader = TerminalReader(colour=use_colour(no_color)) if interactive else PipedReader()
+
+    def prepare() -> None:
+        # The SDK is imported while the user types, once the first prompt is drawn
+        # (agent/chat/warmup.py); with piped input, at once.
+        warmup.start(agent.provider)
+
+    reader = (
+        TerminalReader(colour=use_colour(no_color), on_shown=prepare)
+        if interactive
+        else PipedReader()
+    )
     session = ChatSession(agent, printer, transcript, reader)
     target = agent.toolset.session.target
     where = f"{target.cluster} ({target.region})" if target else None
@@ -142,20 +185,9 @@ def chat_command(
     if resumed is not None:
         printer.note(recap(agent, resumed))
     check_at_start(session)
-    # The SDK is imported while the user types, not before the banner (agent/chat/warmup.py).
-    warmup.start(agent.provider)
-    try:
-        with progress.attached(agent, no_color=no_color):
-            run(session)
-    finally:
-        if transcript_path is not None:
-            save(transcript, transcript_path, printer)
-    if (
-        not interactive
-        and session.messages_sent
-        and session.messages_failed == session.messages_sent
-    ):
-        raise typer.Exit(EXIT_FAILED)
+    if not interactive:
+        prepare()
+    return session
 
 
 def register(app: typer.Typer) -> None:
