@@ -337,7 +337,7 @@ class Agent:
         rounds = 0
         while True:
             gate = StreamGate(
-                self._suggestion_context(),
+                self.suggestion_context(),
                 # Only this turn's tool suggestions are shown below the answer; a command
                 # pending from an earlier turn and repeated now is shown as a block again.
                 already_suggested=[s.command for s in self.state.turn_suggestions],
@@ -481,7 +481,7 @@ class Agent:
             )
         return blocks
 
-    def _suggestion_context(self) -> Any:
+    def suggestion_context(self) -> Any:
         from agent.safety.suggest import SuggestionContext
 
         return SuggestionContext(
