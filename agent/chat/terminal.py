@@ -48,15 +48,20 @@ _PLACEHOLDER = re.compile(r"\[pasted text #(\d+): \d+ lines\]")
 
 
 class Pastes:
-    """Pasted texts kept aside while the placeholder stands in for them in the line."""
+    """Pasted texts kept aside while the placeholder stands in for them in the line.
+
+    They are kept for the chat (in memory, as the history is): ↑ recalls a sent line with
+    its placeholder, which must still stand for the paste rather than reach the model as
+    `[pasted text #1: 3 lines]`. Numbers are never reused, so a placeholder names one paste."""
 
     def __init__(self) -> None:
         self._texts: dict[int, str] = {}
+        self._count = 0
 
     def placeholder(self, text: str) -> str:
-        number = len(self._texts) + 1
-        self._texts[number] = text
-        return f"[pasted text #{number}: {text.count(chr(10)) + 1} lines]"
+        self._count += 1
+        self._texts[self._count] = text
+        return f"[pasted text #{self._count}: {text.count(chr(10)) + 1} lines]"
 
     def expand(self, line: str) -> str:
         """The line with each placeholder replaced by its paste (one edited away is not)."""
@@ -64,12 +69,7 @@ class Pastes:
         def whole(match: re.Match[str]) -> str:
             return self._texts.get(int(match.group(1)), match.group(0))
 
-        expanded = _PLACEHOLDER.sub(whole, line)
-        self._texts.clear()
-        return expanded
-
-    def clear(self) -> None:
-        self._texts.clear()
+        return _PLACEHOLDER.sub(whole, line)
 
 
 def _bindings(pastes: Pastes) -> KeyBindings:
@@ -154,7 +154,6 @@ class TerminalReader:
             except KeyboardInterrupt:
                 # Ctrl-C clears the line; twice on an empty line leaves.
                 typed = session.default_buffer.text
-                self.pastes.clear()
                 if not typed.strip() and time.monotonic() < settle_until:
                     continue
                 if not typed.strip() and warned:

@@ -38,11 +38,14 @@ def test_a_200_line_paste_is_one_message(tmp_path: Path) -> None:
         shown = chat.expect("First answer")
         assert "[pasted text #1: 200 lines]" in shown
         chat.expect_prompt()
+        # Recalled with ↑, the placeholder still stands for the paste.
+        chat.type(UP)
+        chat.send_message("")
+        chat.reply("Second answer")
         chat.send_message("/quit")
         assert chat.wait_exit() == 0
-    assert "Second answer" not in chat.screen
-    (message,) = user_messages(transcript)
-    assert message == ticket
+    assert "Third answer" not in chat.screen  # the paste was one message, each time
+    assert user_messages(transcript) == [ticket, ticket]
 
 
 def test_ctrl_c_in_a_tool_call_then_the_next_message_works(tmp_path: Path) -> None:
