@@ -198,6 +198,15 @@ class Agent:
         triaged = self.toolset.call("triage", {"instance_id": self.state.focus_node})
         if triaged.is_error:
             return self._retriage_failed(triaged, emit)
+        # What /done changes in the workflow state, restored if its answer does not come
+        # (Ctrl-C, a provider error): the turn is rolled back, so the model never saw the
+        # re-triage, and the change must still wait for the user's next /done.
+        kept = (
+            list(self.state.pending),
+            list(self.state.applied),
+            set(self.state.rebooted),
+            self.state.retriages,
+        )
         applied = self.state.mark_applied()
         self.state.retriages += 1
         count = len(self.state.triages)
@@ -247,7 +256,12 @@ class Agent:
         if not first:
             compared = comparison.payload(count - 1, count)
             content.append({"type": "text", "text": tool_output("compare_triage", _json(compared))})
-        result = self._turn(content, said, emit)
+        try:
+            result = self._turn(content, said, emit)
+        except (ProviderError, KeyboardInterrupt):
+            state = self.state
+            state.pending, state.applied, state.rebooted, state.retriages = kept
+            raise
         result.answer = header + ("\n\n" + result.answer if result.answer else "")
         result.retriage = {
             "first": first,
@@ -337,7 +351,7 @@ class Agent:
         rounds = 0
         while True:
             gate = StreamGate(
-                self._suggestion_context(),
+                self.suggestion_context(),
                 # Only this turn's tool suggestions are shown below the answer; a command
                 # pending from an earlier turn and repeated now is shown as a block again.
                 already_suggested=[s.command for s in self.state.turn_suggestions],
@@ -481,7 +495,7 @@ class Agent:
             )
         return blocks
 
-    def _suggestion_context(self) -> Any:
+    def suggestion_context(self) -> Any:
         from agent.safety.suggest import SuggestionContext
 
         return SuggestionContext(

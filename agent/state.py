@@ -15,16 +15,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.safety.model import Suggestion
 from tools.findings import Finding, Status
 from tools.remediation import EVIDENCE_KEY, replacement_first
+from tools.target import CLUSTER_ARN, CLUSTER_NAME, REGION
 from tools.triage.report import TriageReport
 
 Language = Literal["en", "zh"]
 MAX_ERROR_STRINGS = 20
 NODE_IDS = ("i-", "hyperpod-i-", "ip-")
+# A node as the conversation names one: an instance id, hyperpod-i-..., a Slurm name.
+_NODE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Lines that read like error text worth keeping verbatim for a support ticket.
@@ -33,6 +36,18 @@ _ERRORISH = re.compile(
     r"panic|crashloop|not found|unhealthy|错误|失败|异常|超时",
     re.IGNORECASE,
 )
+
+
+def reboot_targets(applied: Iterable[Suggestion]) -> set[str]:
+    """The nodes the applied reboots acted on: instance ids and node names (hyperpod-i-...,
+    ip-...), as a replacement may name the node either way."""
+    return {
+        target
+        for suggestion in applied
+        if suggestion.kind == "reboot"
+        for target in suggestion.targets
+        if target.startswith(NODE_IDS)
+    }
 
 
 def replace_first_nodes(findings: Iterable[Finding]) -> dict[str, str]:
@@ -156,11 +171,7 @@ class ConversationState:
         targets from now on."""
         done, self.pending = self.pending, []
         self.applied.extend(done)
-        for suggestion in done:
-            if suggestion.kind == "reboot":
-                # Instance ids and node names (hyperpod-i-..., ip-...): a replacement may
-                # name the node either way.
-                self.rebooted.update(t for t in suggestion.targets if t.startswith(NODE_IDS))
+        self.rebooted.update(reboot_targets(done))
         return done
 
     @property
@@ -219,13 +230,16 @@ class ConversationState:
 
 class SavedState(BaseModel):
     """The JSON form of a ConversationState in a transcript's state line. Unknown fields are
-    refused: a file that does not match is not resumed on a guess."""
+    refused: a file that does not match is not resumed on a guess. The cluster, region and
+    orchestrator go into the system prompt, outside the model-visible history: each must be
+    what opening a cluster could have set (a name, an ARN, a region, eks or slurm), so a
+    forged file cannot write instructions there."""
 
     model_config = ConfigDict(extra="forbid")
 
     cluster: str | None = None
     region: str | None = None
-    orchestrator: str | None = None
+    orchestrator: Literal["eks", "slurm"] | None = None
     focus_node: str | None = None
     language: Language = "en"
     instance_ids: list[str] = Field(default_factory=list)
@@ -239,3 +253,24 @@ class SavedState(BaseModel):
     replace_first: dict[str, str] = Field(default_factory=dict)
     slurm_controllers: list[str] = Field(default_factory=list)
     retriages: int = Field(default=0, ge=0)
+
+    @field_validator("cluster")
+    @classmethod
+    def _cluster(cls, value: str | None) -> str | None:
+        if value is not None and not (CLUSTER_NAME.match(value) or CLUSTER_ARN.match(value)):
+            raise ValueError("not a cluster name or ARN")
+        return value
+
+    @field_validator("region")
+    @classmethod
+    def _region(cls, value: str | None) -> str | None:
+        if value is not None and not REGION.match(value):
+            raise ValueError("not an AWS region name")
+        return value
+
+    @field_validator("focus_node")
+    @classmethod
+    def _node(cls, value: str | None) -> str | None:
+        if value is not None and not _NODE_NAME.match(value):
+            raise ValueError("not a node name")
+        return value

@@ -28,6 +28,7 @@ from tools.display import argument
 
 if TYPE_CHECKING:
     from agent.loop import Agent
+    from agent.safety.model import Suggestion
     from agent.transcript import Transcript
 
 __all__ = ["Resumed", "TranscriptError", "attach", "load", "recap", "restore", "snapshot"]
@@ -289,8 +290,19 @@ def _beside(path: Path, transcript: Path) -> Path | None:
 def restore(agent: Agent, resumed: Resumed) -> None:
     """The agent takes over the saved messages, state, token counts and recording."""
     from agent.providers.base import Usage
+    from agent.state import reboot_targets
 
     agent.state.load(resumed.conversation)
+    # The file's verdicts are not trusted: each pending or applied command is judged again
+    # by the safety layer, as if proposed now, so a forged file cannot present a change as
+    # read-only, drop its blast radius or flags, or mark a node rebooted.
+    # The applied ones first: the nodes rebooted follow from them (not from the file's list),
+    # and the pending ones are judged knowing those.
+    state = agent.state
+    state.applied = [_judged(agent, s) for s in state.applied]
+    state.rebooted = reboot_targets(state.applied)
+    # Only a change waits for the user (as ConversationState.propose keeps it).
+    state.pending = [j for j in (_judged(agent, s) for s in state.pending) if j.mutating]
     usage = resumed.usage
     agent.restore(
         list(resumed.messages),
@@ -304,6 +316,18 @@ def restore(agent: Agent, resumed: Resumed) -> None:
     session = agent.toolset.session
     if session.recorded:
         session.seek(resumed.recording)
+
+
+def _judged(agent: Agent, suggestion: Suggestion) -> Suggestion:
+    from agent.safety.suggest import build_suggestion
+
+    return build_suggestion(
+        suggestion.command,
+        purpose=suggestion.purpose,
+        context=agent.suggestion_context(),
+        section=suggestion.section,
+        source=suggestion.source,
+    )
 
 
 def recap(agent: Agent, resumed: Resumed) -> str:

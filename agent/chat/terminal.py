@@ -14,6 +14,8 @@ Keys at the prompt:
 - Up and Down recall earlier messages of this chat. History is kept in memory only:
   messages hold pasted logs and tickets, which may hold secrets, so none is written to disk.
 - Ctrl-C clears the line; on an empty line it says how to leave, and a second Ctrl-C leaves.
+  Presses in the first second after an answer count for that answer, not for leaving: a
+  user who presses Ctrl-C several times to stop a turn stops the turn and stays.
 - Ctrl-D on an empty line ends the chat.
 
 While an answer is being written the terminal does not echo keys (`quiet_keys`), so
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, TextIO
@@ -38,19 +41,27 @@ CONTINUATION = "...  "
 # A paste of more lines than this is shown as a placeholder rather than inline.
 PASTE_INLINE_LINES = 1
 LEAVE_HINT = "(Ctrl-C again, Ctrl-D or /quit to leave)"
+# Seconds after the prompt comes back from a turn during which Ctrl-C on an empty line only
+# clears it: the presses that stopped the turn arrive a moment later, at the prompt.
+SETTLE_SECONDS = 1.0
 _PLACEHOLDER = re.compile(r"\[pasted text #(\d+): \d+ lines\]")
 
 
 class Pastes:
-    """Pasted texts kept aside while the placeholder stands in for them in the line."""
+    """Pasted texts kept aside while the placeholder stands in for them in the line.
+
+    They are kept for the chat (in memory, as the history is): ↑ recalls a sent line with
+    its placeholder, which must still stand for the paste rather than reach the model as
+    `[pasted text #1: 3 lines]`. Numbers are never reused, so a placeholder names one paste."""
 
     def __init__(self) -> None:
         self._texts: dict[int, str] = {}
+        self._count = 0
 
     def placeholder(self, text: str) -> str:
-        number = len(self._texts) + 1
-        self._texts[number] = text
-        return f"[pasted text #{number}: {text.count(chr(10)) + 1} lines]"
+        self._count += 1
+        self._texts[self._count] = text
+        return f"[pasted text #{self._count}: {text.count(chr(10)) + 1} lines]"
 
     def expand(self, line: str) -> str:
         """The line with each placeholder replaced by its paste (one edited away is not)."""
@@ -58,12 +69,7 @@ class Pastes:
         def whole(match: re.Match[str]) -> str:
             return self._texts.get(int(match.group(1)), match.group(0))
 
-        expanded = _PLACEHOLDER.sub(whole, line)
-        self._texts.clear()
-        return expanded
-
-    def clear(self) -> None:
-        self._texts.clear()
+        return _PLACEHOLDER.sub(whole, line)
 
 
 def _bindings(pastes: Pastes) -> KeyBindings:
@@ -163,6 +169,7 @@ class TerminalReader:
         if self._prompted:
             self.output.write("\n")  # a blank line between one turn and the next prompt
             self.output.flush()
+        settle_until = time.monotonic() + SETTLE_SECONDS if self._prompted else 0.0
         self._prompted = True
         warned = False
         while True:
@@ -171,7 +178,8 @@ class TerminalReader:
             except KeyboardInterrupt:
                 # Ctrl-C clears the line; twice on an empty line leaves.
                 typed = session.default_buffer.text
-                self.pastes.clear()
+                if not typed.strip() and time.monotonic() < settle_until:
+                    continue
                 if not typed.strip() and warned:
                     self.output.write("\n")
                     return None
@@ -188,11 +196,14 @@ class TerminalReader:
             return self.pastes.expand(line)
 
     def confirm(self, question: str) -> str | None:
+        """The answer to a question; None on Ctrl-D. Ctrl-C is not an answer: it raises
+        KeyboardInterrupt, so the message that led to the question is cancelled rather
+        than sent as it was (a paid turn the user just tried to stop)."""
         from prompt_toolkit import prompt
 
         try:
             return prompt(f"{question} ")
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return None
 
 

@@ -14,9 +14,19 @@ def test_placeholders_expand_to_their_pastes_in_place() -> None:
     assert pastes.expand(f"see {first} and {second}") == "see a\nb and c\nd\ne"
 
 
-def test_a_placeholder_edited_away_is_not_expanded_and_pastes_do_not_outlive_the_line() -> None:
+def test_a_placeholder_edited_away_is_not_expanded() -> None:
     pastes = Pastes()
     placeholder = pastes.placeholder("secret\nlog")
     assert pastes.expand(placeholder[:-3]) == placeholder[:-3]
-    # The next line cannot bring back a paste of an earlier one by typing its placeholder.
-    assert pastes.expand(placeholder) == placeholder
+    assert pastes.expand("[pasted text #9: 2 lines]") == "[pasted text #9: 2 lines]"
+
+
+def test_a_recalled_line_still_stands_for_its_paste_and_numbers_are_not_reused() -> None:
+    pastes = Pastes()
+    first = pastes.placeholder("a\nb")
+    assert pastes.expand(first) == "a\nb"
+    # ↑ brings the sent line back from the history, placeholder and all.
+    assert pastes.expand(first) == "a\nb"
+    second = pastes.placeholder("c\nd")
+    assert second == "[pasted text #2: 2 lines]"
+    assert pastes.expand(f"{first} {second}") == "a\nb c\nd"

@@ -38,11 +38,14 @@ def test_a_200_line_paste_is_one_message(tmp_path: Path) -> None:
         shown = chat.expect("First answer")
         assert "[pasted text #1: 200 lines]" in shown
         chat.expect_prompt()
+        # Recalled with ↑, the placeholder still stands for the paste.
+        chat.type(UP)
+        chat.send_message("")
+        chat.reply("Second answer")
         chat.send_message("/quit")
         assert chat.wait_exit() == 0
-    assert "Second answer" not in chat.screen
-    (message,) = user_messages(transcript)
-    assert message == ticket
+    assert "Third answer" not in chat.screen  # the paste was one message, each time
+    assert user_messages(transcript) == [ticket, ticket]
 
 
 def test_ctrl_c_in_a_tool_call_then_the_next_message_works(tmp_path: Path) -> None:
@@ -128,3 +131,51 @@ def test_keys_typed_during_an_answer_wait_for_the_next_prompt(tmp_path: Path) ->
         chat.send_message("/quit")
         assert chat.wait_exit() == 0
     assert user_messages(transcript) == ["check the cluster"]
+
+
+# A real terminal answers prompt_toolkit's cursor-position request at once; pexpect never
+# does, and the prompt then waits for it before reading keys, which would shift the timing
+# of keys pressed just as an answer ends.
+NO_CPR = {"PROMPT_TOOLKIT_NO_CPR": "1"}
+
+
+def test_ctrl_c_pressed_several_times_to_stop_a_turn_stops_it_and_stays(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    launcher = [sys.executable, str(LAUNCHER), "30", "chat"]
+    args = [*scripted("triage_twice.json"), "--transcript", str(transcript)]
+    with spawn_chat(args, command=launcher, env=NO_CPR) as chat:
+        chat.expect_prompt()
+        chat.send_message("NCCL hangs on two nodes")
+        chat.expect(re.escape(STARTED))
+        for _ in range(3):  # a key at a time, as a person presses it (pexpect waits 50 ms)
+            chat.interrupt()
+        chat.expect("Interrupted", timeout=10)
+        chat.expect_prompt()
+        chat.send_message("please try again")
+        chat.reply("The triage is back")
+        chat.send_message("/quit")
+        assert chat.wait_exit() == 0
+    assert "to leave" not in chat.screen
+    assert user_messages(transcript) == ["NCCL hangs on two nodes", "please try again"]
+
+
+def test_ctrl_c_at_the_re_triage_question_cancels_the_message(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    recording = ROOT / "evals" / "clusters" / "sg-outbound-self-missing.json"
+    script = DATA / "pending_change.json"
+    args = ["--provider", "scripted", "--script", str(script), "--recorded", str(recording)]
+    with spawn_chat([*args, "--transcript", str(transcript)], env=NO_CPR) as chat:
+        chat.expect_prompt()
+        chat.send_message("my NCCL job hangs")
+        chat.reply("outbound self rule")
+        chat.send_message("please check again")
+        chat.expect(re.escape("Re-triage now? [y/N]"))
+        chat.interrupt()
+        chat.expect("Interrupted: that message was cancelled")
+        chat.expect_prompt()
+        chat.send_message("what next?")
+        # The cancelled message reached no model: the script's next answer is this one's.
+        chat.reply("Answer to the next message")
+        chat.send_message("/quit")
+        assert chat.wait_exit() == 0
+    assert user_messages(transcript) == ["my NCCL job hangs", "what next?"]

@@ -166,3 +166,43 @@ def test_ctrl_c_then_a_next_message_works_over_the_wire(
     assert "§ A" in result.answer
     assert api.rejected == []
     assert len(api.requests) == 3
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt, ProviderError])
+def test_an_interrupted_or_failed_re_triage_answer_leaves_the_change_pending(
+    monkeypatch: pytest.MonkeyPatch, failure: type[BaseException]
+) -> None:
+    fix = f"aws ec2 authorize-security-group-egress --group-id {SG} --protocol -1"
+    suggest = {"name": "suggest_command", "input": {"command": fix, "purpose": "x"}}
+    provider = ScriptedProvider.from_turns(
+        [
+            {"tool_calls": [{"name": "triage", "input": {}}]},
+            {"tool_calls": [suggest]},
+            {"text": "Run the command above, then tell me."},
+            {"text": "The § A finding cleared."},
+        ]
+    )
+    agent = Agent(provider, toolset_for(RECORDING))
+    agent.ask("fix it")
+    (pending,) = agent.state.pending
+    messages = [dict(m) for m in agent.messages]
+    original = provider.complete
+
+    def complete(*args: Any, **kwargs: Any) -> Any:
+        raise failure("stopped") if failure is ProviderError else failure()
+
+    monkeypatch.setattr(provider, "complete", complete)
+    with pytest.raises(failure):
+        agent.done("I applied it")
+    # As before /done: the change still waits (a second /done re-triages), and the model's
+    # history has no trace of a re-triage it never answered.
+    assert agent.state.pending == [pending]
+    assert agent.state.applied == []
+    assert agent.state.retriages == 0
+    assert agent.messages == messages
+
+    monkeypatch.setattr(provider, "complete", original)
+    result = agent.done("I applied it")
+    assert "§ A" in result.answer
+    assert agent.state.pending == []
+    assert agent.state.applied == [pending]
