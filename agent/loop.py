@@ -528,9 +528,7 @@ class Agent:
             outcome = self.toolset.call(name, arguments)
             return outcome
         finally:
-            error = None
-            if outcome is not None and outcome.is_error:
-                error = str(outcome.payload.get("error", "failed"))
+            error = _shown_error(outcome) if outcome is not None and outcome.is_error else None
             seconds = time.monotonic() - started
             self._progress(
                 ToolEnded(name, shown_input, seconds, error, completed=outcome is not None)
@@ -543,6 +541,18 @@ class Agent:
     def _event(self, event: dict[str, Any]) -> None:
         if self.on_event is not None:
             self.on_event(event)
+
+
+def _shown_error(outcome: ToolResult) -> str:
+    """A failed tool call as the person watching is told it: the problem in their words.
+    A call the tool refused (bad input, the wrong moment) is the model's to fix, and its
+    message is an instruction to the model, so the person only learns that it was refused."""
+    from agent.toolset.failures import FailureKind
+
+    failure = outcome.failure
+    if failure is None or failure.kind is FailureKind.TOOL:
+        return "refused; the agent was told why"
+    return failure.problem or failure.error
 
 
 def _sections(findings: list[Finding]) -> list[str]:

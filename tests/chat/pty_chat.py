@@ -103,6 +103,10 @@ def chat_env(extra: dict[str, str] | None = None) -> dict[str, str]:
             "PYTHONIOENCODING": "utf-8",
             "LANG": "C.UTF-8",
             "AWS_EC2_METADATA_DISABLED": "true",
+            # A terminal answers prompt_toolkit's cursor-position request at once; pexpect
+            # never does, and prompt_toolkit would wait for the answer about a second at
+            # each prompt. Without the request it draws the same prompt.
+            "PROMPT_TOOLKIT_NO_CPR": "1",
         }
     )
     env.update(extra or {})

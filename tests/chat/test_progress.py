@@ -177,8 +177,26 @@ def test_a_failing_tool_reports_its_error() -> None:
     agent.ask("read Z.9")
 
     [ended] = [e for e in events if isinstance(e, ToolEnded)]
+    # The tool's message tells the model how to call it again; the person is only told
+    # that the call was refused, never the instruction meant for the model.
+    assert ended.error == "refused; the agent was told why"
+    assert agent.messages[2]["content"][0]["is_error"] is True
+
+
+def test_a_tool_failure_of_the_cluster_is_said_in_the_users_words() -> None:
+    provider = ScriptedProvider.from_turns(
+        [{"tool_calls": [{"name": "triage", "input": {}}]}, {"text": "ok"}]
+    )
+    agent = Agent(provider, Toolset(ClusterSession(target=None), ConversationState()))
+    events: list[object] = []
+    agent.on_progress = events.append
+
+    agent.ask("triage please")
+
+    [ended] = [e for e in events if isinstance(e, ToolEnded)]
     assert ended.error is not None
-    assert "invalid input" in ended.error
+    assert "use_cluster" not in ended.error  # the model's instruction
+    assert "cluster" in ended.error.lower()
 
 
 class _Failing:
