@@ -8,7 +8,10 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from pathlib import Path
+
+from agent.chat.terminal import SETTLE_SECONDS
 
 from .pty_chat import CTRL_C, ROOT, spawn_chat
 from .slow_tool_chat import STARTED
@@ -79,6 +82,8 @@ def test_ctrl_c_clears_the_line_and_twice_on_an_empty_line_leaves() -> None:
         chat.send_message("a whole question")
         chat.expect("First answer")
         chat.expect_prompt()
+        # Presses in the first moment after an answer only clear (they were meant for it).
+        time.sleep(SETTLE_SECONDS + 0.2)
         chat.interrupt()
         chat.expect("Ctrl-D or /quit to leave")
         chat.interrupt()
