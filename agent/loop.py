@@ -194,8 +194,13 @@ class Agent:
         answers with the reason and keeps the suggestions pending."""
         self.state.note_user_text(text)
         before = len(self.state.triages)
+        position = self.toolset.session.position
         newer = self.toolset.session.refresh()
-        triaged = self.toolset.call("triage", {"instance_id": self.state.focus_node})
+        try:
+            triaged = self.toolset.call("triage", {"instance_id": self.state.focus_node})
+        except KeyboardInterrupt:
+            self._undo_retriage(position, before)
+            raise
         if triaged.is_error:
             return self._retriage_failed(triaged, emit)
         # What /done changes in the workflow state, restored if its answer does not come
@@ -261,6 +266,7 @@ class Agent:
         except (ProviderError, KeyboardInterrupt):
             state = self.state
             state.pending, state.applied, state.rebooted, state.retriages = kept
+            self._undo_retriage(position, before)
             raise
         result.answer = header + ("\n\n" + result.answer if result.answer else "")
         result.retriage = {
@@ -274,6 +280,18 @@ class Agent:
             "resolved": (not first) and comparison.resolved,
         }
         return result
+
+    def _undo_retriage(self, position: int, before: int) -> None:
+        """A /done whose answer did not come is undone whole: its triage report is dropped
+        (the next /done compares with the triage before it, as the model never saw this
+        one) and a replay goes back to the recording it was on, so the next /done moves on
+        to the same newer recording rather than skipping one."""
+        if self.toolset.session.recorded:
+            self.toolset.session.seek(position)
+        else:
+            self.toolset.session.reload()
+        del self.state.triages[before:]
+        del self.state.triage_times[before:]
 
     def _retriage_failed(self, triaged: ToolResult, emit: Emit | None) -> TurnResult:
         reason = str(triaged.payload.get("error", "triage failed"))

@@ -206,3 +206,41 @@ def test_an_interrupted_or_failed_re_triage_answer_leaves_the_change_pending(
     assert "§ A" in result.answer
     assert agent.state.pending == []
     assert agent.state.applied == [pending]
+
+
+@pytest.mark.parametrize("where", ["triage", "answer"])
+def test_an_interrupted_re_triage_does_not_skip_a_recording(
+    monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    fix = f"aws ec2 authorize-security-group-egress --group-id {SG} --protocol -1"
+    suggest = {"name": "suggest_command", "input": {"command": fix, "purpose": "x"}}
+    provider = ScriptedProvider.from_turns(
+        [
+            {"tool_calls": [{"name": "triage", "input": {}}]},
+            {"tool_calls": [suggest]},
+            {"text": "Run the command above, then tell me."},
+            {"text": "The § A finding cleared."},
+        ]
+    )
+    agent = Agent(provider, toolset_for(RECORDING, "healthy-eks"))
+    agent.ask("fix it")
+    assert agent.toolset.session.position == 0
+    if where == "triage":
+        _interrupt_on(monkeypatch, "triage")
+    else:
+
+        def complete(*args: Any, **kwargs: Any) -> Any:
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(provider, "complete", complete)
+    with pytest.raises(KeyboardInterrupt):
+        agent.done("I applied it")
+    assert agent.toolset.session.position == 0
+    assert len(agent.state.triages) == 1
+    assert len(agent.state.triage_times) == 1
+
+    monkeypatch.undo()
+    result = agent.done("I applied it")
+    assert agent.toolset.session.position == 1
+    assert result.retriage is not None
+    assert len(result.retriage["cleared"]) == 1
