@@ -385,6 +385,10 @@ class Agent:
         text_suggestions: list[Suggestion],
         emit: Emit | None,
     ) -> TurnResult:
+        from agent.safety.evidence import pin
+
+        # Pinned to the findings they rest on, as the tool's suggestions are.
+        text_suggestions = [pin(s, self.state) for s in text_suggestions]
         for suggestion in text_suggestions:
             self.state.propose(suggestion)
         tool_made = [s for s in self.state.turn_suggestions if s.mutating]
