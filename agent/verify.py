@@ -87,6 +87,26 @@ def is_old(suggestion: Suggestion, now: datetime, minutes: float | None = None) 
     return read is not None and (now - read).total_seconds() > limit * 60
 
 
+AGE_SHOWN_MINUTES = 5.0
+"""Evidence younger than this is not worth a word: it was read moments ago."""
+
+
+def age_note(suggestion: Suggestion, now: datetime, language: str = "en") -> str | None:
+    """How old the triage behind a suggestion is, when older than AGE_SHOWN_MINUTES, and
+    that it is stale unless verified when older than the stale threshold; None otherwise."""
+    read = evidence_time(suggestion)
+    if read is None or (now - read).total_seconds() <= AGE_SHOWN_MINUTES * 60:
+        return None
+    triage = next((e.triage for e in suggestion.evidence if e.triage is not None), None)
+    old = is_old(suggestion, now)
+    if language == "zh":
+        minutes = max(0, int((now - read).total_seconds()) // 60)
+        words = (f"诊断 {triage}，" if triage else "") + f"{minutes} 分钟前读取"
+        return words + ("；未经核实视为过期（/verify）" if old else "")
+    words = (f"triage {triage}, " if triage else "") + f"read {age(read, now)}"
+    return words + (" — stale unless verified (/verify)" if old else "")
+
+
 class PreconditionResult(BaseModel):
     precondition: Precondition
     outcome: Outcome
