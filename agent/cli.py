@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "chat": "agent.commands.chat",
     "ask": "agent.commands.ask",
     "mcp": "agent.commands.mcp",
+    "verify": "agent.commands.verify",
 }
 
 

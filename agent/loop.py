@@ -233,6 +233,13 @@ class Agent:
             {
                 "type": "retriage",
                 "applied": [s.command for s in applied],
+                # Which evidence each approved suggestion rested on (issue 25).
+                "approved": [
+                    s.model_dump(
+                        mode="json", include={"command", "kind", "evidence", "preconditions"}
+                    )
+                    for s in applied
+                ],
                 "first": first,
                 "cleared": [line(f) for f in comparison.cleared],
                 "new": [line(f) for f in comparison.new],
@@ -417,6 +424,10 @@ class Agent:
         text_suggestions: list[Suggestion],
         emit: Emit | None,
     ) -> TurnResult:
+        from agent.safety.evidence import pin
+
+        # Pinned to the findings they rest on, as the tool's suggestions are.
+        text_suggestions = [pin(s, self.state) for s in text_suggestions]
         for suggestion in text_suggestions:
             self.state.propose(suggestion)
         tool_made = [s for s in self.state.turn_suggestions if s.mutating]
@@ -455,9 +466,12 @@ class Agent:
         """The suggestions made through suggest_command this turn, rendered by code so the
         user always sees them in full, whatever the model wrote around them."""
         from agent.safety.suggest import render_suggestion
+        from agent.verify import age_note
 
+        now, language = datetime.now(UTC), self.state.language
         return "\n\n".join(
-            render_suggestion(s, self.state.language).strip() for s in self.state.turn_suggestions
+            render_suggestion(s, language, evidence_age=age_note(s, now, language)).strip()
+            for s in self.state.turn_suggestions
         )
 
     def _iac_note(self, suggestions: list[Suggestion]) -> str:

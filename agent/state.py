@@ -25,9 +25,11 @@ from tools.triage.report import TriageReport
 
 Language = Literal["en", "zh"]
 MAX_ERROR_STRINGS = 20
+MAX_NODE_STATUSES = 500
 NODE_IDS = ("i-", "hyperpod-i-", "ip-")
 # A node as the conversation names one: an instance id, hyperpod-i-..., a Slurm name.
 _NODE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_STATUS = re.compile(r"^[A-Za-z][A-Za-z0-9_ -]{0,63}$")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Lines that read like error text worth keeping verbatim for a support ticket.
@@ -109,6 +111,9 @@ class ConversationState:
     replace_first: dict[str, str] = field(default_factory=dict)
     slurm_controllers: set[str] = field(default_factory=set)
     retriages: int = 0
+    # Instance id → ListClusterNodes status, as the latest triage read it, for the nodes its
+    # problems name and the nodes the user named: a node suggestion's precondition.
+    node_statuses: dict[str, str] = field(default_factory=dict)
 
     @property
     def triage_done(self) -> bool:
@@ -162,6 +167,18 @@ class ConversationState:
         self.region = report.cluster.region or self.region
         self.orchestrator = report.cluster.orchestrator or self.orchestrator
 
+    def note_node_statuses(self, statuses: dict[str, str]) -> None:
+        """Keep the listed status of the nodes the latest triage's problems name and of the
+        nodes named in the conversation (at most MAX_NODE_STATUSES): what a node suggestion
+        is pinned to. A node the listing no longer has is dropped."""
+        report = self.latest
+        wanted = {i for i in self.instance_ids if i.startswith("i-")}
+        if report is not None:
+            for finding in report.problems():
+                wanted.update(r.removeprefix("hyperpod-") for r in finding.resources)
+        kept = {i: statuses[i] for i in sorted(wanted) if i in statuses}
+        self.node_statuses = dict(list(kept.items())[:MAX_NODE_STATUSES])
+
     def propose(self, suggestion: Suggestion) -> None:
         if suggestion.mutating and all(s.command != suggestion.command for s in self.pending):
             self.pending.append(suggestion)
@@ -200,6 +217,7 @@ class ConversationState:
             replace_first=self.replace_first,
             slurm_controllers=sorted(self.slurm_controllers),
             retriages=self.retriages,
+            node_statuses=self.node_statuses,
         ).model_dump(mode="json")
 
     def load(self, data: Any) -> None:
@@ -226,6 +244,7 @@ class ConversationState:
         self.replace_first = dict(saved.replace_first)
         self.slurm_controllers = set(saved.slurm_controllers)
         self.retriages = saved.retriages
+        self.node_statuses = dict(saved.node_statuses)
 
 
 class SavedState(BaseModel):
@@ -253,6 +272,7 @@ class SavedState(BaseModel):
     replace_first: dict[str, str] = Field(default_factory=dict)
     slurm_controllers: list[str] = Field(default_factory=list)
     retriages: int = Field(default=0, ge=0)
+    node_statuses: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("cluster")
     @classmethod
@@ -273,4 +293,14 @@ class SavedState(BaseModel):
     def _node(cls, value: str | None) -> str | None:
         if value is not None and not _NODE_NAME.match(value):
             raise ValueError("not a node name")
+        return value
+
+    @field_validator("node_statuses")
+    @classmethod
+    def _statuses(cls, value: dict[str, str]) -> dict[str, str]:
+        # Node names and the statuses ListClusterNodes gives (Running, Failure, ...) only:
+        # the file is data, and these are read back into verdicts shown to the user.
+        for node, status in value.items():
+            if not _NODE_NAME.match(node) or not _STATUS.match(status):
+                raise ValueError("not a node name and a node status")
         return value

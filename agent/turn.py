@@ -111,6 +111,8 @@ class TurnResult(BaseModel):
                         "blast_radius",
                         "iac_warning",
                         "flags",
+                        "evidence",
+                        "preconditions",
                     },
                 )
                 for s in self.suggested_commands

@@ -102,6 +102,10 @@ def _suggestions(session: ChatSession, _argument: str) -> bool:
 
 
 def _done(session: ChatSession, argument: str) -> bool:
+    from agent.chat.verify import approval_note
+
+    if session.agent.state.pending:
+        session.printer.note(approval_note(session))
     session.agent.done(argument, emit=session.printer)
     return True
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import unicodedata
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from agent.chat.slash import SlashCommand
@@ -81,11 +82,16 @@ def _copy(session: ChatSession, argument: str) -> bool:
 def show_suggestions(session: ChatSession) -> None:
     """The pending suggestions, each with its number, and the IaC paragraph once after them."""
     from agent.safety.suggest import render_iac_note, render_suggestion
+    from agent.verify import age_note
 
     agent, printer = session.agent, session.printer
     language = agent.state.language
+    now = datetime.now(UTC)
     for suggestion in agent.state.pending:
-        block = render_suggestion(suggestion, language)
+        # How old the triage behind it is, and stale unless verified past the threshold.
+        block = render_suggestion(
+            suggestion, language, evidence_age=age_note(suggestion, now, language)
+        )
         if not printer.shows_numbers:
             # Plain output shows no number in the heading: say it before the block.
             number = printer.numbers.number(suggestion.command)

@@ -67,7 +67,11 @@ def handle(session: ChatSession, message: str) -> bool:
 def _confirm_retriage(session: ChatSession) -> bool:
     """A change is pending and the message may mean it was made: ask rather than guess.
     The next line answers (piped stdin too); anything but yes sends the message as it is."""
+    from agent.chat.verify import approval_note
+
     question = RETRIAGE_QUESTION[session.agent.state.language]
+    # The question names what it approves: the pending suggestions, with their evidence age.
+    session.printer.note(approval_note(session))
     if not session.interactive:
         session.printer.note(question)
     answer = session.reader.confirm(question)

@@ -319,15 +319,20 @@ def restore(agent: Agent, resumed: Resumed) -> None:
 
 
 def _judged(agent: Agent, suggestion: Suggestion) -> Suggestion:
+    """The command judged again, and pinned again to the restored triages: the file's own
+    evidence and preconditions are not trusted either (a forged precondition could make
+    `verify` call a change still valid on grounds it never had)."""
+    from agent.safety.evidence import pin
     from agent.safety.suggest import build_suggestion
 
-    return build_suggestion(
+    judged = build_suggestion(
         suggestion.command,
         purpose=suggestion.purpose,
         context=agent.suggestion_context(),
         section=suggestion.section,
         source=suggestion.source,
     )
+    return pin(judged, agent.state)
 
 
 def recap(agent: Agent, resumed: Resumed) -> str:

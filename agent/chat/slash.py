@@ -31,13 +31,14 @@ class SlashCommand:
 
 
 def _commands() -> tuple[SlashCommand, ...]:
-    from agent.chat import accounting, basic, cluster, copy
+    from agent.chat import accounting, basic, cluster, copy, verify
 
     return (
         *basic.COMMANDS,
         copy.COMMAND,
         cluster.COMMAND,
         *accounting.COMMANDS,
+        verify.COMMAND,
     )
 
 

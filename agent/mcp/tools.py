@@ -29,10 +29,11 @@ BUILTIN_TITLES: dict[str, str] = {
     "suggest_command": "Render a command for the user to run (never runs it)",
     "draft_support_ticket": "Draft the AWS Support ticket fields",
     "use_cluster": "Open the cluster to diagnose (read-only)",
+    "verify_suggestion": "Check a pending suggestion against the cluster now (read-only)",
 }
 # Tools that read the cluster itself (AWS, Kubernetes, SSM probes); the others read only
 # this server's own state, the bundled references or the text they are given.
-CLUSTER_READERS = frozenset({"triage", "use_cluster"})
+CLUSTER_READERS = frozenset({"triage", "use_cluster", "verify_suggestion"})
 SUMMARY_LINES = 8
 
 
@@ -109,7 +110,24 @@ def summary(result: ToolResult) -> str:
         return f"explain_signal: {ranked or 'no section matched'}. {payload.get('message', '')}"
     if result.name == "suggest_command":
         return str(payload.get("shown_to_user", "")).rstrip()
+    if result.name == "verify_suggestion":
+        return _verify_summary(payload)
     return f"{result.name}: {clip_line(dumps(payload), 300)}"
+
+
+def _verify_summary(payload: dict[str, Any]) -> str:
+    lines: list[str] = []
+    for verdict in payload.get("verdicts") or []:
+        lines.append(
+            f"[{verdict.get('number')}] {verdict.get('verdict')}: "
+            f"{clip_line(str(verdict.get('command')), 160)}"
+        )
+        lines += [
+            f"  {r.get('outcome')}: {r.get('detail')}"
+            for r in verdict.get("results") or []
+            if r.get("outcome") != "holds"
+        ]
+    return "\n".join(lines) or "verify_suggestion: nothing verified"
 
 
 def _chunk_range(payload: dict[str, Any]) -> str:

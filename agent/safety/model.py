@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from datetime import datetime
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -13,6 +14,45 @@ FLAG_SLURM_CONTROLLER = "slurm-controller"
 FLAG_BEFORE_TRIAGE = "before-triage"
 FLAG_UNCLASSIFIED = "unclassified-command"
 FLAG_DATA_LOSS = "data-loss"
+
+
+class Evidence(BaseModel):
+    """One finding a suggestion rests on, as it was read: which check said what about which
+    resources, the values the rule judged (the finding's `evidence`) and when the triage
+    that found it ran (None when that time is unknown, e.g. a state saved without it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    check: str
+    status: str = Field(description="PASS, FAIL, WARN or INFO, as the check reported it.")
+    section: str
+    message: str
+    resources: list[str] = Field(default_factory=list)
+    observed: dict[str, Any] = Field(default_factory=dict)
+    read_at: datetime | None = None
+    triage: int | None = Field(default=None, description="Number of the triage (1 = first).")
+
+
+PreconditionKind = Literal["finding", "node-status", "not-slurm-controller"]
+
+
+class Precondition(BaseModel):
+    """What must still hold for a suggestion to make sense, in a form `verify` re-reads:
+
+    - ``finding``: check ``check`` still reports ``expected`` (FAIL or WARN) on ``resource``
+      (re-read by running that one check);
+    - ``node-status``: node ``resource`` is still listed with status ``expected``
+      (ListClusterNodes);
+    - ``not-slurm-controller``: node ``resource`` is not the Slurm controller
+      (ListClusterNodes: the controller group)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: PreconditionKind
+    resource: str | None = Field(default=None, description="None: the check as a whole.")
+    check: str | None = None
+    expected: str | None = None
+    since: datetime | None = Field(default=None, description="When the value was read.")
 
 
 class Suggestion(BaseModel):
@@ -45,4 +85,13 @@ class Suggestion(BaseModel):
         default="tool",
         description="'tool': proposed through suggest_command; 'text': found in the model's "
         "prose and turned into a suggestion by the safety layer.",
+    )
+    evidence: list[Evidence] = Field(
+        default_factory=list,
+        description="The findings it rests on (agent.safety.evidence.pin): those naming one of "
+        "its targets, else those of its reference section.",
+    )
+    preconditions: list[Precondition] = Field(
+        default_factory=list,
+        description="What `verify` re-reads before the command is run; empty: nothing to check.",
     )

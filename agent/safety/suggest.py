@@ -176,20 +176,28 @@ def build_suggestion(
     )
 
 
-def render_suggestion(suggestion: Suggestion, language: Language, *, iac_note: bool = False) -> str:
+def render_suggestion(
+    suggestion: Suggestion,
+    language: Language,
+    *,
+    iac_note: bool = False,
+    evidence_age: str | None = None,
+) -> str:
     """The Markdown block shown to the user, from the shared template.
 
     The command is fenced with a backtick run longer than any inside it, so no line of it
     can close the block early. The IaC paragraph is not in the block unless ``iac_note``:
     an answer shows it once, after all its blocks (`render_iac_note`), as a paragraph
     repeated under each block was noise (issue 24); a block that stands alone (the MCP
-    tool's ``shown_to_user``) carries its own."""
+    tool's ``shown_to_user``) carries its own. ``evidence_age`` (agent.verify.age_note) says
+    how old the triage behind it is, when that matters."""
     return render(
         "suggested_command.jinja2",
         suggestion=suggestion,
         language=language,
         fence=fence_for(suggestion.command),
         iac_note=iac_note,
+        evidence_age=evidence_age,
     )
 
 

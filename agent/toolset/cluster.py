@@ -10,6 +10,7 @@ next one, which is how a recorded conversation sees the fixed cluster.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from tools.target import TriageTarget
@@ -65,6 +66,27 @@ class ClusterSession:
                 options=self.options,
             )
         return self._data
+
+    def fresh_data(self) -> tuple[ClusterData, datetime]:
+        """A read of the cluster apart from the shared one (which stays as the triage left
+        it), and the time it is of: `verify` re-reads with it. Live, the cluster now; in a
+        replay, the last recording given (the latest state known of the cluster), without
+        moving the replay on."""
+        if self.target is None:
+            from agent.toolset.failures import NO_CLUSTER_ERROR
+
+            raise NoCluster(NO_CLUSTER_ERROR)
+        from tools.triage.open_cluster import DataSource, open_cluster, recording_time
+
+        latest = self.recordings[-1] if self.recordings else None
+        data = open_cluster(
+            self.target,
+            source=DataSource(
+                recorded=latest, profile=self.profile, endpoint_url=self.endpoint_url
+            ),
+            options=self.options,
+        )
+        return data, recording_time(latest) if latest is not None else datetime.now(UTC)
 
     def refresh(self) -> bool:
         """Forget what was read, so the next read fetches afresh. Returns True when a newer

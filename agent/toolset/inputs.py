@@ -99,6 +99,17 @@ class SuggestInput(BaseModel):
     )
 
 
+class VerifyInput(BaseModel):
+    model_config = _STRICT
+
+    number: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000,
+        description="Which pending suggestion (1 = the oldest still waiting); omit for all.",
+    )
+
+
 class UseClusterInput(BaseModel):
     model_config = _STRICT
 

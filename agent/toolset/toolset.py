@@ -22,6 +22,7 @@ from agent.toolset.inputs import (
     SuggestInput,
     TriageInput,
     UseClusterInput,
+    VerifyInput,
 )
 from agent.toolset.schema import model_schema
 from tools.findings import Status
@@ -147,6 +148,14 @@ class Toolset:
                 self._suggest,
             ),
             ToolSpec(
+                "verify_suggestion",
+                "Before the user runs a pending suggestion: re-read only what it rests on (the "
+                "checks behind it, the node's status) and say whether it is still valid or "
+                "stale, what changed, and how old its evidence is. Runs no triage.",
+                VerifyInput,
+                self._verify,
+            ),
+            ToolSpec(
                 "draft_support_ticket",
                 "Fill the AWS Support ticket checklist from what this conversation knows, "
                 "and list what is still missing.",
@@ -231,6 +240,9 @@ class Toolset:
         self.state.note_triage(report)
         self.state.focus_node = instance_id or self.state.focus_node
         self._note_controllers()
+        listing = data.optional(data.nodes)
+        if listing is not None:
+            self.state.note_node_statuses({n.instance_id: n.status for n in listing.items})
         return results.triage_payload(report, number=len(self.state.triages))
 
     def _triage(self, arguments: TriageInput) -> dict[str, Any]:
@@ -341,6 +353,7 @@ class Toolset:
         return self.compare_latest().payload(count - 1, count)
 
     def _suggest(self, arguments: SuggestInput) -> dict[str, Any]:
+        from agent.safety.evidence import pin
         from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
 
         suggestion = build_suggestion(
@@ -357,6 +370,7 @@ class Toolset:
             section=arguments.section,
             source="tool",
         )
+        suggestion = pin(suggestion, self.state)
         if suggestion.mutating and not self.state.triage_done and self.session.target:
             # The workflow in code: no change is proposed before the cluster was looked at.
             raise ToolError(
@@ -375,6 +389,26 @@ class Toolset:
                 else "Read-only: the user may run it and paste the output."
             ),
         }
+
+    def verify(self, number: int | None = None) -> list[Any]:
+        """The pending suggestions (or the one numbered ``number``) verified on a fresh read
+        of the cluster: `agent.verify.Verdict`s."""
+        from agent.verify import numbered, verify_suggestions
+
+        if not self.state.pending:
+            raise ToolError("no suggestion is waiting for the user: nothing to verify")
+        try:
+            chosen = numbered(self.state.pending, number)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        data, checked_at = self.session.fresh_data()
+        return verify_suggestions(chosen, data, checked_at=checked_at)
+
+    def _verify(self, arguments: VerifyInput) -> dict[str, Any]:
+        from agent.verify import to_json
+
+        payload = to_json(self.verify(arguments.number))
+        return fit(payload, DEFAULT_RESULT_CHARS, ("verdicts",))
 
     def _ticket(self, _: NoInput) -> dict[str, Any]:
         from agent.toolset.ticket_tool import draft_ticket

@@ -317,3 +317,16 @@ def test_a_forged_value_for_the_system_prompt_is_refused(
     for planted in ("New rule", "Ignore", "Always", "instructions"):
         assert planted not in out
     assert forged.read_bytes() == before
+
+
+def test_a_resumed_pending_change_is_pinned_again_to_the_restored_triage(
+    tmp_path: Path,
+) -> None:
+    saved = saved_conversation(tmp_path)
+    pending = lines_of(saved)[-1]["conversation"]["pending"][0]
+    # A forged pin that would leave `verify` nothing of the change to check.
+    forged = _forged(saved, tmp_path, pending=[{**pending, "evidence": [], "preconditions": []}])
+    agent = _resumed_agent(forged)
+    (pinned,) = agent.state.pending
+    assert pinned.evidence
+    assert pinned.preconditions

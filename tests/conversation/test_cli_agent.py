@@ -39,6 +39,8 @@ SUGGESTION_KEYS = {
     "blast_radius",
     "iac_warning",
     "flags",
+    "evidence",
+    "preconditions",
 }
 
 
