@@ -470,3 +470,44 @@ def test_a_live_ticket_records_what_its_triage_read(
     replayed = triage_json(archive, "--no-probes")
     for key in ("cluster", "findings", "skipped", "summary"):
         assert replayed[key] == written[key], key
+
+
+# -- the pieces: placeholders as a target, masking a recording --------------------------------
+
+
+def test_a_masked_cluster_is_a_target_and_other_brackets_are_not() -> None:
+    from pydantic import ValidationError
+
+    from tools.target import TriageTarget
+
+    assert TriageTarget(cluster="<CLUSTER_1>", region="us-west-2").cluster == "<CLUSTER_1>"
+    arn = "arn:aws:sagemaker:us-west-2:<ACCOUNT_2>:cluster/a1b2c3d4e5f6"
+    assert TriageTarget(cluster=arn, region="us-west-2").cluster == arn
+    for bad in ("<CLUSTER_x>", "<script>", "<CLUSTER_1>x", arn.replace("ACCOUNT", "HOST")):
+        with pytest.raises(ValidationError):
+            TriageTarget(cluster=bad, region="us-west-2")
+
+
+def test_masking_a_recording_learns_every_name_before_it_masks() -> None:
+    """A name or an account seen first without context (a bare OwnerId, the EKS name
+    before its ARN) is masked everywhere, in values and keys alike."""
+    from agent.ticket_archive import mask_json
+    from tools.masking import Masker
+
+    data = {
+        "aws": [
+            {"params": {"name": "ml-eks"}, "response": {"OwnerId": "444455556666"}},
+            {
+                "response": {
+                    "Peer": "444455556666",
+                    "Arn": "arn:aws:eks:us-west-2:111122223333:cluster/ml-eks",
+                }
+            },
+        ],
+        "logs": {"ml-eks/pod": "at 10.1.0.12"},
+    }
+    masker = Masker()
+    masked = json.dumps(mask_json(data, masker))
+    for original in ("ml-eks", "444455556666", "111122223333", "10.1.0.12"):
+        assert original not in masked
+        assert original in masker.mapping.values()
