@@ -74,6 +74,10 @@ _NOT_NAMES = frozenset(
     {
         *("and", "are", "can", "cannot", "could", "does", "for", "from", "has", "have", "into"),
         *("is", "named", "not", "the", "this", "that", "uses", "was", "which", "with", "without"),
+        # A recording's free text (a scenario's description, an error message) says more.
+        *("whose", "where", "when", "while", "lives", "triaged", "must", "should", "will"),
+        *("would", "may", "might", "but", "its", "then", "also", "had", "did", "needs"),
+        *("api", "endpoint", "version", "role", "access", "status", "itself", "runs"),
     }
 )
 _MIN_NAME = 3
@@ -135,6 +139,14 @@ _PUBLIC_DOMAINS = (
 )
 
 
+def _name_pattern(name: str) -> str:
+    """A cluster name as a whole word (`ml-training-2` is another cluster), or inside the
+    name of the security group EKS creates for a cluster: `eks-cluster-sg-<name>`, then a
+    numeric suffix (the suffix is as the EKS user guide shows it, "uniqueID": unverified)."""
+    word = re.escape(name)
+    return rf"(?<![\w-]){word}(?![\w-])|(?<=\beks-cluster-sg-){word}(?=(?:-\d+)?(?![\w-]))"
+
+
 class Masker:
     """Replaces identifying values by placeholders and remembers the mapping."""
 
@@ -181,8 +193,8 @@ class Masker:
         if len(name) >= _MIN_NAME and name not in self._clusters:
             self._clusters.add(name)
             names = sorted(self._clusters, key=lambda n: (-len(n), n))
-            alternatives = "|".join(re.escape(n) for n in names)
-            self._cluster_pattern = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")
+            alternatives = "|".join(_name_pattern(n) for n in names)
+            self._cluster_pattern = re.compile(alternatives)
 
     def mask(self, text: str) -> str:
         for pattern in _CLUSTER_CONTEXTS:
@@ -255,10 +267,14 @@ class Masker:
             return self.mask(value)
         return value
 
+    def dumps(self) -> str:
+        """The mapping file's text (what `save` writes)."""
+        data = {"format": FORMAT, "version": VERSION, "mapping": self._mapping}
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
     def save(self, path: Path) -> None:
         """Write the mapping as JSON, readable by this user only."""
-        data = {"format": FORMAT, "version": VERSION, "mapping": self._mapping}
-        write_private(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        write_private(path, self.dumps())
 
     @classmethod
     def load(cls, path: Path) -> Masker:

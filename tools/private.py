@@ -22,3 +22,32 @@ def write_private(path: Path, text: str | bytes, *, overwrite: bool = True) -> N
         if hasattr(os, "fchmod"):
             os.fchmod(handle.fileno(), PRIVATE_MODE)
         handle.write(data)
+
+
+def write_private_files(directory: Path, files: dict[str, bytes]) -> list[Path]:
+    """Write every file of `files` into `directory` (mode 0600), all or none: each goes to
+    a temporary name first and is renamed into place once all are written; when anything
+    fails, the temporary files and the ones already renamed are removed and the OSError
+    raised, so a full disk leaves no partial bundle."""
+    import contextlib
+    import tempfile
+
+    temporaries: dict[str, Path] = {}
+    placed: list[Path] = []
+    try:
+        for name, data in files.items():
+            descriptor, made = tempfile.mkstemp(prefix=".hpd-", suffix=".tmp", dir=directory)
+            temporaries[name] = Path(made)
+            with os.fdopen(descriptor, "wb") as handle:
+                if hasattr(os, "fchmod"):
+                    os.fchmod(handle.fileno(), PRIVATE_MODE)
+                handle.write(data)
+        for name, temporary in temporaries.items():
+            os.replace(temporary, directory / name)
+            placed.append(directory / name)
+    except BaseException:
+        for path in [*temporaries.values(), *placed]:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise
+    return placed

@@ -7,9 +7,13 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 CLUSTER_NAME = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
+# A masked ticket archive (`ticket --mask`, tools/masking.py) replays under the placeholders
+# its recording holds: the cluster name `<CLUSTER_1>`, the account `<ACCOUNT_1>` in an ARN.
+# Live, AWS answers such a name as a cluster it does not know.
+MASKED_CLUSTER_NAME = re.compile(r"^<CLUSTER_\d{1,6}>$")
 CLUSTER_ARN = re.compile(
-    r"^arn:aws[a-z-]*:sagemaker:(?P<region>[a-z]{2}(-[a-z]+)+-\d):(?P<account>\d{12}):"
-    r"cluster/(?P<id>[a-z0-9]{12})$"
+    r"^arn:aws[a-z-]*:sagemaker:(?P<region>[a-z]{2}(-[a-z]+)+-\d):"
+    r"(?P<account>\d{12}|<ACCOUNT_\d{1,6}>):cluster/(?P<id>[a-z0-9]{12})$"
 )
 REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 INSTANCE_ID = re.compile(r"^i-[0-9a-f]{8}([0-9a-f]{9})?$")
@@ -35,7 +39,11 @@ class TriageTarget(BaseModel):
     @classmethod
     def _cluster(cls, value: str) -> str:
         value = value.strip()
-        if CLUSTER_NAME.match(value) or CLUSTER_ARN.match(value):
+        if (
+            CLUSTER_NAME.match(value)
+            or MASKED_CLUSTER_NAME.match(value)
+            or CLUSTER_ARN.match(value)
+        ):
             return value
         raise ValueError(
             f"{_quoted(value)} is neither a cluster name (letters, digits and hyphens, at most 63) "

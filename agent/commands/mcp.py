@@ -32,7 +32,10 @@ def mcp_command(
     node: NodeOption = None,
     recorded: Annotated[
         Path | None,
-        typer.Option("--recorded", help="Serve a recorded cluster file instead of a live one."),
+        typer.Option(
+            "--recorded",
+            help="Serve a recorded cluster file (or a `ticket` archive) instead of a live one.",
+        ),
     ] = None,
     http: Annotated[
         str | None,

@@ -27,7 +27,8 @@ NodeOption = Annotated[
 ]
 ProfileOption = Annotated[str | None, typer.Option("--profile", help="AWS profile to use.")]
 RecordedFileOption = Annotated[
-    Path | None, typer.Option("--recorded", help="Replay a recorded cluster file.")
+    Path | None,
+    typer.Option("--recorded", help="Replay a recorded cluster file or a `ticket` archive."),
 ]
 
 # --- its node-level sources ------------------------------------------------------------------
@@ -85,8 +86,8 @@ RecordedSequenceOption = Annotated[
     list[Path] | None,
     typer.Option(
         "--recorded",
-        help="Replay a recorded cluster; repeat it to give the cluster after a fix (each "
-        "re-triage moves to the next file).",
+        help="Replay a recorded cluster (a file or a `ticket` archive); repeat it to give the "
+        "cluster after a fix (each re-triage moves to the next file).",
     ),
 ]
 ProviderOption = Annotated[

@@ -3,16 +3,20 @@
 Runs the read-only triage (focused on `--node` when given) and writes into DIR:
 `summary.md` (the checklist filled in by `agent.ticket.build_ticket`, the same builder the
 agent's `draft_support_ticket` tool uses), `triage.txt`, `triage.json` and
-`ticket-<cluster>-<UTC stamp>.tar.gz` holding the three. Every file is passed through
-`tools.redaction` before it is written; the archive holds the same redacted bytes. With
-`--mask`, account ids, IP addresses, host names and cluster names are then replaced by
-placeholders (`tools.masking`) and the placeholder → real value mapping is written to
-`mask-mapping.json` beside the archive, never into it, so answers can be read back.
+`ticket-<cluster>-<UTC stamp>.tar.gz`, a replayable case: the three files, the recording of
+what the triage read (captured while it ran, as `record` does; with `--recorded`, the
+recording replayed), the chat transcript given with `--transcript`, and `manifest.json`
+(agent/ticket_archive.py). `triage`, `chat`, `ask` and `mcp --recorded` open the archive
+directly. Every file is passed through `tools.redaction` before it is written; the archive
+holds the same redacted bytes. With `--mask`, account ids, IP addresses, host names and
+cluster names are then replaced by placeholders (`tools.masking`) in every file, the
+recording and the transcript included, and the placeholder → real value mapping is written
+to `mask-mapping.json` beside the archive, never into it, so answers can be read back. The
+files are written under temporary names and renamed into place once all are complete.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -37,11 +41,12 @@ from agent.commands.options import (
     RecordedFileOption,
     RegionOption,
 )
-from tools.private import PRIVATE_MODE, write_private
+from tools.private import PRIVATE_MODE, write_private_files
 
 if TYPE_CHECKING:
     from agent.ticket import TicketFacts
-    from tools.masking import Masker
+    from tools.recorded.model import RecordedCluster
+    from tools.recorded.recorder import Recorder
     from tools.triage.report import TriageReport
 
 SUMMARY, TRIAGE_TEXT, TRIAGE_JSON = "summary.md", "triage.txt", "triage.json"
@@ -82,6 +87,14 @@ def ticket_command(
             f"placeholders; the mapping stays beside the archive in {MASK_MAPPING}.",
         ),
     ] = False,
+    transcript: Annotated[
+        Path | None,
+        typer.Option(
+            "--transcript",
+            help="A chat transcript (chat --transcript or /save) to put in the archive, "
+            "redacted (and masked with --mask).",
+        ),
+    ] = None,
     profile: ProfileOption = None,
     kubeconfig: KubeconfigOption = None,
     context: ContextOption = None,
@@ -90,9 +103,12 @@ def ticket_command(
     max_probe_nodes: MaxProbeNodesOption = MAX_PROBE_NODES,
 ) -> None:
     """Prepare an AWS Support case: triage read-only, then write a redacted summary, the
-    triage report and an archive of both, with the log-collection commands to run yourself."""
+    triage report and an archive that replays the case (`triage --recorded ARCHIVE`), with
+    the log-collection commands to run yourself."""
     from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
     from agent.ticket import build_ticket, parse_since
+    from agent.transcript import TranscriptError, read_transcript
+    from tools.recorded.recorder import Recorder
     from tools.triage.open_cluster import TRIAGE_TIME_BUDGET
     from tools.triage.runner import run_triage
 
@@ -102,6 +118,11 @@ def ticket_command(
             window = parse_since(since)
         except ValueError as exc:
             die(str(exc), EXIT_USAGE)
+    if transcript is not None:
+        try:  # read now, before a long live triage: it is read again when written
+            read_transcript(transcript)
+        except TranscriptError as exc:
+            die(f"--transcript: {exc}", EXIT_USAGE)
     args = ClusterArgs(
         cluster=cluster,
         region=region,
@@ -115,9 +136,13 @@ def ticket_command(
     )
     cluster_set_up = triage_set_up(args, recorded, mismatch=_recorded_elsewhere)
     _prepare_directory(output, force=force)  # before a long live triage, not after it
+    # A live triage is captured as it runs (the recorder of `record`): the archive replays
+    # exactly what this triage read, with no second pass over the cluster. A replay packs
+    # the recording it replays.
+    recorder = Recorder() if cluster_set_up.recording is None else None
 
     def run() -> tuple[datetime, TriageReport]:
-        data = cluster_set_up.open(time_budget=TRIAGE_TIME_BUDGET)
+        data = cluster_set_up.open(recorder=recorder, time_budget=TRIAGE_TIME_BUDGET)
         return data.now, run_triage(data)
 
     now, report = run_or_exit(run)
@@ -125,9 +150,26 @@ def ticket_command(
         die(f"--since {since} is after the triage time {now:%Y-%m-%dT%H:%M:%SZ}", EXIT_USAGE)
     facts = build_ticket(report, now=now, since=window)
     created = datetime.now(UTC)
-    paths = write_bundle(output, report, facts, created=created, mask=mask)
+    target = cluster_set_up.target
+    recording = cluster_set_up.recording or _built(recorder, target.cluster, target.region)
+    paths = write_bundle(
+        output,
+        report,
+        facts,
+        created=created,
+        mask=mask,
+        recording=recording,
+        transcript=transcript,
+    )
     for path in paths:
         typer.echo(str(path))
+
+
+def _built(recorder: Recorder | None, cluster: str, region: str) -> RecordedCluster:
+    assert recorder is not None  # a live run always has one
+    return recorder.build(
+        cluster=cluster, region=region, description="recorded by hyperpod-debug ticket"
+    )
 
 
 def _recorded_elsewhere(path: Path, recorded_region: str, region: str) -> str:
@@ -149,58 +191,74 @@ def bundle_texts(report: TriageReport, facts: TicketFacts, *, created: datetime)
     }
 
 
-def masked_texts(texts: dict[str, str], cluster: str) -> tuple[dict[str, str], Masker]:
-    """The redacted texts with identifying names replaced by placeholders, one masker for
-    all three so a name gets the same placeholder in every file."""
-    from tools.masking import Masker
-
-    masker = Masker(clusters=[cluster])
-    return {name: masker.mask(text) for name, text in texts.items()}, masker
-
-
 def write_bundle(
     output: Path,
     report: TriageReport,
     facts: TicketFacts,
     *,
     created: datetime,
+    recording: RecordedCluster,
     mask: bool = False,
+    transcript: Path | None = None,
 ) -> list[Path]:
-    """Write the files and the archive; one-line error (exit 1) when the disk refuses."""
+    """Write the files and the archive, all or none; one-line error (exit 1) when the disk
+    refuses, exit 2 when the transcript cannot be read."""
+    from agent.ticket_archive import (
+        manifest,
+        mask_json,
+        recording_bytes,
+        recording_json,
+        transcript_bytes,
+    )
+    from agent.transcript import TranscriptError
+    from tools.recorded.archive import RECORDING, TRANSCRIPT, write_archive
+
     texts = bundle_texts(report, facts, created=created)
+    recorded = recording_json(recording)
     masker = None
     if mask:
-        texts, masker = masked_texts(texts, report.cluster.name)
+        from tools.masking import Masker
+        from tools.target import CLUSTER_NAME
+
+        # The names (an ARN is masked by its account; an archive already masked holds
+        # placeholders, which stay as they are).
+        names = [n for n in (report.cluster.name, recording.cluster) if CLUSTER_NAME.match(n)]
+        # One masker for every member: a name gets the same placeholder in each of them.
+        masker = Masker(clusters=names)
+        recorded = mask_json(recorded, masker)
+        texts = {name: masker.mask(text) for name, text in texts.items()}
+    members = {name: text.encode("utf-8", errors="replace") for name, text in texts.items()}
+    members[RECORDING] = recording_bytes(recorded)
+    if transcript is not None:
+        try:
+            members[TRANSCRIPT] = transcript_bytes(transcript, masker)
+        except TranscriptError as exc:  # changed since it was read before the triage
+            die(f"--transcript: {exc}", EXIT_USAGE)
     # A masked bundle does not name the cluster in its file names either.
     name = archive_name("masked" if mask else report.cluster.name, created)
-    folder = name.removesuffix(".tar.gz")
-    import tarfile  # only when a bundle is written: keeps `--help` light
-
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for filename, text in texts.items():
-            data = text.encode("utf-8", errors="replace")
-            info = tarfile.TarInfo(f"{folder}/{filename}")
-            info.size = len(data)
-            info.mtime = int(created.timestamp())
-            info.mode = PRIVATE_MODE  # extracted, the files stay private too
-            archive.addfile(info, io.BytesIO(data))
-    paths = []
+    described = manifest(
+        members,
+        report=report,
+        recorded_at=str(recorded["recorded_at"]),
+        created=created,
+        masker=masker,
+        mapping_file=MASK_MAPPING,
+    )
+    archive = write_archive(
+        name.removesuffix(".tar.gz"),
+        members,
+        described,
+        mtime=int(created.timestamp()),
+        mode=PRIVATE_MODE,  # extracted, the files stay private too
+    )
+    files = {filename: members[filename] for filename in texts}
+    files[name] = archive
+    if masker is not None:
+        files[MASK_MAPPING] = masker.dumps().encode("utf-8")
     try:
-        for filename, text in texts.items():
-            path = output / filename
-            write_private(path, text)
-            paths.append(path)
-        path = output / name
-        write_private(path, buffer.getvalue())
-        paths.append(path)
-        if masker is not None:
-            path = output / MASK_MAPPING
-            masker.save(path)
-            paths.append(path)
+        return write_private_files(output, files)
     except OSError as exc:
         die(f"cannot write {output}: {exc.strerror or exc}", EXIT_FAILED)
-    return paths
 
 
 def _prepare_directory(output: Path, *, force: bool) -> None:

@@ -89,7 +89,9 @@ def test_archive_holds_the_same_redacted_files(tmp_path: Path) -> None:
     archive = archive_of(out)
     folder = archive.name.removesuffix(".tar.gz")
     texts = archive_texts(archive)
-    assert set(texts) == {f"{folder}/{name}" for name in FILES}
+    # The reports, and the replayable case (tests/cli/test_ticket_archive.py).
+    replay = {"recording.json", "manifest.json"}
+    assert set(texts) == {f"{folder}/{name}" for name in FILES | replay}
     for name in FILES:
         assert texts[f"{folder}/{name}"] == (out / name).read_text()
 
@@ -252,7 +254,7 @@ def test_no_planted_secret_survives_in_any_file_or_the_archive(tmp_path: Path) -
     assert_clean_exit(run("ticket", "--recorded", str(planted), "-o", str(out)), 0)
     texts = {p.name: p.read_text() for p in out.iterdir() if p.suffix != ".gz"}
     texts.update(archive_texts(archive_of(out)))
-    assert len(texts) == 6
+    assert len(texts) == 8  # three files, and the archive: them, the recording, the manifest
     summary = texts["summary.md"]
     assert "GPU has fallen off the bus; AWS_SECRET_ACCESS_KEY=<redacted>" in summary
     for name, text in texts.items():

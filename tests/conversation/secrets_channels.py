@@ -277,7 +277,8 @@ def _tickets(recording: Path, tmp: Path) -> list[Channel]:
             facts = build_ticket(report, now=now, error_strings=[p.text for p in batch])
             folder = tmp / f"ticket-{'masked-' if mask else ''}{number}"
             folder.mkdir()
-            texts += _bundle_texts(write_bundle(folder, report, facts, created=now, mask=mask))
+            written = write_bundle(folder, report, facts, created=now, mask=mask, recording=loaded)
+            texts += _bundle_texts(written)
         name = "ticket files (--mask)" if mask else "ticket files"
         fed = ("cluster text", "ticket error strings", "environment")
         channels.append(Channel(name, fed, (*INSIDE, *ALL), "\n".join(texts)))

@@ -98,7 +98,7 @@ def test_ticket_files_and_their_archive_members_are_0600(tmp_path: Path, mask: b
     report = run_triage(open_cluster(target, source=DataSource(recorded=recording)))
     now = datetime(2025, 1, 1, tzinfo=UTC)
     facts = build_ticket(report, now=now, error_strings=[])
-    paths = write_bundle(tmp_path, report, facts, created=now, mask=mask)
+    paths = write_bundle(tmp_path, report, facts, created=now, mask=mask, recording=recording)
     assert len(paths) == (5 if mask else 4)
     assert all(_mode(path) == 0o600 for path in paths)
     archive = next(p for p in paths if p.name.endswith(".tar.gz"))

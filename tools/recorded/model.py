@@ -259,8 +259,8 @@ def max_recorded_bytes() -> int:
     return int(mib * 2**20)
 
 
-def _read_bounded(path: Path) -> str:
-    """The file's text, read only when it is a regular file within the size limit: a
+def _read_bounded(path: Path) -> bytes:
+    """The file's bytes, read only when it is a regular file within the size limit: a
     device (/dev/zero) never ends and a FIFO without a writer blocks forever on open."""
     shown = argument(path)
     try:
@@ -294,6 +294,10 @@ def _read_bounded(path: Path) -> str:
         raise RecordedFileError(f"cannot read recorded cluster {shown}: {_why(exc)}") from None
     if len(data) > limit:
         raise too_large
+    return bytes(data)
+
+
+def _decoded(data: bytes, shown: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -384,8 +388,20 @@ def _without_lone_surrogates(value: Any) -> Any:
 
 
 def load_recorded(path: Path) -> RecordedCluster:
+    """A recorded-cluster file, or the recording inside a ticket archive (a .tar.gz that
+    `ticket` wrote, checked against its manifest: tools/recorded/archive.py)."""
     shown = argument(path)
-    raw = _parse(_read_bounded(path), shown)
+    data = _read_bounded(path)
+    if data.startswith(b"\x1f\x8b"):  # gzip: a ticket archive
+        from tools.recorded.archive import recording_from_archive
+
+        return recording_from_archive(data, shown)
+    return parse_recording(_decoded(data, shown), shown)
+
+
+def parse_recording(text: str, shown: str) -> RecordedCluster:
+    """A recorded cluster from its JSON text; RecordedFileError (one line) when invalid."""
+    raw = _parse(text, shown)
     try:
         return RecordedCluster.model_validate(raw)
     except ValidationError as exc:
