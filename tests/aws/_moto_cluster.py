@@ -280,6 +280,17 @@ def watch(access: AwsAccess) -> Traffic:
     def sent(request: Any, **_: Any) -> None:
         traffic.sent.append(str(request.url))
 
+    if access.replaying:
+        # A replay answers without botocore (AwsAccess._send_recorded): watch that door.
+        answer = access._send_recorded
+
+        def replayed(service: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+            traffic.attempted.append((service, operation))
+            traffic.params.append(dict(params))
+            return answer(service, operation, params)
+
+        access._send_recorded = replayed  # type: ignore[method-assign]
+        return traffic
     access._session.events.register_first("provide-client-params", attempted)
     access._session.events.register("before-send", sent)
     return traffic

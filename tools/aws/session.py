@@ -2,8 +2,16 @@
 
 The guard is registered on the session's event emitter before any client exists (clients
 copy the emitter when they are created), so every operation of every client passes it
-before its request is built. Replay and recording hook into the same clients, so a recorded
-cluster exercises exactly the code path of a live one.
+before its request is built. Recording hooks into the same clients.
+
+Replay answers from the recording without botocore (`AwsAccess._send_recorded`): importing
+the SDK and loading a service model per client was most of a small replayed triage's time.
+Everything above botocore is shared with a live run (the time budget, paging, the typed
+errors), and replay applies the same guard first, so a recording exercises the allow-list
+and the session guard as a live run does. The test suite also validates every replayed
+call's parameters against botocore's models (`validate_replayed_parameters`). A client
+asked for by hand during a replay is still a guarded botocore client answered from the
+recording.
 
 Credentials come from botocore's own provider chain run on a separate session that may
 only obtain credentials (tools/aws/credentials.py); the guarded session never builds a
@@ -19,6 +27,7 @@ their own and must always be able to end a session.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
 import json
@@ -28,7 +37,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from tools.aws.allowlist import SESSION_OPERATIONS, iam_action, is_allowed
 from tools.aws.errors import (
@@ -132,6 +141,17 @@ class PageRead:
     project: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ErrorAnswer:
+    """An error answer of one call: its code, message and HTTP status, and how many
+    requests the call sent."""
+
+    code: str
+    message: str
+    status: int
+    attempts: int
+
+
 def _jsonable(value: Any) -> Any:
     """botocore output with datetimes as ISO strings, so live and replayed data agree."""
     if isinstance(value, dict):
@@ -163,9 +183,6 @@ class AwsAccess:
         """`max_attempts` counts retries after the first attempt, as botocore's
         `retries.max_attempts` does (0: one attempt only). A replay answers at once unless
         paced (`pace_replay`)."""
-        import boto3
-        from botocore.config import Config
-
         self.region = region
         self.replaying = replay is not None
         self._replay_latency = 0.0
@@ -173,17 +190,15 @@ class AwsAccess:
         self._endpoint_url = endpoint_url
         self._clients: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._session_lock = threading.Lock()
         self._attempts = max_attempts + 1
+        self._max_attempts = max_attempts
         self._local = threading.local()  # per-thread count of the sends of the current call
         self._failures: dict[tuple[str, str], tuple[float, AwsAccessError, int]] = {}
         self._deadline: float | None = None
         self._budget = 0.0
-        self._config = Config(
-            retries={"mode": "standard", "max_attempts": max_attempts},
-            connect_timeout=CONNECT_TIMEOUT,
-            read_timeout=READ_TIMEOUT,
-            user_agent_extra="hyperpod-debug",
-        )
+        self._boto_session: Any = None
+        self._boto_config: Any = None
         # Only sessions opened here may be terminated here (see tools/aws/ssm_guard.py).
         self._sessions = StartedSessions()
         if replay is not None:
@@ -193,43 +208,75 @@ class AwsAccess:
             self._replay_store: Responder | None = (
                 ReplayStore(replay) if isinstance(replay, RecordedCluster) else replay
             )
-            # Static fake credentials and no profile: replay never signs, must never look
-            # for real credentials, and must not fail on an AWS_PROFILE unknown here.
-            import botocore.session
+            # A replay answers from the recording without botocore (see `_send_recorded`):
+            # its session and clients are only built if something asks for a client.
+            return
+        import boto3
+        import botocore.session
+        from botocore.exceptions import ConfigParseError, ProfileNotFound
 
-            no_profile = botocore.session.Session(
-                session_vars={"profile": (None, None, None, None)}
+        from tools.aws import credentials
+
+        self._replay_store = None
+        core = botocore.session.Session()
+        try:
+            session = boto3.Session(botocore_session=core, region_name=region, profile_name=profile)
+            check_endpoint_settings(endpoint_url, core)
+            # Credentials: botocore's providers, on a session of their own (see
+            # tools/aws/credentials.py); this session only receives what they obtain.
+            resolver = credentials.credential_session(profile, self._config)
+        except (ProfileNotFound, ConfigParseError) as exc:
+            raise CredentialsMissing(f"{type(exc).__name__}: {exc}") from None
+        credentials.install(core, resolver, region)
+        self._guard_session(session)
+
+    @property
+    def _config(self) -> Any:
+        """botocore's client settings: standard retries, short timeouts."""
+        if self._boto_config is None:
+            from botocore.config import Config
+
+            self._boto_config = Config(
+                retries={"mode": "standard", "max_attempts": self._max_attempts},
+                connect_timeout=CONNECT_TIMEOUT,
+                read_timeout=READ_TIMEOUT,
+                user_agent_extra="hyperpod-debug",
             )
-            self._session = boto3.Session(
-                botocore_session=no_profile,
-                region_name=region,
-                aws_access_key_id="replay",
-                aws_secret_access_key="replay",
-            )
-        else:
-            import botocore.session
-            from botocore.exceptions import ConfigParseError, ProfileNotFound
+        return self._boto_config
 
-            from tools.aws import credentials
+    @property
+    def _session(self) -> Any:
+        """The guarded boto3 session. A replay builds it on first use only (a client asked
+        for by hand, such as the SSM endpoint of the probe transport): static fake
+        credentials and no profile, since replay never signs, must never look for real
+        credentials, and must not fail on an AWS_PROFILE unknown here."""
+        with self._session_lock:
+            if self._boto_session is None:
+                import boto3
+                import botocore.session
 
-            self._replay_store = None
-            core = botocore.session.Session()
-            try:
-                self._session = boto3.Session(
-                    botocore_session=core, region_name=region, profile_name=profile
+                no_profile = botocore.session.Session(
+                    session_vars={"profile": (None, None, None, None)}
                 )
-                check_endpoint_settings(endpoint_url, core)
-                # Credentials: botocore's providers, on a session of their own (see
-                # tools/aws/credentials.py); this session only receives what they obtain.
-                resolver = credentials.credential_session(profile, self._config)
-            except (ProfileNotFound, ConfigParseError) as exc:
-                raise CredentialsMissing(f"{type(exc).__name__}: {exc}") from None
-            credentials.install(core, resolver, region)
-        events = self._session.events
+                self._guard_session(
+                    boto3.Session(
+                        botocore_session=no_profile,
+                        region_name=self.region,
+                        aws_access_key_id="replay",
+                        aws_secret_access_key="replay",
+                    )
+                )
+            return self._boto_session
+
+    def _guard_session(self, session: Any) -> None:
+        """Hook the guard (and replay) into `session` before any client exists: clients
+        copy the session's event emitter when they are created."""
+        events = session.events
         events.register_first("before-parameter-build", self._guard)
         events.register_first("before-send", self._before_send)
         if self._replay_store is not None:
             events.register_first("before-call", self._serve_recorded)
+        self._boto_session = session
 
     def pace_replay(self, seconds: float) -> None:
         """Wait `seconds` before each replayed answer, as a network round trip would: it
@@ -438,6 +485,8 @@ class AwsAccess:
         return result
 
     def _send(self, service: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self._replay_store is not None:
+            return self._send_recorded(service, operation, params)
         from botocore import xform_name
         from botocore.exceptions import (
             BotoCoreError,
@@ -485,23 +534,14 @@ class AwsAccess:
             raise
         except ClientError as exc:
             error = exc.response.get("Error", {})
-            code = str(error.get("Code", "Unknown"))
-            message = str(error.get("Message", ""))
             metadata = exc.response.get("ResponseMetadata", {})
-            status = int(metadata.get("HTTPStatusCode", 400) or 400)
-            attempts = int(metadata.get("RetryAttempts", 0) or 0) + 1
-            if self._recorder is not None:
-                self._recorder.record_error(
-                    service, operation, params, code=code, message=message, status=status
-                )
-            if code in CREDENTIAL_CODES:
-                # Expired or invalid credentials fail every call: stop, don't skip each check.
-                raise CredentialsMissing(
-                    f"{iam_action(service, operation)}: {code}: {message}"
-                ) from None
-            classified = _classify(service, operation, code, message, attempts)
-            classified.http_status = status
-            raise classified from None
+            answer = ErrorAnswer(
+                code=str(error.get("Code", "Unknown")),
+                message=str(error.get("Message", "")),
+                status=int(metadata.get("HTTPStatusCode", 400) or 400),
+                attempts=int(metadata.get("RetryAttempts", 0) or 0) + 1,
+            )
+            raise self._answered_error(service, operation, params, answer) from None
         except credential_errors as exc:
             raise CredentialsMissing(f"{type(exc).__name__}: {exc}") from None
         except (ConnectTimeoutError, ReadTimeoutError) as exc:
@@ -521,6 +561,114 @@ class AwsAccess:
             raise AwsAccessError(service, operation, f"{type(exc).__name__}: {exc}") from None
         result: dict[str, Any] = _jsonable(raw)
         return result
+
+    def _answered_error(
+        self, service: str, operation: str, params: dict[str, Any], answer: ErrorAnswer
+    ) -> AwsAccessError | CredentialsMissing:
+        """The typed error of an error answer (live or recorded), recorded when recording."""
+        code, message, status = answer.code, answer.message, answer.status
+        if self._recorder is not None:
+            self._recorder.record_error(
+                service, operation, params, code=code, message=message, status=status
+            )
+        if code in CREDENTIAL_CODES:
+            # Expired or invalid credentials fail every call: stop, don't skip each check.
+            return CredentialsMissing(f"{iam_action(service, operation)}: {code}: {message}")
+        classified = _classify(service, operation, code, message, answer.attempts)
+        classified.http_status = status
+        return classified
+
+    def _send_recorded(
+        self, service: str, operation: str, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """One call answered from the replay store, without botocore: loading the SDK and
+        one service model per client would cost a small replay most of its time.
+
+        Replay keeps what a live call does before and after the network: the same guard
+        (allow-list, then the session parameter guard) refuses the call first; the answer
+        is the recorded one, paged as the API pages it; the one botocore after-call handler
+        that changes an answer of an allow-listed read (IAM's policy documents) is applied
+        as botocore applies it; a recorded error becomes the same typed error as a live
+        one. What replay does not do is validate the parameters against botocore's model
+        (a live call would); `validate_replayed_parameters` turns that on, and the test
+        suite runs with it."""
+        if not is_allowed(service, operation):
+            raise MutatingOperationRefused(service, operation)
+        reason = refusal(service, operation, params, self._sessions)
+        if reason is not None:
+            raise MutatingOperationRefused(service, operation, reason)
+        if validate_replayed_parameters:
+            _validate_parameters(service, operation, params)
+        from tools.recorded.replay import page_call
+
+        assert self._replay_store is not None
+        if self._replay_latency:
+            time.sleep(self._replay_latency)
+        call = page_call(self._replay_store.respond(service, operation, params), params)
+        if call.error is not None:
+            # A botocore client answered from a recorded error carries no response metadata:
+            # one attempt, and the recorded status.
+            answer = ErrorAnswer(
+                call.error.code, call.error.message, call.error.http_status, attempts=1
+            )
+            raise self._answered_error(service, operation, params, answer)
+        # _jsonable builds fresh containers: no check can change the recording's answer.
+        response: dict[str, Any] = _jsonable(call.response or {})
+        if service == "iam":
+            _decode_policy_documents(response, _IAM_POLICY_DOCUMENTS.get(operation, ()))
+        return response
+
+
+# Where the allow-listed IAM reads answer a policy document (botocore's `policyDocumentType`
+# string members of their output shapes): botocore's after-call handler
+# (botocore/handlers.py, json_decode_policies) URL-decodes and parses each one that is a
+# string. tests/aws/test_replay_without_botocore.py holds this table to botocore's models.
+_IAM_POLICY_DOCUMENTS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "GetRolePolicy": (("PolicyDocument",),),
+    "GetPolicyVersion": (("PolicyVersion", "Document"),),
+}
+
+# Replay validates each call's parameters against botocore's model when this is true (the
+# test suite turns it on in tests/conftest.py): a check that would send a malformed request
+# live fails its replays too. Off by default: loading the models is what replay avoids.
+validate_replayed_parameters = False
+_models_lock = threading.Lock()
+_input_shapes: dict[tuple[str, str], Any] = {}
+
+
+def _validate_parameters(service: str, operation: str, params: dict[str, Any]) -> None:
+    """botocore's own parameter validation of one call (ParamValidationError becomes an
+    AwsAccessError, as it does live)."""
+    from botocore.exceptions import ParamValidationError
+    from botocore.validate import ParamValidator
+
+    with _models_lock:
+        shape = _input_shapes.get((service, operation))
+        if shape is None:
+            import botocore.session
+
+            model = botocore.session.get_session().get_service_model(service)
+            shape = model.operation_model(operation).input_shape
+            _input_shapes[(service, operation)] = shape
+    if shape is None:  # an operation without input, as botocore's serializer skips it
+        return
+    report = ParamValidator().validate(params, shape)
+    if report.has_errors():
+        error = ParamValidationError(report=report.generate_report())
+        raise AwsAccessError(service, operation, f"{type(error).__name__}: {error}")
+
+
+def _decode_policy_documents(answer: dict[str, Any], paths: tuple[tuple[str, ...], ...]) -> None:
+    """As botocore's decode_quoted_jsondoc: a policy document that is a string is replaced
+    by the JSON it URL-decodes to, when it parses; a recorded (already decoded) one stays."""
+    for path in paths:
+        holder: Any = answer
+        for key in path[:-1]:
+            holder = holder.get(key) if isinstance(holder, dict) else None
+        if not isinstance(holder, dict) or not isinstance(holder.get(path[-1]), str):
+            continue
+        with contextlib.suppress(ValueError, TypeError):
+            holder[path[-1]] = json.loads(unquote(holder[path[-1]]))
 
 
 def _encode_policy_documents(parsed: Any, shape: Any) -> Any:
