@@ -606,11 +606,11 @@ class AwsAccess:
             time.sleep(self._replay_latency)
         call = page_call(self._replay_store.respond(service, operation, params), params)
         if call.error is not None:
-            # A botocore client answered from a recorded error carries no response metadata:
-            # one attempt, and the recorded status.
-            answer = ErrorAnswer(
-                call.error.code, call.error.message, call.error.http_status, attempts=1
-            )
+            # As the botocore client path answered a recorded error: one attempt, and no
+            # HTTP metadata, so status 400 whatever was recorded. Replay never uses the
+            # status (its errors are not cooled down); a recorder attached to a replay
+            # (the simulator's) writes it, and the bundled recordings hold 400.
+            answer = ErrorAnswer(call.error.code, call.error.message, 400, attempts=1)
             raise self._answered_error(service, operation, params, answer)
         # _jsonable builds fresh containers: no check can change the recording's answer.
         response: dict[str, Any] = _jsonable(call.response or {})
