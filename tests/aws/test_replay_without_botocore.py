@@ -232,3 +232,28 @@ def test_paging_and_the_time_budget_stay_above_the_replay() -> None:
     access.set_time_budget(0)
     with pytest.raises(AwsAccessError, match="time budget"):
         access.call("ec2", "DescribeVpcs")
+
+
+def test_no_other_botocore_after_call_handler_applies_to_an_allowed_read() -> None:
+    """Replay reproduces the one after-call handler of botocore that changes an answer of
+    an allow-listed read (IAM's policy documents). A read added to the allow-list whose
+    service has another one (CloudFormation's GetTemplate body, S3's listings) must get
+    the same treatment in `_send_recorded`: this test names it."""
+    import botocore.handlers
+    import botocore.session
+
+    session = botocore.session.get_session()
+    service_ids = {
+        service: session.get_service_model(service).service_id.hyphenize()
+        for service in {s for s, _ in READ_ONLY_OPERATIONS}
+    }
+    applying = set()
+    for entry in botocore.handlers.BUILTIN_HANDLERS:
+        event, handler = entry[0], entry[1]
+        parts = event.split(".")
+        if parts[0] != "after-call" or len(parts) < 2:
+            continue
+        for service, operation in READ_ONLY_OPERATIONS:
+            if parts[1] in (service_ids[service], "*") and parts[2:] in ([], ["*"], [operation]):
+                applying.add((event, handler.__name__))
+    assert applying == {("after-call.iam", "json_decode_policies")}
