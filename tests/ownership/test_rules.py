@@ -118,8 +118,8 @@ def test_a_record_naming_another_resource_stays_tagged_and_says_so() -> None:
 
 
 def test_a_record_not_read_stays_tagged_with_the_reason() -> None:
-    owner = unconfirmed(owner_from_tags(SG, CFN), "not confirmed: denied (AccessDenied)")
-    assert (owner.confidence, owner.note) == ("tagged", "not confirmed: denied (AccessDenied)")
+    owner = unconfirmed(owner_from_tags(SG, CFN), "denied (AccessDenied)")
+    assert (owner.confidence, owner.note) == ("tagged", "denied (AccessDenied)")
 
 
 def test_tags_parse_from_both_shapes() -> None:

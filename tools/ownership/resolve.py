@@ -63,7 +63,7 @@ class Owners:
         try:
             record = self.data.stack_resource(*claim)
         except AwsAccessError as error:
-            return unconfirmed(owner, f"not confirmed: {_why(error)}")
+            return unconfirmed(owner, _why(error))
         return confirm(owner, record, aliases)
 
     def _tags_reader(self, resource: str) -> Callable[[], tuple[Tags, frozenset[str]]] | None:

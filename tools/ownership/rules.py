@@ -149,10 +149,7 @@ def confirm(owner: IacOwner, record: StackResource, aliases: Iterable[str]) -> I
         return owner.model_copy(update={"confidence": "confirmed", **drift})
     other = clip(record.physical_id, 120) if record.physical_id else "no physical resource"
     return owner.model_copy(
-        update={
-            "note": f"the stack's resource {owner.logical_id} is now "
-            f"{other}, not this one: tagged, not confirmed"
-        }
+        update={"note": f"the stack's resource {owner.logical_id} is now {other}, not this one"}
     )
 
 
