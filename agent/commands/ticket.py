@@ -93,6 +93,8 @@ def ticket_command(
     triage report and an archive of both, with the log-collection commands to run yourself."""
     from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
     from agent.ticket import build_ticket, parse_since
+    from tools.ownership.model import IacOwner
+    from tools.ownership.resolve import cluster_owners
     from tools.triage.open_cluster import TRIAGE_TIME_BUDGET
     from tools.triage.runner import run_triage
 
@@ -116,14 +118,18 @@ def ticket_command(
     cluster_set_up = triage_set_up(args, recorded, mismatch=_recorded_elsewhere)
     _prepare_directory(output, force=force)  # before a long live triage, not after it
 
-    def run() -> tuple[datetime, TriageReport]:
+    def run() -> tuple[datetime, TriageReport, list[IacOwner]]:
         data = cluster_set_up.open(time_budget=TRIAGE_TIME_BUDGET)
-        return data.now, run_triage(data)
+        report = run_triage(data)
+        # Who manages the cluster's network and clusters: each read alone, its failure said
+        # in its line ("not recorded", AccessDenied), never the ticket's.
+        return data.now, report, cluster_owners(data)
 
-    now, report = run_or_exit(run)
+    now, report, owners = run_or_exit(run)
     if isinstance(window, datetime) and window > now:
         die(f"--since {since} is after the triage time {now:%Y-%m-%dT%H:%M:%SZ}", EXIT_USAGE)
     facts = build_ticket(report, now=now, since=window)
+    facts.owners = owners
     created = datetime.now(UTC)
     paths = write_bundle(output, report, facts, created=created, mask=mask)
     for path in paths:

@@ -191,3 +191,15 @@ def test_every_owner_statement_counts_as_the_warning_for_the_grader() -> None:
             text = iac_warning(language, [owner], ask=False)
             assert warned(text), (owner.manager, owner.confidence, language)
             assert SG in text
+
+
+def test_the_ticket_tool_names_the_owner_of_a_pending_change() -> None:
+    agent, _ = _ask("sg-outbound-self-missing", _authorize(SG))
+    result = agent.toolset.call("draft_support_ticket", {})
+    assert not result.is_error
+    (owner,) = result.payload["ticket"]["resource_owners"]
+    assert (owner["resource"], owner["stack"], owner["confidence"]) == (
+        SG,
+        "hp-network",
+        "confirmed",
+    )
