@@ -27,6 +27,15 @@ def stack_id(world: World, stack: str) -> str:
     return f"arn:aws:cloudformation:{world.region}:{world.account}:stack/{stack}/{stable}"
 
 
+def _add_tags(world: World, resource: str, tags: list[Json]) -> None:
+    """EKS keeps its tags as a map (DescribeCluster `tags`); EC2 and SageMaker as lists."""
+    if resource.startswith("arn:aws:eks:"):
+        cluster = world.eks_clusters[resource.rsplit("/", 1)[-1]]
+        cluster.setdefault("tags", {}).update({t["Key"]: t["Value"] for t in tags})
+        return
+    _tags_of(world, resource).extend(tags)
+
+
 def _tags_of(world: World, resource: str) -> list[Json]:
     for group in world.security_groups:
         if group["GroupId"] == resource:
@@ -52,16 +61,20 @@ def cloudformation_stack(
     the given last drift status (``checked``: when that drift check ran)."""
     sid = stack_id(world, stack)
     for resource, logical in resources.items():
-        _tags_of(world, resource).extend(
+        _add_tags(
+            world,
+            resource,
             [
                 {"Key": "aws:cloudformation:stack-name", "Value": stack},
                 {"Key": "aws:cloudformation:stack-id", "Value": sid},
                 {"Key": "aws:cloudformation:logical-id", "Value": logical},
-            ]
+            ],
         )
         kind = next(
             (t for prefix, t in _RESOURCE_TYPES.items() if resource.startswith(prefix)),
-            "AWS::SageMaker::Cluster",
+            "AWS::EKS::Cluster"
+            if resource.startswith("arn:aws:eks:")
+            else "AWS::SageMaker::Cluster",
         )
         information: Json = {"StackResourceDriftStatus": drift}
         if checked is not None:
@@ -70,7 +83,7 @@ def cloudformation_stack(
             "StackName": stack,
             "StackId": sid,
             "LogicalResourceId": logical,
-            "PhysicalResourceId": resource,
+            "PhysicalResourceId": _physical_id(resource),
             "ResourceType": kind,
             "LastUpdatedTimestamp": base.iso(base.RECORDED_AT - timedelta(days=10)),
             "ResourceStatus": "CREATE_COMPLETE",
@@ -78,6 +91,16 @@ def cloudformation_stack(
         }
 
 
+def _physical_id(resource: str) -> str:
+    """What the stack records as the resource: the id for EC2, the ARN for a HyperPod
+    cluster, the name for an EKS cluster (the value each resource type's Ref returns, per
+    the CloudFormation template reference; the HyperPod one is not verified here, and the
+    owner lookup accepts the cluster's name or ARN either way)."""
+    if resource.startswith("arn:aws:eks:"):
+        return resource.rsplit("/", 1)[-1]
+    return resource
+
+
 def tag(world: World, resource: str, key: str, value: str) -> None:
     """One user tag on a resource (a Terraform or Pulumi convention, say)."""
-    _tags_of(world, resource).append({"Key": key, "Value": value})
+    _add_tags(world, resource, [{"Key": key, "Value": value}])

@@ -108,6 +108,12 @@ def _outbound_self_missing_in_a_stack(world: World) -> None:
         drift="IN_SYNC",
         checked=base.RECORDED_AT - timedelta(days=2),
     )
+    # The HyperPod cluster in a stack of its own, never drift-checked; the EKS cluster in
+    # the stack eksctl made for it.
+    cloudformation_stack(world, "hp-cluster", {world.cluster["ClusterArn"]: "HyperPodCluster"})
+    eks_arn = world.cluster["Orchestrator"]["Eks"]["ClusterArn"]
+    cloudformation_stack(world, "eksctl-ml-eks-cluster", {eks_arn: "ControlPlane"})
+    tag(world, eks_arn, "alpha.eksctl.io/cluster-name", eks_arn.rsplit("/", 1)[-1])
 
 
 def _egress_self_only_in_a_stack(world: World) -> None:

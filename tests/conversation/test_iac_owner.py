@@ -203,3 +203,30 @@ def test_the_ticket_tool_names_the_owner_of_a_pending_change() -> None:
         "hp-network",
         "confirmed",
     )
+
+
+def test_the_hyperpod_and_eks_clusters_name_their_stacks() -> None:
+    update = (
+        "aws sagemaker update-cluster --cluster-name ml-cluster-eks --region us-west-2 "
+        "--node-recovery None"
+    )
+    _, result = _ask("sg-outbound-self-missing", update)
+    (owner,) = result.suggested_commands[0].iac_owner
+    assert (owner.resource, owner.stack, owner.logical_id) == (
+        "ml-cluster-eks",
+        "hp-cluster",
+        "HyperPodCluster",
+    )
+    assert "`ml-cluster-eks` belongs to CloudFormation stack `hp-cluster`" in result.answer
+    assert "no drift check on record" in result.answer
+    eks = (
+        "aws eks update-cluster-config --name ml-eks --region us-west-2 "
+        "--resources-vpc-config endpointPrivateAccess=true"
+    )
+    _, result = _ask("sg-outbound-self-missing", eks)
+    (owner,) = result.suggested_commands[0].iac_owner
+    assert (owner.manager, owner.confidence, owner.stack) == (
+        "cloudformation",
+        "confirmed",
+        "eksctl-ml-eks-cluster",
+    )
