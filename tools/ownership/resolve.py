@@ -23,8 +23,6 @@ from tools.text import clip
 from tools.triage.data import ClusterData
 from tools.triage.data.ownership_model import Tags
 
-_INFRA_PREFIXES = ("sg-", "subnet-", "vpc-")
-
 
 def _why(error: AwsAccessError) -> str:
     if isinstance(error, NotRecorded):
@@ -140,9 +138,3 @@ def cluster_owners(data: ClusterData) -> list[IacOwner]:
     captures them."""
     owners = Owners(data)
     return [o for r in owners.cluster_resources() if (o := owners.of(r)) is not None]
-
-
-def is_infrastructure(resource: str) -> bool:
-    """A network resource id whose owner may be looked up (the cluster ones are found by
-    name in `Owners.of`)."""
-    return resource.startswith(_INFRA_PREFIXES)
