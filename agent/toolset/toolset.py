@@ -366,6 +366,7 @@ class Toolset:
                 replace_first=dict(self.state.replace_first),
                 known_ids=frozenset(self.state.instance_ids),
                 language=self.state.language,
+                owner_of=self.session.owner_of,
             ),
             section=arguments.section,
             source="tool",
