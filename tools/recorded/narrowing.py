@@ -28,6 +28,9 @@ START, END = "startTime", "endTime"
 # Errors that concern the log group, not the filter: a narrower read of the same group
 # meets them too. Any other recorded error (a throttle) says nothing about another read.
 _GROUP_ERRORS = ACCESS_DENIED_CODES | {"ResourceNotFoundException"}
+# The lists these APIs answer with (CloudWatch Logs API Reference), read by name rather than
+# from the call's `paging`, which a hand-written file may lack or get wrong.
+EVENTS, STREAMS = "events", "logStreams"
 
 
 def narrowed(
@@ -60,9 +63,8 @@ def _prefix(params: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _answer(params: dict[str, Any], call: RecordedCall, items: list[Any]) -> RecordedCall:
-    assert call.paging is not None
-    response = {**(call.response or {}), call.paging.result_key: items}
+def _answer(params: dict[str, Any], call: RecordedCall, key: str, items: list[Any]) -> RecordedCall:
+    response = {**(call.response or {}), key: items}
     return call.model_copy(update={"params": dict(params), "response": response})
 
 
@@ -83,7 +85,7 @@ def _log_streams(params: dict[str, Any], call: RecordedCall) -> RecordedCall | N
         return _group_error(params, call)
     if call.paging is None:
         return None
-    streams = (call.response or {}).get(call.paging.result_key)
+    streams = (call.response or {}).get(STREAMS)
     if not isinstance(streams, list):
         return None
     kept = [
@@ -91,7 +93,7 @@ def _log_streams(params: dict[str, Any], call: RecordedCall) -> RecordedCall | N
         for s in streams
         if isinstance(s, dict) and str(s.get("logStreamName") or "").startswith(wanted)
     ]
-    return _answer(params, call, kept)
+    return _answer(params, call, STREAMS, kept)
 
 
 def _window(params: dict[str, Any]) -> tuple[float, float] | None:
@@ -128,7 +130,7 @@ def _log_events(params: dict[str, Any], call: RecordedCall) -> RecordedCall | No
         return _group_error(params, call)
     if call.paging is None:
         return None
-    events = (call.response or {}).get(call.paging.result_key)
+    events = (call.response or {}).get(EVENTS)
     if not isinstance(events, list):
         return None
     kept: list[Any] = []
@@ -146,7 +148,7 @@ def _log_events(params: dict[str, Any], call: RecordedCall) -> RecordedCall | No
             continue
         if pattern.matches(message if isinstance(message, str) else ""):
             kept.append(event)
-    return _answer(params, call, kept)
+    return _answer(params, call, EVENTS, kept)
 
 
 _NARROWINGS = {
