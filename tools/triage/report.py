@@ -47,8 +47,7 @@ class OldRecording(BaseModel):
             else f"hyperpod-debug {self.recorded_with}"
         )
         lacked = (
-            f"{len(self.checks)} check(s) lacked data it never recorded: "
-            f"{', '.join(self.checks)}"
+            f"{len(self.checks)} check(s) lacked data it never recorded: {', '.join(self.checks)}"
             if self.checks
             else "No check was skipped for it, but some reads found nothing recorded"
         )
