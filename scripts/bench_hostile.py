@@ -40,6 +40,16 @@ def node_status_message(raw: dict[str, Any], value: str) -> None:
     call["response"]["ClusterNodeSummaries"][0]["InstanceStatus"]["Message"] = value
 
 
+def every_node_status(raw: dict[str, Any], value: str) -> None:
+    """The value shared out over the status messages of every node listed (MB in all)."""
+    nodes = [
+        n for c in _calls(raw, "ListClusterNodes") for n in c["response"]["ClusterNodeSummaries"]
+    ]
+    share = len(value) // max(len(nodes), 1)
+    for node in nodes:
+        node["InstanceStatus"]["Message"] = value[:share]
+
+
 def cluster_event(raw: dict[str, Any], value: str) -> None:
     """The description of the first cluster event."""
     _calls(raw, "ListClusterEvents")[0]["response"]["Events"][0]["Description"] = value
@@ -65,6 +75,7 @@ def probe_line(probe: str) -> Callable[[dict[str, Any], str], None]:
 PROBES = ("kernel_log", "efa_packages", "deep_health_check_log", "gpu_query", "services")
 CASES: dict[str, Callable[[dict[str, Any], str], None]] = {
     "node-status-message": node_status_message,
+    "node-status-every-node": every_node_status,
     "cluster-event": cluster_event,
     **{f"probe-line:{probe}": probe_line(probe) for probe in PROBES},
 }
