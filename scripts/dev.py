@@ -75,6 +75,7 @@ BENCHMARKS = {
     "targets": "scripts/bench_targets.py",  # every issue-12 target, one table
     "mcp": "scripts/bench_mcp.py",  # `mcp` start-up to the first tool list, tool-list size
     "chat": "scripts/bench_chat_startup.py",  # chat's first prompt on a pty vs python -c pass
+    "hostile": "scripts/bench_hostile.py",  # triage of one 50 MB line (probe, status, event)
 }
 
 
