@@ -3,6 +3,9 @@ command's module is imported only when that command runs or every command is lis
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import os
 import sys
 from importlib import import_module
@@ -97,20 +100,67 @@ def _root(
         enable_debug()
 
 
+class _ClosedOutput(io.TextIOWrapper):
+    """Standard output that was closed at start (`>&-`): writes go to the null device, and
+    whether anything was written is remembered, since output that reached no one is a
+    failed run (as `cat file >&-` fails with "Bad file descriptor")."""
+
+    wrote = False
+
+    def write(self, text: str) -> int:
+        if text:
+            self.wrote = True
+        return super().write(text)
+
+
 def _usable_streams() -> None:
     """Closed standard streams (`<&-`, `>&-`) are None in Python: stdin reads as empty,
-    output goes nowhere. Output that cannot be encoded (a lone surrogate from the input)
-    is replaced, never a crash."""
+    output goes nowhere (and a closed stdout that was written to fails the run, see
+    `main`). Output that cannot be encoded (a lone surrogate from the input) is replaced,
+    never a crash."""
     if sys.stdin is None:
         sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
     elif hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")
-    for name in ("stdout", "stderr"):
-        stream = getattr(sys, name)
-        if stream is None:
-            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
-        elif hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="replace" if name == "stdout" else "backslashreplace")
+    if sys.stdout is None:
+        sink = open(os.devnull, "wb")  # noqa: SIM115 - lives as long as the process
+        sys.stdout = _ClosedOutput(sink, encoding="utf-8", errors="replace")
+    elif hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    elif hasattr(sys.stderr, "reconfigure"):
+        sys.stderr.reconfigure(errors="backslashreplace")
+
+
+# A write to standard output fails with these when its device is full or failing.
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _stdout_to_null() -> None:
+    """Point standard output's descriptor at the null device, so that what is still
+    buffered can be flushed (and dropped) at shutdown without failing again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        descriptor = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(descriptor, sys.stdout.fileno())
+        os.close(descriptor)
+
+
+def _output_failed(reason: str) -> int:
+    """One line on stderr (when it is open) for output that could not be written, and no
+    second failure at exit: the interpreter flushes sys.stdout once more as it shuts down,
+    and that flush would fail again ("Exception ignored ..." and exit 120). As the Python
+    docs' SIGPIPE note does (library/signal.html, "Note on SIGPIPE"), the null device is
+    put over standard output first. Returns the exit code, 1."""
+    _stdout_to_null()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"error: cannot write the output: {reason}\n")
+        sys.stderr.flush()
+    return 1
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or type(error).__name__
 
 
 def main() -> None:
@@ -120,4 +170,26 @@ def main() -> None:
     from agent.commands.explain_startup import command_named, run
 
     argv = sys.argv[1:]
-    run(build_app(only=command_named(argv, COMMANDS)), argv)
+    code: int | str | None = 0
+    try:
+        run(build_app(only=command_named(argv, COMMANDS)), argv)
+    except SystemExit as stop:  # click ends every run with sys.exit
+        code = stop.code
+    except OSError as error:
+        # Click quiets a closed pipe itself (EPIPE, exit 1); a write that fails otherwise
+        # (a full device, an I/O error) reaches here from the command's output.
+        if error.errno in _OUTPUT_ERRNOS:
+            sys.exit(_output_failed(_reason(error)))
+        raise
+    # Output that still sits in the buffer (all of it, for a short report into a file)
+    # is written now, where a failure can still be reported, rather than at shutdown.
+    try:
+        sys.stdout.flush()
+    except OSError as error:
+        if error.errno == errno.EPIPE:  # the reader went away: quiet, as click does
+            _stdout_to_null()
+            sys.exit(1)
+        sys.exit(_output_failed(_reason(error)))
+    if isinstance(sys.stdout, _ClosedOutput) and sys.stdout.wrote and code in (0, None):
+        sys.exit(_output_failed("standard output is closed"))
+    sys.exit(code)

@@ -537,6 +537,7 @@ class Agent:
             replace_first=dict(self.state.replace_first),
             known_ids=frozenset(self.state.instance_ids),
             language=self.state.language,
+            owner_of=self.toolset.session.owner_of,
         )
 
     def _complete(self, request: ModelRequest, on_text: TextCallback | None) -> ModelResponse:

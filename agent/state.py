@@ -114,6 +114,17 @@ class ConversationState:
     # Instance id → ListClusterNodes status, as the latest triage read it, for the nodes its
     # problems name and the nodes the user named: a node suggestion's precondition.
     node_statuses: dict[str, str] = field(default_factory=dict)
+    # At most this many triage reports are kept, the oldest dropped first (None: all). A
+    # long-lived MCP server sets it: each report is tens of KB, and only the latest two are
+    # ever compared. `dropped_triages` counts the reports dropped, so triages keep their
+    # numbers.
+    keep_triages: int | None = None
+    dropped_triages: int = 0
+
+    @property
+    def triage_count(self) -> int:
+        """How many triages ran in this conversation, the dropped ones included."""
+        return self.dropped_triages + len(self.triages)
 
     @property
     def triage_done(self) -> bool:
@@ -162,6 +173,11 @@ class ConversationState:
     def note_triage(self, report: TriageReport) -> None:
         self.triages.append(report)
         self.triage_times.append(datetime.now(UTC))
+        if self.keep_triages is not None and len(self.triages) > self.keep_triages:
+            dropped = len(self.triages) - max(self.keep_triages, 2)
+            del self.triages[:dropped]
+            del self.triage_times[:dropped]
+            self.dropped_triages += dropped
         self.note_findings(report.findings)
         self.cluster = report.cluster.name or self.cluster
         self.region = report.cluster.region or self.region

@@ -26,6 +26,7 @@ from tools.text import clip
 from tools.triage.render import finding_line
 
 if TYPE_CHECKING:
+    from tools.ownership.model import IacOwner
     from tools.triage.report import TriageReport
 
 MAX_LINES = 25
@@ -146,6 +147,9 @@ class TicketFacts:
     xids: list[int]
     hardware: list[HardwareDetail]
     triage_lines: list[str]
+    # Who manages the cluster's security groups, subnets, VPCs and clusters
+    # (tools/ownership), when read: Support sees at once whether a fix goes through a stack.
+    owners: list[IacOwner] = field(default_factory=list)
 
     @property
     def instance_ids(self) -> list[str]:

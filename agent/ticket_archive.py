@@ -60,6 +60,12 @@ def recording_json(recording: RecordedCluster) -> dict[str, Any]:
     may have been written by hand) and by string at the output boundary."""
     data = recording.model_dump(mode="json", exclude_none=True)
     result: dict[str, Any] = redact_strings(redact(data))
+    # A call's `paging` names API fields ("result_key": "events", "token_key": "nextToken")
+    # that the secret-key patterns would hide, and replay needs them to page and narrow
+    # the stored lists; they hold no value read from the cluster.
+    for call, redacted in zip(data.get("aws") or [], result.get("aws") or [], strict=True):
+        if "paging" in call:
+            redacted["paging"] = call["paging"]
     return result
 
 

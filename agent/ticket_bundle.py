@@ -18,6 +18,7 @@ from agent.ticket import (
     TicketFacts,
     utc,
 )
+from tools.ownership.model import IacOwner
 from tools.text import clip
 
 # -- node log bundle -----------------------------------------------------------------------
@@ -117,7 +118,7 @@ def cloudwatch_commands(facts: TicketFacts) -> list[str]:
 # -- summary.md ------------------------------------------------------------------------------
 
 
-def _code(value: str) -> str:
+def _code(value: str | None) -> str:
     if not value:
         return "—"
     return "`" + clip(value, 200).replace("`", "'").replace("|", "\\|") + "`"
@@ -126,6 +127,22 @@ def _code(value: str) -> str:
 def _fenced(line: str) -> str:
     """A quoted line cannot close the code fence it sits in."""
     return line.replace("```", "' ' '")
+
+
+def owner_line(owner: IacOwner) -> str:
+    """Who manages one resource, in one line of the summary (values already clipped)."""
+    if owner.manager == "cloudformation" and owner.confidence in ("confirmed", "tagged"):
+        line = f"CloudFormation stack {_code(owner.stack)} (logical id {_code(owner.logical_id)})"
+        if owner.confidence == "confirmed":
+            drift = owner.drift_status or "no drift check on record"
+            when = f", {owner.drift_checked}" if owner.drift_checked else ""
+            return f"{line}, confirmed by DescribeStackResource; last drift check: {drift}{when}"
+        return f"{line}, from its tags, not confirmed ({owner.note or 'not read'})"
+    if owner.manager != "unknown":
+        name = {"terraform": "Terraform", "pulumi": "Pulumi", "cloudformation": "CloudFormation"}
+        tool = name.get(owner.manager, owner.tool or "another tool")
+        return f"likely {tool} (tag {_code(owner.tag)})"
+    return f"unknown{f' ({owner.note})' if owner.note else ''}"
 
 
 def render_summary(facts: TicketFacts, *, created: datetime) -> str:
@@ -149,9 +166,12 @@ def render_summary(facts: TicketFacts, *, created: datetime) -> str:
         f"| Region | {_code(facts.region)} |",
         f"| Orchestrator | {orchestrator or '—'} |",
         "",
-        "## Affected nodes",
-        "",
     ]
+    if facts.owners:
+        out += ["## Who manages the cluster's resources", ""]
+        out += [f"- {_code(o.resource)}: {owner_line(o)}" for o in facts.owners]
+        out.append("")
+    out += ["## Affected nodes", ""]
     if facts.nodes:
         out += ["| instance id | node name | instance group |", "|---|---|---|"]
         out += [

@@ -110,6 +110,7 @@ class TurnResult(BaseModel):
                         "targets",
                         "blast_radius",
                         "iac_warning",
+                        "iac_owner",
                         "flags",
                         "evidence",
                         "preconditions",

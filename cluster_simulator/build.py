@@ -18,6 +18,7 @@ from cluster_simulator.scenarios import SCENARIOS
 from cluster_simulator.world import World
 from tools.aws.session import AwsAccess
 from tools.kube.access import KubeAccess, KubeObservers
+from tools.ownership.resolve import cluster_owners
 from tools.probes.runner import ProbeRunner
 from tools.probes.transport import RecordedProbes
 from tools.recorded.model import RecordedCluster, dump_recorded
@@ -80,7 +81,11 @@ def record_scenario(scenario: Scenario) -> RecordedCluster:
     access = AwsAccess(world.region, replay=world, recorder=recorder)
     caller_account(access)
     sources = world_sources(world, recorder)
-    run_triage(ClusterData(access, target, now=base.RECORDED_AT, sources=sources))
+    data = ClusterData(access, target, now=base.RECORDED_AT, sources=sources)
+    run_triage(data)
+    # Who manages the cluster's resources, as `record` reads it, so a replayed
+    # conversation can state the owner of what a suggestion changes.
+    cluster_owners(data)
     recording = recorder.build(
         cluster=target.cluster, region=target.region, description=scenario.description
     )

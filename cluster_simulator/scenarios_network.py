@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from cluster_simulator import base
+from cluster_simulator.ownership import cloudformation_stack, tag
 from cluster_simulator.scenario import Scenario
 from cluster_simulator.world import Json, World
 
@@ -94,6 +95,46 @@ def _egress_self_only(world: World) -> None:
     group["IpPermissionsEgress"] = [
         p for p in group["IpPermissionsEgress"] if p.get("UserIdGroupPairs")
     ]
+
+
+def _outbound_self_missing_in_a_stack(world: World) -> None:
+    """The outbound self rule missing from an SG a CloudFormation stack made (with the
+    subnet and the VPC), its last drift check in sync: the fix belongs in the template."""
+    _drop_outbound_self_rule(world)
+    cloudformation_stack(
+        world,
+        "hp-network",
+        {base.SG: "EfaSecurityGroup", base.SUBNET: "PrivateSubnet1", base.VPC: "Vpc"},
+        drift="IN_SYNC",
+        checked=base.RECORDED_AT - timedelta(days=2),
+    )
+    # The HyperPod cluster in a stack of its own, never drift-checked; the EKS cluster in
+    # the stack eksctl made for it.
+    cloudformation_stack(world, "hp-cluster", {world.cluster["ClusterArn"]: "HyperPodCluster"})
+    eks_arn = world.cluster["Orchestrator"]["Eks"]["ClusterArn"]
+    cloudformation_stack(world, "eksctl-ml-eks-cluster", {eks_arn: "ControlPlane"})
+    tag(world, eks_arn, "alpha.eksctl.io/cluster-name", eks_arn.rsplit("/", 1)[-1])
+
+
+def _egress_self_only_in_a_stack(world: World) -> None:
+    """The egress cut down to the self rule on an SG of a CloudFormation stack whose last
+    drift check found it modified by hand."""
+    _egress_self_only(world)
+    cloudformation_stack(
+        world,
+        "hyperpod-slurm-network",
+        {base.SG: "ClusterSecurityGroup"},
+        drift="MODIFIED",
+        checked=base.RECORDED_AT - timedelta(days=1),
+    )
+
+
+def _second_sg_by_terraform(world: World) -> None:
+    """Two SGs a Terraform configuration made, marked by the team's ManagedBy tag (a
+    convention: Terraform itself tags nothing)."""
+    _efa_rules_on_a_second_sg(world)
+    for group in (base.SG, SELF_SG):
+        tag(world, group, "ManagedBy", "terraform")
 
 
 VPC_CIDR = "10.1.0.0/16"
@@ -241,9 +282,11 @@ NETWORK: list[Scenario] = [
     Scenario(
         "sg-outbound-self-missing",
         "EKS cluster whose security group allows all inbound traffic from itself but has no "
-        "outbound all-traffic rule to itself: EFA traffic between nodes is blocked (§ A).",
+        "outbound all-traffic rule to itself: EFA traffic between nodes is blocked (§ A). "
+        "The SG, subnet and VPC belong to CloudFormation stack hp-network (last drift check "
+        "IN_SYNC), so the fix belongs in its template.",
         "eks",
-        _drop_outbound_self_rule,
+        _outbound_self_missing_in_a_stack,
         expect=[("efa-security-groups", "FAIL", "A")],
         resources={"efa-security-groups": [base.SG]},
     ),
@@ -251,9 +294,10 @@ NETWORK: list[Scenario] = [
         "efa-second-sg",
         "Slurm cluster with two security groups: the first has no self rules, the second "
         "allows all traffic to and from itself. Every node carries both, so EFA traffic is "
-        "allowed and nothing fails (§ A).",
+        "allowed and nothing fails (§ A). Both SGs carry ManagedBy=terraform: likely "
+        "Terraform's.",
         "slurm",
-        _efa_rules_on_a_second_sg,
+        _second_sg_by_terraform,
         must_not=[("efa-security-groups", "FAIL"), ("efa-security-groups", "WARN")],
     ),
     Scenario(
@@ -292,9 +336,10 @@ NETWORK: list[Scenario] = [
         "sg-egress-self-only",
         "Slurm cluster whose EFA security group allows outbound traffic only to itself: the "
         "self rules are right, but behind a NAT gateway the nodes reach no AWS service (SSM, "
-        "STS, S3, ECR, CloudWatch Logs, SageMaker API): FAIL P0 (§ A.1).",
+        "STS, S3, ECR, CloudWatch Logs, SageMaker API): FAIL P0 (§ A.1). The SG belongs to "
+        "CloudFormation stack hyperpod-slurm-network, whose last drift check found it MODIFIED.",
         "slurm",
-        _egress_self_only,
+        _egress_self_only_in_a_stack,
         expect=[("sg-egress", "FAIL", "A.1")],
         resources={"sg-egress": [base.SG]},
         must_not=[("efa-security-groups", "FAIL")],

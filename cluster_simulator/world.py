@@ -49,6 +49,12 @@ class World:
     network_interfaces: list[Json] = field(default_factory=list)
     eni_quota: float | None = 5000.0
     eks_clusters: dict[str, Json] = field(default_factory=dict)
+    # Who manages what (tools/ownership): tags of VPCs (DescribeVpcs) and of SageMaker
+    # resources by ARN (ListTags), and CloudFormation's record of each stack resource
+    # (DescribeStackResource's StackResourceDetail), keyed by (stack name, logical id).
+    vpc_tags: dict[str, list[Json]] = field(default_factory=dict)
+    sagemaker_tags: dict[str, list[Json]] = field(default_factory=dict)
+    stack_resources: dict[tuple[str, str], Json] = field(default_factory=dict)
     role_inline_policies: dict[str, dict[str, Json]] = field(default_factory=dict)
     role_attached_policies: dict[str, list[Json]] = field(default_factory=dict)
     managed_policies: dict[str, Json] = field(default_factory=dict)
@@ -287,6 +293,51 @@ def _service_quota(world: World, params: Json) -> Outcome:
     return {"Quota": quota}, None
 
 
+def _vpcs(world: World, params: Json) -> Outcome:
+    """DescribeVpcs: the VPCs the world's subnets and security groups are in."""
+    known = {s.get("VpcId") for s in world.subnets} | {
+        g.get("VpcId") for g in world.security_groups
+    }
+    ids = params.get("VpcIds") or sorted(v for v in known if v)
+    missing = [v for v in ids if v not in known]
+    if missing:
+        return _not_found("InvalidVpcID.NotFound", f"The vpc ID '{missing[0]}' does not exist")
+    vpcs = [
+        {"VpcId": v, "State": "available", "OwnerId": world.account, "IsDefault": False}
+        | ({"Tags": world.vpc_tags[v]} if v in world.vpc_tags else {})
+        for v in ids
+    ]
+    return {"Vpcs": vpcs}, None
+
+
+def _list_tags(world: World, params: Json) -> Outcome:
+    """sagemaker:ListTags: the resource's tags; an ARN the world does not hold is refused
+    as SageMaker refuses it."""
+    arn = params.get("ResourceArn", "")
+    if arn != world.cluster.get("ClusterArn") and arn not in world.sagemaker_tags:
+        return RecordedError(
+            code="ValidationException", message=f"Resource {arn} not found", http_status=400
+        )
+    return {"Tags": world.sagemaker_tags.get(arn, [])}, None
+
+
+def _stack_resource(world: World, params: Json) -> Outcome:
+    """cloudformation:DescribeStackResource by stack name or id and logical id."""
+    stack, logical = params.get("StackName", ""), params.get("LogicalResourceId", "")
+    for (name, logical_id), detail in world.stack_resources.items():
+        if logical_id == logical and stack in (name, detail.get("StackId")):
+            return {"StackResourceDetail": detail}, None
+    if any(stack in (name, d.get("StackId")) for (name, _), d in world.stack_resources.items()):
+        return RecordedError(
+            code="ValidationError",
+            message=f"Resource {logical} does not exist for stack {stack}",
+            http_status=400,
+        )
+    return RecordedError(
+        code="ValidationError", message=f"Stack with id {stack} does not exist", http_status=400
+    )
+
+
 def _eks_cluster(world: World, params: Json) -> Outcome:
     name = params.get("name", "")
     if name in world.eks_clusters:
@@ -393,6 +444,9 @@ _HANDLERS = {
     ("sagemaker", "DescribeClusterOperation"): _describe_operation,
     ("ec2", "DescribeSecurityGroups"): _security_groups,
     ("ec2", "DescribeSubnets"): _subnets,
+    ("ec2", "DescribeVpcs"): _vpcs,
+    ("sagemaker", "ListTags"): _list_tags,
+    ("cloudformation", "DescribeStackResource"): _stack_resource,
     ("ec2", "DescribeVpcAttribute"): _vpc_attribute,
     ("ec2", "DescribeRouteTables"): _route_tables,
     ("ec2", "DescribeVpcEndpoints"): _vpc_endpoints,

@@ -76,6 +76,7 @@ BENCHMARKS = {
     "mcp": "scripts/bench_mcp.py",  # `mcp` start-up to the first tool list, tool-list size
     "chat": "scripts/bench_chat_startup.py",  # chat's first prompt on a pty vs python -c pass
     "small": "scripts/bench_small_triage.py",  # a small recorded triage vs python -c pass (≤ 0.6 s)
+    "hostile": "scripts/bench_hostile.py",  # triage of one 50 MB line (probe, status, event)
 }
 
 

@@ -13,6 +13,10 @@ from tools.visible import clip_line, escape_controls, safe_cut, without_escapes,
 __all__ = ["CLIP", "clip", "duration", "quoted", "safe_cut"]
 
 CLIP = 200
+# Only this much beyond the limit is looked at: escapes, format characters and secrets are
+# found within it, and a value of megabytes costs no more than one of 64 KiB. A secret (a PEM
+# block is a few KiB) that starts within the shown part ends well within the window.
+WINDOW = 65_536
 
 
 def clip(text: object, limit: int = CLIP) -> str:
@@ -23,11 +27,22 @@ def clip(text: object, limit: int = CLIP) -> str:
     Escapes go before redaction, since "\\x1b[31mAKIA..." would otherwise hide the key's
     word boundary. The whole text is redacted before it is clipped (a secret cut in half
     no longer looks like one), and the cut never lands inside a placeholder or a
-    secret-shaped token (`tools.visible.clip_line`)."""
-    value = without_format(without_escapes("" if text is None else str(text)))
+    secret-shaped token (`tools.visible.clip_line`). Only the first `limit` + 64 KiB
+    characters are looked at (a huge value is cut before any per-character work), and a
+    value cut there always ends with the ellipsis."""
+    value = "" if text is None else str(text)
+    cut = len(value) > limit + WINDOW
+    if cut:
+        value = value[: limit + WINDOW]
+    value = without_format(without_escapes(value))
     value = redact_text(value)
     value = escape_controls(value.replace("\r", "\\r").replace("\t", " "))
-    return clip_line(value, limit)
+    clipped = clip_line(value, limit)
+    if cut and not clipped.endswith("…"):
+        # What was left of the window fits the limit (it was mostly invisible characters):
+        # it still was not the whole value.
+        clipped = clipped[: safe_cut(clipped, max(limit - 1, 0))].rstrip() + "…"
+    return clipped
 
 
 def quoted(text: object, limit: int = CLIP) -> str:

@@ -248,6 +248,12 @@ def run_or_exit(run: Callable[[], T]) -> T:
             typer.echo(f"No HyperPod clusters are visible in {exc.region}.", err=True)
         die("Confirm the cluster name and region.", EXIT_FAILED)
     except AwsAccessError as exc:
-        # DescribeCluster itself failed (AccessDenied, unreachable endpoint, not recorded).
+        # DescribeCluster itself failed (AccessDenied, unreachable endpoint, not recorded):
+        # reading the cluster at all is the first prerequisite, so nothing was triaged and
+        # the run is no completed triage (exit 1, as for a cluster that is not found).
         hint = f" {exc.hint}" if exc.hint else ""
-        die(f"cannot describe the cluster: {argument(exc.reason, 1000)}.{hint}", EXIT_FAILED)
+        die(
+            f"nothing could be read, so nothing was triaged: cannot describe the cluster: "
+            f"{argument(exc.reason, 1000)}.{hint}",
+            EXIT_FAILED,
+        )

@@ -46,6 +46,7 @@ def record_command(
     """Run a read-only triage on a live cluster and save everything it read (AWS calls,
     Kubernetes objects, node probe outputs), secrets redacted."""
     from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
+    from tools.ownership.resolve import cluster_owners
     from tools.recorded.model import dump_recorded
     from tools.recorded.recorder import Recorder
     from tools.triage.runner import run_triage
@@ -66,7 +67,13 @@ def record_command(
     recorder = Recorder(mask_account=mask_account)
 
     def run() -> TriageReport:
-        return run_triage(cluster_set_up.open(recorder=recorder))
+        data = cluster_set_up.open(recorder=recorder)
+        report = run_triage(data)
+        # Who manages the cluster's security groups, subnets, VPCs and clusters (tags,
+        # CloudFormation's record): read now so that a replay can state the owner of what a
+        # suggestion changes instead of answering "not recorded".
+        cluster_owners(data)
+        return report
 
     report = run_or_exit(run)
     target = cluster_set_up.target

@@ -108,6 +108,8 @@ def ticket_command(
     from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
     from agent.ticket import build_ticket, parse_since
     from agent.transcript import TranscriptError, read_transcript
+    from tools.ownership.model import IacOwner
+    from tools.ownership.resolve import cluster_owners
     from tools.recorded.recorder import Recorder
     from tools.triage.open_cluster import TRIAGE_TIME_BUDGET
     from tools.triage.runner import run_triage
@@ -141,14 +143,19 @@ def ticket_command(
     # the recording it replays.
     recorder = Recorder() if cluster_set_up.recording is None else None
 
-    def run() -> tuple[datetime, TriageReport]:
+    def run() -> tuple[datetime, TriageReport, list[IacOwner]]:
         data = cluster_set_up.open(recorder=recorder, time_budget=TRIAGE_TIME_BUDGET)
-        return data.now, run_triage(data)
+        report = run_triage(data)
+        # Who manages the cluster's network and clusters: each read alone, its failure said
+        # in its line ("not recorded", AccessDenied), never the ticket's. Read while the
+        # recorder listens, so the archive replays them too.
+        return data.now, report, cluster_owners(data)
 
-    now, report = run_or_exit(run)
+    now, report, owners = run_or_exit(run)
     if isinstance(window, datetime) and window > now:
         die(f"--since {since} is after the triage time {now:%Y-%m-%dT%H:%M:%SZ}", EXIT_USAGE)
     facts = build_ticket(report, now=now, since=window)
+    facts.owners = owners
     created = datetime.now(UTC)
     target = cluster_set_up.target
     recording = cluster_set_up.recording or _built(recorder, target.cluster, target.region)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import anyio.to_thread
@@ -28,6 +28,8 @@ from agent.toolset import ToolResult, Toolset
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "hyperpod-debug"
+# Triage reports a server keeps (the latest ones); compare_triage reads the last two.
+KEPT_TRIAGES = 20
 HTTP_PATH = "/mcp"
 
 
@@ -74,6 +76,10 @@ def build_server(toolset: Toolset, options: ServerOptions | None = None) -> Serv
     """An MCP server over ``toolset``: its tools, the references as resources, the
     workflow prompts."""
     options = options or ServerOptions()
+    # A server lives as long as its client: its reports must not pile up for that long
+    # (a bound the caller already chose stays).
+    if toolset.state.keep_triages is None:
+        toolset.state.keep_triages = KEPT_TRIAGES
     definitions = tool_definitions(toolset)
     schemas = {tool.name: tool.input_schema for tool in definitions}
     lock = anyio.Lock()
@@ -163,15 +169,85 @@ def _prompt_context(toolset: Toolset) -> prompts.PromptContext:
 
 
 async def serve_stdio(server: Server[Any]) -> None:
+    """The SDK's stdio transport reading screened lines: a frame it would drop unanswered
+    gets a JSON-RPC error instead (agent/mcp/stdio.py)."""
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    from agent.mcp.stdio import claim_stdin, screened_stdin
+
+    one_line_transport_errors()
+    wire, restore = claim_stdin()
+    lines = screened_stdin(wire)
+    try:
+        async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+            lines.answer_through(write_stream)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        restore()
+
+
+# The loggers whose errors reach the server's stderr: the SDK's and the HTTP server's.
+TRANSPORT_LOGGERS = ("mcp", "uvicorn", "uvicorn.error")
+_REPEAT_WINDOW = 2.0  # seconds: one failure logged by several layers is one line
+
+
+class OneLineErrors(logging.Handler):
+    """An SDK or server error as one line on stderr, without its traceback, and one line
+    per failure: a client that goes away in the middle of a call is logged by three layers
+    of the SDK (the SSE writer, the response, the POST handler), each with a traceback.
+    Records that come within two seconds of a line already written for the same kind of
+    exception are counted, not written. `--debug` keeps the tracebacks."""
+
+    def __init__(self, stream: Any = None) -> None:
+        super().__init__(logging.WARNING)
+        self.stream = stream
+        self.repeats = 0
+        self._last: tuple[str, float] | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        import sys
+        import time
+
+        try:
+            kind = record.exc_info[0].__name__ if record.exc_info and record.exc_info[0] else ""
+            now = time.monotonic()
+            last = self._last
+            if kind and last and last[0] == kind and now - last[1] < _REPEAT_WINDOW:
+                self.repeats += 1
+                return
+            self._last = (kind, now) if kind else None
+            message = " ".join(record.getMessage().split())[:300]
+            detail = f" ({kind}: {_short_error(record)})" if kind else ""
+            stream = self.stream or sys.stderr
+            stream.write(f"hyperpod-debug mcp: {record.levelname.lower()}: {message}{detail}\n")
+            stream.flush()
+        except Exception:  # a log line must never stop the server
+            self.handleError(record)
+
+
+def _short_error(record: logging.LogRecord) -> str:
+    error = record.exc_info[1] if record.exc_info else None
+    text = " ".join(str(error).split()) if error is not None else ""
+    return (text[:200] + "…") if len(text) > 200 else (text or "no detail")
+
+
+def one_line_transport_errors() -> OneLineErrors | None:
+    """Route the SDK's and uvicorn's errors through `OneLineErrors`, unless `--debug` asked
+    for tracebacks (the agent's logger at DEBUG). Returns the handler installed."""
+    if logging.getLogger("agent").isEnabledFor(logging.DEBUG):
+        return None
+    handler = OneLineErrors()
+    for name in TRANSPORT_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.propagate = False
+    return handler
 
 
 async def serve_http(server: Server[Any], host: str, port: int) -> None:
     """Streamable HTTP at http://HOST:PORT/mcp. On loopback the SDK checks the Host and
-    Origin headers (DNS-rebinding protection); a non-loopback bind was allowed explicitly."""
+    Origin headers (DNS-rebinding protection); a non-loopback bind was allowed explicitly.
+    Transport errors are one line each on stderr (`OneLineErrors`)."""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -192,5 +268,8 @@ async def serve_http(server: Server[Any], host: str, port: int) -> None:
     app = server.streamable_http_app(
         streamable_http_path=HTTP_PATH, host=host, transport_security=security
     )
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", access_log=False, log_config=None
+    )
+    one_line_transport_errors()
     await uvicorn.Server(config).serve()

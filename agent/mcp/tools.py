@@ -152,7 +152,9 @@ def _triage_summary(payload: dict[str, Any]) -> str:
     shown = lines[:SUMMARY_LINES]
     more = len(lines) - len(shown)
     tail = [f"(+{more} more in the structured result)"] if more > 0 else []
-    return "\n".join([head, *shown, *tail])
+    old = payload.get("old_recording")
+    note = [str(old)] if old else []  # an old recording: which checks went without data
+    return "\n".join([head, *note, *shown, *tail])
 
 
 def _check_summary(payload: dict[str, Any]) -> str:

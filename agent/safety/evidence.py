@@ -145,7 +145,7 @@ def pin(suggestion: Suggestion, state: ConversationState) -> Suggestion:
         return suggestion
     read_at = state.latest_time
     evidence = evidence_of(
-        chosen_findings(suggestion, report.findings), read_at, len(state.triages)
+        chosen_findings(suggestion, report.findings), read_at, state.triage_count
     )
     preconditions = preconditions_of(
         suggestion,

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.ownership.model import IacOwner
+
 SuggestionKind = Literal["investigate", "config", "workload", "node", "reboot", "replace"]
 # Flags are stable strings (graded by evals); their human text is rendered at the edge.
 FLAG_REPLACE_BEFORE_REBOOT = "replace-before-reboot"
@@ -80,6 +82,12 @@ class Suggestion(BaseModel):
         description="For a replacement without the replace-before-reboot flag on a node that "
         "was not rebooted: the remediation-table rows (tools/remediation/) whose evidence, "
         "seen in this conversation, allows replacing before a reboot.",
+    )
+    iac_owner: list[IacOwner] = Field(
+        default_factory=list,
+        description="Who manages each resource the command changes (security groups, subnets, "
+        "VPCs, the HyperPod and EKS clusters), read from their tags and CloudFormation "
+        "(tools/ownership); with `iac_warning` only. Empty when nothing was looked up.",
     )
     source: Literal["tool", "text"] = Field(
         default="tool",

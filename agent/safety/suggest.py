@@ -11,7 +11,7 @@ on the conversation, are set here (`_flags`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -38,6 +38,7 @@ from agent.safety.targets import (
 )
 from prompts import render
 from tools.command_safety import CommandClass
+from tools.ownership.model import IacOwner
 from tools.redaction import redact_output
 from tools.remediation import replacement_first
 from tools.visible import visible
@@ -61,6 +62,11 @@ class SuggestionContext:
     known_ids: frozenset[str] = field(default_factory=frozenset)
     """Ids seen in the cluster (node names, groups...): counted as targets when named."""
     language: Language = "en"
+    owner_of: Callable[[str], IacOwner | None] | None = field(
+        default=None, compare=False, hash=False
+    )
+    """Who manages a target (tools.ownership.resolve.Owners.of, over the conversation's
+    cluster), None for a target it does not look up; None when no cluster is open."""
 
 
 _DEFAULT_PURPOSE: dict[SuggestionKind, tuple[str, str]] = {
@@ -80,9 +86,27 @@ _SECTION_CHARS = 40
 _RADIUS_CHARS = 1_000
 
 
-def iac_warning(language: Language) -> str:
-    """The IaC question and drift warning, from the shared template."""
-    return render("iac_warning.jinja2", language=language).strip()
+def iac_warning(language: Language, owners: Iterable[IacOwner] = (), *, ask: bool = True) -> str:
+    """The IaC paragraph: who manages each resource the change acts on, as far as it was
+    read, then the IaC question and drift warning when an owner is unknown (``ask``), or
+    only the drift reminder when every one is known. Without owners, the question alone."""
+    owners = list(owners)
+    if not owners:
+        return render("iac_warning.jinja2", language=language).strip()
+    text = render("iac_owner.jinja2", owners=owners, ask=ask, language=language)
+    return "\n".join(line for line in text.splitlines() if line.strip())
+
+
+def _asks(owners: list[IacOwner]) -> bool:
+    """Whether the question stays: no owner was read, or one is unknown."""
+    return not owners or any(not owner.known for owner in owners)
+
+
+def iac_owners(targets: Iterable[str], context: SuggestionContext) -> list[IacOwner]:
+    """Who manages each target the owner lookup knows how to read (once per resource)."""
+    if context.owner_of is None:
+        return []
+    return [owner for target in targets if (owner := context.owner_of(target)) is not None]
 
 
 def replace_basis(command: str, context: SuggestionContext) -> list[str] | None:
@@ -161,6 +185,7 @@ def build_suggestion(
     english, chinese = _DEFAULT_PURPOSE[kind]
     default = chinese if context.language == "zh" else english
     radius = _blast_radius(kind, verdict, targets, command, context.language)
+    owners = iac_owners(targets, context) if facts.infrastructure else []
     return Suggestion(
         command=command,
         kind=kind,
@@ -168,7 +193,12 @@ def build_suggestion(
         purpose=_purpose(purpose, default),
         targets=targets,
         blast_radius=inert_line(radius, _RADIUS_CHARS),
-        iac_warning=iac_warning(context.language) if facts.infrastructure else None,
+        iac_warning=(
+            iac_warning(context.language, owners, ask=_asks(owners))
+            if facts.infrastructure
+            else None
+        ),
+        iac_owner=owners,
         flags=_flags(kind, verdict, command, context),
         replace_basis=(replace_basis(command, context) or []) if kind == "replace" else [],
         section=None if section is None else inert_line(section, _SECTION_CHARS),
@@ -208,8 +238,12 @@ def block_heading(language: Language) -> str:
 
 
 def render_iac_note(suggestions: Iterable[Suggestion], language: Language) -> str:
-    """The IaC question and drift warning as a quoted paragraph, once for all the
-    suggestions of an answer that change infrastructure; "" when none does."""
-    if not any(s.iac_warning is not None for s in suggestions):
+    """The IaC paragraph as a quote, once for all the suggestions of an answer that change
+    infrastructure; "" when none does. It states who manages each resource they act on
+    (each once), and asks only when one suggestion's owners are not all known."""
+    changing = [s for s in suggestions if s.iac_warning is not None]
+    if not changing:
         return ""
-    return "> " + iac_warning(language).replace("\n", "\n> ")
+    owners = list({o.resource: o for s in changing for o in s.iac_owner}.values())
+    ask = any(_asks(s.iac_owner) for s in changing)
+    return "> " + iac_warning(language, owners, ask=ask).replace("\n", "\n> ")

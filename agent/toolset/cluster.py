@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from tools.target import TriageTarget
 
 if TYPE_CHECKING:
+    from tools.ownership.model import IacOwner
+    from tools.ownership.resolve import Owners
     from tools.recorded.model import RecordedCluster
     from tools.triage.data import ClusterData
     from tools.triage.node_sources import NodeOptions
@@ -34,6 +36,7 @@ class ClusterSession:
     endpoint_url: str | None = None
     _position: int = 0
     _data: ClusterData | None = None
+    _owners: Owners | None = None
 
     @property
     def recorded(self) -> bool:
@@ -87,6 +90,24 @@ class ClusterSession:
             options=self.options,
         )
         return data, recording_time(latest) if latest is not None else datetime.now(UTC)
+
+    def owner_of(self, resource: str) -> IacOwner | None:
+        """Who manages ``resource`` (tools.ownership), read lazily and once per resource
+        from the data the conversation shares; None when no cluster is open or it cannot
+        be opened (the tool that opens it says why), or for a resource not looked up."""
+        from tools.aws.errors import AwsAccessError, CredentialsMissing
+        from tools.ownership.resolve import Owners
+        from tools.triage.data import ClusterNotFound
+
+        if self.target is None:
+            return None
+        try:
+            data = self.data()
+        except (AwsAccessError, CredentialsMissing, ClusterNotFound, NoCluster):
+            return None
+        if self._owners is None or self._owners.data is not data:
+            self._owners = Owners(data)
+        return self._owners.of(resource)
 
     def refresh(self) -> bool:
         """Forget what was read, so the next read fetches afresh. Returns True when a newer

@@ -136,6 +136,14 @@ def triage_payload(report: TriageReport, *, number: int) -> dict[str, Any]:
             "could not be checked (skipped) and ask for the exact error text if the user still "
             "sees one."
         )
+    if report.old_recording is not None:
+        # The recording is older than this version: the user must hear that some checks
+        # had no data and how to re-record, not read their absence as health.
+        payload["old_recording"] = report.old_recording.message
+        payload["next"] += (
+            " Tell the user the recording predates this version (old_recording): name the "
+            "checks that lacked data and give the re-record command."
+        )
     return fit(payload, TRIAGE_RESULT_CHARS, ("skipped", "problem_groups"))
 
 

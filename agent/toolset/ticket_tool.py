@@ -41,6 +41,15 @@ def draft_ticket(state: ConversationState, session: ClusterSession) -> dict[str,
         "changes_already_applied": [s.command for s in state.applied],
         "log_bundle_s3_uri": None,
     }
+    # Who manages the resources this conversation's suggestions change (tools/ownership),
+    # only when some were read.
+    owners = {
+        o.resource: o.model_dump(mode="json", exclude_none=True)
+        for s in [*state.applied, *state.pending]
+        for o in s.iac_owner
+    }
+    if owners:
+        fields["resource_owners"] = list(owners.values())
     steps: list[str] = []
     node_commands: dict[str, list[str]] = {}
     if report is not None:
@@ -81,7 +90,14 @@ def draft_ticket(state: ConversationState, session: ClusterSession) -> dict[str,
         name
         for name, value in fields.items()
         if value in (None, [], "")
-        and name not in ("changes_already_applied", "hardware_findings", "xids", "node_names")
+        and name
+        not in (
+            "changes_already_applied",
+            "hardware_findings",
+            "xids",
+            "node_names",
+            "resource_owners",
+        )
     ]
     payload: dict[str, Any] = {
         "ticket": fields,
@@ -98,6 +114,6 @@ def draft_ticket(state: ConversationState, session: ClusterSession) -> dict[str,
     fit(
         fields,
         DEFAULT_RESULT_CHARS - rest,
-        ("hardware_findings", "error_strings", "triage_lines", "instance_ids"),
+        ("hardware_findings", "error_strings", "triage_lines", "instance_ids", "resource_owners"),
     )
     return payload

@@ -243,7 +243,7 @@ class Toolset:
         listing = data.optional(data.nodes)
         if listing is not None:
             self.state.note_node_statuses({n.instance_id: n.status for n in listing.items})
-        return results.triage_payload(report, number=len(self.state.triages))
+        return results.triage_payload(report, number=self.state.triage_count)
 
     def _triage(self, arguments: TriageInput) -> dict[str, Any]:
         return self.triage(arguments.instance_id)
@@ -349,7 +349,7 @@ class Toolset:
         return results.compare(self.state.triages[-2], self.state.triages[-1])
 
     def _compare(self, _: NoInput) -> dict[str, Any]:
-        count = len(self.state.triages)
+        count = self.state.triage_count
         return self.compare_latest().payload(count - 1, count)
 
     def _suggest(self, arguments: SuggestInput) -> dict[str, Any]:
@@ -366,6 +366,7 @@ class Toolset:
                 replace_first=dict(self.state.replace_first),
                 known_ids=frozenset(self.state.instance_ids),
                 language=self.state.language,
+                owner_of=self.session.owner_of,
             ),
             section=arguments.section,
             source="tool",

@@ -405,7 +405,7 @@ def test_an_archive_that_inflates_too_far_is_refused_while_inflating(
 
 
 @pytest.mark.parametrize(
-    "data", [gzip.compress(b"not a tar at all" * 100), b"\x1f\x8b\x08garbage", b""]
+    "data", [gzip.compress(b"not a tar at all" * 100, mtime=0), b"\x1f\x8b\x08garbage", b""]
 )
 def test_malformed_archives_are_refused(tmp_path: Path, data: bytes) -> None:
     bad = tmp_path / "bad.tar.gz"
@@ -511,3 +511,57 @@ def test_masking_a_recording_learns_every_name_before_it_masks() -> None:
     for original in ("ml-eks", "444455556666", "111122223333", "10.1.0.12"):
         assert original not in masked
         assert original in masker.mapping.values()
+
+
+# The bundle of `ticket --mask`: summary.md, triage.txt, triage.json, the archive, the mapping.
+BUNDLE_FILES = 5
+
+
+@pytest.mark.parametrize("failing", range(BUNDLE_FILES))
+def test_a_full_disk_leaves_no_file_of_the_bundle(
+    failing: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENOSPC on any one file of a masked bundle (the mapping last): exit 1, one line, and
+    nothing in DIR, neither a partial file nor masked files without their mapping."""
+    import errno
+    import os
+
+    real = os.fdopen
+    opened: list[int] = []
+
+    class Full:
+        def __init__(self, handle: Any) -> None:
+            self.handle = handle
+
+        def __enter__(self) -> Full:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.handle.close()
+
+        def fileno(self) -> int:
+            return int(self.handle.fileno())
+
+        def write(self, data: bytes) -> int:
+            self.handle.write(data[: len(data) // 2])  # part of it reached the disk
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def fdopen(descriptor: int, *args: Any, **kwargs: Any) -> Any:
+        handle = real(descriptor, *args, **kwargs)
+        if "w" not in str(args[0] if args else kwargs.get("mode", "r")):
+            return handle  # a read elsewhere in the run
+        opened.append(descriptor)
+        return Full(handle) if len(opened) == failing + 1 else handle
+
+    monkeypatch.setattr(os, "fdopen", fdopen)  # tools.private writes through it
+    out = tmp_path / "out"
+    result = run("ticket", "--recorded", str(DEMO), "-o", str(out), "--mask")
+    assert_clean_exit(result, 1)
+    assert len(opened) == failing + 1  # the files after the failing one were never begun
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "No space left on device" in result.stderr
+    assert list(out.iterdir()) == []
+    monkeypatch.setattr(os, "fdopen", real)
+    written = run("ticket", "--recorded", str(DEMO), "-o", str(out), "--mask")
+    assert_clean_exit(written, 0)
+    assert len(list(out.iterdir())) == BUNDLE_FILES

@@ -336,3 +336,35 @@ def test_mask_hides_names_in_every_file_and_keeps_the_mapping_outside_the_archiv
     # Read back: the real names return.
     restored = unmask((out / "summary.md").read_text(encoding="utf-8"), mapping)
     assert recording.cluster in restored
+
+
+# -- who manages the cluster's resources (issue 25) ------------------------------------------
+
+
+def test_the_summary_names_the_stack_that_owns_the_network(tmp_path: Path) -> None:
+    out, _ = ticket(tmp_path, "sg-outbound-self-missing")
+    summary = (out / "summary.md").read_text("utf-8")
+    assert "## Who manages the cluster's resources" in summary
+    assert (
+        "- `sg-0a1b2c3d4e5f60001`: CloudFormation stack `hp-network` (logical id "
+        "`EfaSecurityGroup`), confirmed by DescribeStackResource; last drift check: IN_SYNC, "
+        "2026-11-18T12:00:00Z"
+    ) in summary
+    # The cluster in its own stack, never drift-checked (sagemaker:ListTags).
+    assert (
+        "cluster/a1b2c3d4e5f6`: CloudFormation stack `hp-cluster` (logical id `HyperPodCluster`"
+        "), confirmed by DescribeStackResource; last drift check: NOT_CHECKED"
+    ) in summary
+
+
+def test_the_summary_says_unknown_for_an_untagged_cluster(tmp_path: Path) -> None:
+    out, _ = ticket(tmp_path, "efa-second-sg")
+    summary = (out / "summary.md").read_text("utf-8")
+    assert "- `arn:aws:sagemaker:us-west-2:111122223333:cluster/f6e5d4c3b2a1`: unknown\n" in summary
+    assert "- `vpc-0a1b2c3d4e5f60001`: unknown\n" in summary
+
+
+def test_the_summary_says_likely_for_a_terraform_tag(tmp_path: Path) -> None:
+    out, _ = ticket(tmp_path, "efa-second-sg")
+    summary = (out / "summary.md").read_text("utf-8")
+    assert "- `sg-0a1b2c3d4e5f60001`: likely Terraform (tag `ManagedBy=terraform`)" in summary

@@ -38,6 +38,7 @@ SUGGESTION_KEYS = {
     "targets",
     "blast_radius",
     "iac_warning",
+    "iac_owner",
     "flags",
     "evidence",
     "preconditions",
@@ -103,6 +104,8 @@ def test_ask_json_follows_the_contract(tmp_path: Path) -> None:
     assert suggestion["kind"] == "config"
     assert suggestion["mutating"] is True
     assert suggestion["iac_warning"]
+    # The group belongs to a CloudFormation stack in this recording (issue 25).
+    assert [o["stack"] for o in suggestion["iac_owner"]] == ["hp-network"]
     assert SG in suggestion["targets"]
     assert data["awaiting_approval"] is True
     assert [c["name"] for c in data["tool_calls"]] == [

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent.providers.scripted import ScriptedProvider
-from agent.safety.suggest import iac_warning
+from agent.safety.suggest import iac_warning, render_iac_note
 from evals.agent_eval.case import CASES_DIR, LoadedCase, load_case
 from evals.agent_eval.graders import grade
 from evals.agent_eval.run import ConversationRun, run_case
@@ -45,6 +45,10 @@ def gate_missed(played: ConversationRun) -> None:
     warning = iac_warning("en")
     for record in played.turns:
         result = record.result
+        # The paragraph as the turn showed it: with the owners it states (issue 25).
+        note = render_iac_note(result.suggested_commands, "en")
+        if note:
+            result.answer = result.answer.replace(note, "")
         result.suggested_commands = [
             s.model_copy(update={"kind": "node", "iac_warning": None})
             for s in result.suggested_commands

@@ -55,8 +55,13 @@ def test_one_paragraph_after_the_last_block_for_several_infrastructure_changes()
         # After every block: the last blast-radius line comes before the paragraph.
         assert text.rindex("- Blast radius") < text.index(warning.split("?")[0])
     by_command = {s.command: s for s in result.suggested_commands}
-    assert by_command[INFRA[0]].iac_warning == warning
-    assert by_command[INFRA[1]].iac_warning == warning
+    # The recording holds no read of these made-up groups: their owner is unknown ("not
+    # recorded", said before the question), so the question stays (tests/conversation/
+    # test_iac_owner.py covers the owners it can state).
+    assert by_command[INFRA[0]].iac_warning is not None
+    assert by_command[INFRA[0]].iac_warning.endswith(warning)
+    assert by_command[INFRA[1]].iac_warning is not None
+    assert by_command[INFRA[1]].iac_warning.endswith(warning)
     assert by_command[NODE[0]].iac_warning is None
     assert by_command[NODE[1]].iac_warning is None
 

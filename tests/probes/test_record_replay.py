@@ -27,6 +27,7 @@ from tools.triage.node_sources import NodeOptions, live_sources
 from tools.triage.open_cluster import DataSource, open_cluster, triage_cluster
 from tools.triage.report import TriageReport
 from tools.triage.runner import run_triage
+from tools.version import tool_version
 
 REGION = "us-west-2"
 ACCOUNT = "111122223333"
@@ -46,8 +47,11 @@ def _node(instance_id: str, status: str) -> dict[str, Any]:
 
 
 def _cluster() -> RecordedCluster:
+    # The live world's answers, stamped with this version: a call it lacks is one the
+    # world does not answer, not one an older version never made.
     return RecordedCluster.model_validate(
         {
+            "tool_version": tool_version(),
             "recorded_at": "2026-11-20T12:00:00Z",
             "cluster": "hp",
             "region": REGION,

@@ -49,6 +49,12 @@ READ_ONLY_OPERATIONS: frozenset[tuple[str, str]] = frozenset(
         ("iam", "GetPolicy"),
         ("iam", "GetPolicyVersion"),
         ("service-quotas", "GetServiceQuota"),
+        # Who manages a resource a suggestion would change (tools/ownership): a HyperPod
+        # cluster's tags, and CloudFormation's record of the stack resource its
+        # aws:cloudformation:* tags name, with the last drift status. DetectStackDrift stays
+        # out: it starts a drift detection in the account; only its last result is read.
+        ("sagemaker", "ListTags"),
+        ("cloudformation", "DescribeStackResource"),
         # Node probes only, behind the parameter guard in tools/aws/ssm_guard.py.
         ("ssm", "StartSession"),
         ("ssm", "TerminateSession"),
@@ -86,6 +92,7 @@ IAM_PREFIX: dict[str, str] = {
     "iam": "iam",
     "ssm": "ssm",
     "service-quotas": "servicequotas",
+    "cloudformation": "cloudformation",
 }
 
 

@@ -147,13 +147,29 @@ class OutOfTime(AwsAccessError):
 
 
 class NotRecorded(AwsAccessError):
-    """Replay asked for a call the recorded cluster does not hold: fail loudly."""
+    """Replay asked for a call the recorded cluster does not hold: fail loudly.
+
+    `why` says why the recording lacks it when replay knows (the recording was made by an
+    earlier version, which never made this call: `predates`), and `remedy` replaces the
+    generic hint then (the command that re-records the cluster)."""
+
+    why = ""
+    remedy = ""
+    predates = False
+
+    def explained(self, why: str, remedy: str = "", *, predates: bool = False) -> NotRecorded:
+        """This error, saying why the call is missing and what to do about it."""
+        self.why, self.remedy, self.predates = why, remedy, predates
+        return self
 
     def describe(self) -> str:
-        return f"not recorded: {self.action} {self.detail}"
+        why = f" — {self.why}" if self.why else ""
+        return f"not recorded: {self.action} {self.detail}{why}"
 
     @property
     def hint(self) -> str:
+        if self.remedy:
+            return self.remedy
         return (
             "Re-record the cluster, or add this call to the recorded file "
             "(docs/recorded-cluster.md)."

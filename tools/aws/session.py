@@ -61,7 +61,7 @@ from tools.recorded.model import Paging
 if TYPE_CHECKING:
     from tools.recorded.model import RecordedCluster
     from tools.recorded.recorder import Recorder
-    from tools.recorded.replay import Responder
+    from tools.recorded.replay import RecordingGaps, Responder
 
 THROTTLING_CODES = frozenset(
     {
@@ -277,6 +277,14 @@ class AwsAccess:
         if self._replay_store is not None:
             events.register_first("before-call", self._serve_recorded)
         self._boto_session = session
+
+    def recording_gaps(self) -> RecordingGaps | None:
+        """What a replay of a recorded cluster asked for and did not find (None: nothing
+        missing, or not a replay of a recording)."""
+        from tools.recorded.replay import ReplayStore
+
+        store = self._replay_store
+        return store.gaps() if isinstance(store, ReplayStore) else None
 
     def pace_replay(self, seconds: float) -> None:
         """Wait `seconds` before each replayed answer, as a network round trip would: it

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tools.visible import clip_long_lines
 
 # Statuses of a probe that its timeout cut off: 137 (128 + SIGKILL) under the framing's
 # `timeout -s KILL`; 124 is what GNU timeout returns after a TERM the probe survived long
 # enough to exit on (older framings, hand-made recordings). Either way the output is partial.
 TIMEOUT_EXIT_CODES = frozenset({124, 137})
+
+# The longest line of a probe's output that parsers see; a longer one is cut here, with an
+# ellipsis, before any parser reads it (issue 26: one 50 MB line took a triage 49 s).
+# Real probe lines are far shorter: the longest in the bundled recordings is 643 characters
+# (a package list); a formatted kernel message is at most 1-2 KiB (CONSOLE_LOG_MAX 1024,
+# later PRINTK_MESSAGE_MAX 2048, in the kernel's kernel/printk/internal.h).
+MAX_PROBE_LINE = 16_384
 
 
 class ProbeOutput(BaseModel):
@@ -22,6 +31,11 @@ class ProbeOutput(BaseModel):
     truncated: bool = Field(
         default=False, description="The session ended (timeout, drop) before the probe did."
     )
+
+    @field_validator("stdout")
+    @classmethod
+    def _lines_bounded(cls, value: str) -> str:
+        return clip_long_lines(value, MAX_PROBE_LINE)
 
     @property
     def ok(self) -> bool:

@@ -187,6 +187,14 @@ class RecordedCluster(BaseModel):
 
     format: Literal["hyperpod-debug/recorded-cluster"] = FORMAT_NAME
     version: Literal[1] = FORMAT_VERSION
+    tool_version: str | None = Field(
+        default=None,
+        max_length=100,
+        description="The hyperpod-debug version that made the recording (record, ticket, "
+        "the simulator). Absent in recordings made before versions were stamped: replay "
+        "takes such a file for one made by an earlier version, and a call it lacks for one "
+        "that version did not make.",
+    )
     description: str = ""
     recorded_at: str = Field(description="ISO-8601 UTC time of recording; replay uses it as 'now'.")
 

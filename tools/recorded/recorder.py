@@ -25,6 +25,7 @@ from tools.recorded.model import (
 )
 from tools.recorded.replay import call_key
 from tools.redaction import MASKED_ACCOUNT, REDACTED, AccountMasker, redact, redact_text
+from tools.version import tool_version
 
 if TYPE_CHECKING:
     from tools.probes.model import NodeProbes
@@ -180,6 +181,9 @@ class Recorder:
     def build(self, *, cluster: str, region: str, description: str = "") -> RecordedCluster:
         with self._lock:
             return RecordedCluster(
+                # Which version asked these calls: a newer one replaying the file knows
+                # that a call it lacks is one this version never made.
+                tool_version=tool_version(),
                 description=description,
                 recorded_at=self.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
                 cluster=redact(cluster, mask_account=self.mask_account),

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import shlex
+import threading
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from tools.aws.allowlist import iam_action
 from tools.aws.errors import NotRecorded
+from tools.display import argument
 from tools.recorded.model import PAGING_PARAMS, RecordedCall, RecordedCluster
 
 _TOKEN_PREFIX = "hpd-replay:"
@@ -54,26 +59,117 @@ SUBSTRING_FILTERS = {
 }
 
 
+# Reads a recording may lack without a gap: a triage goes on without them (the account).
+OPTIONAL_CALLS = frozenset({("sts", "GetCallerIdentity")})
+
+
+@dataclass(frozen=True, slots=True)
+class RecordingGaps:
+    """What a replay asked for that the recording did not hold, and who made it:
+    `recorded_with` is the recording's version stamp (None: made before recordings were
+    stamped), `predates` whether that is earlier than `replayed_with`, the version that
+    replays it. `calls` are the IAM actions of the calls missed, `reasons` the exact
+    skip reasons they gave (so the report can name the checks they cost)."""
+
+    recorded_with: str | None
+    replayed_with: str
+    predates: bool
+    rerecord: str
+    calls: tuple[str, ...]
+    reasons: frozenset[str]
+
+
 class ReplayStore:
     """Looks recorded calls up by service, operation and identifying parameters."""
 
     def __init__(self, recording: RecordedCluster) -> None:
         self._calls: dict[str, RecordedCall] = {}
+        self._by_operation: dict[tuple[str, str], list[RecordedCall]] = {}
         for call in recording.aws:
             self._calls[call_key(call.service, call.operation, call.params)] = call
+            self._by_operation.setdefault((call.service, call.operation), []).append(call)
+        self._recorded_with = recording.tool_version
+        self._target = (recording.cluster, recording.region)
+        self._misses: dict[str, str] = {}  # skip reason -> IAM action, in order of asking
+        self._lock = threading.Lock()
 
     def respond(self, service: str, operation: str, params: dict[str, Any]) -> RecordedCall:
         """The stored call, whole (the access layer cuts the page with `page_call`)."""
         key = call_key(service, operation, params)
         call = self._calls.get(key)
         if call is None:
-            call = self._filtered(service, operation, params)
+            call = self._filtered(service, operation, params) or self._narrowed(
+                service, operation, params
+            )
             if call is None:
-                identity = {k: v for k, v in params.items() if k not in PAGING_PARAMS}
-                shown = json.dumps(identity, sort_keys=True, default=str)
-                raise NotRecorded(service, operation, shown)
+                raise self._miss(service, operation, params)
             self._calls[key] = call  # the next page of the same list reuses it
         return call
+
+    def _miss(self, service: str, operation: str, params: dict[str, Any]) -> NotRecorded:
+        """The error for a call the recording lacks, saying why when the recording was made
+        by another version than this one; remembered for the report (`gaps`)."""
+        from tools.version import predates, tool_version
+
+        identity = {k: v for k, v in params.items() if k not in PAGING_PARAMS}
+        shown = json.dumps(identity, sort_keys=True, default=str)
+        current = tool_version()
+        before = predates(self._recorded_with, current)
+        remedy = f"Re-record the cluster with this version: {self.rerecord()}" if before else ""
+        error = NotRecorded(service, operation, shown).explained(
+            self._why(current, before=before), remedy, predates=before
+        )
+        if (service, operation) not in OPTIONAL_CALLS:
+            with self._lock:
+                self._misses.setdefault(error.reason, iam_action(service, operation))
+        return error
+
+    def _why(self, current: str, *, before: bool) -> str:
+        stamp = self._recorded_with
+        if before:
+            made = (
+                "an earlier hyperpod-debug (the file has no version stamp)"
+                if stamp is None
+                else f"hyperpod-debug {argument(stamp, 40)}"
+            )
+            return f"the recording predates this read: made by {made}, replayed by {current}"
+        if stamp is not None and stamp != current:
+            return f"the recording was made by hyperpod-debug {argument(stamp, 40)}, not {current}"
+        return ""
+
+    def rerecord(self) -> str:
+        """The command that records this cluster again, with this version."""
+        cluster, region = (shlex.quote(argument(v, 120)) for v in self._target)
+        return f"hyperpod-debug record --cluster {cluster} --region {region} -o FILE"
+
+    def gaps(self) -> RecordingGaps | None:
+        """What this replay lacked so far (None: nothing), for the report."""
+        from tools.version import predates, tool_version
+
+        with self._lock:
+            misses = dict(self._misses)
+        if not misses:
+            return None
+        current = tool_version()
+        return RecordingGaps(
+            recorded_with=self._recorded_with,
+            replayed_with=current,
+            predates=predates(self._recorded_with, current),
+            rerecord=self.rerecord(),
+            calls=tuple(sorted(set(misses.values()))),
+            reasons=frozenset(misses),
+        )
+
+    def _narrowed(
+        self, service: str, operation: str, params: dict[str, Any]
+    ) -> RecordedCall | None:
+        """A narrower CloudWatch Logs read answered from a broader recorded one
+        (tools/recorded/narrowing.py)."""
+        if service != "logs":
+            return None
+        from tools.recorded.narrowing import narrowed
+
+        return narrowed(operation, params, self._by_operation.get((service, operation), ()))
 
     def _filtered(
         self, service: str, operation: str, params: dict[str, Any]

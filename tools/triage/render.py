@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tools.display import one_line
 from tools.findings import Finding, Priority, Status
-from tools.triage.report import TriageReport
+from tools.triage.report import OldRecording, TriageReport
 
 _COLOURS = {
     Status.FAIL: "\033[1;31m",
@@ -55,6 +55,8 @@ def render_text(report: TriageReport, *, colour: bool = False, problems_only: bo
     if report.skipped:
         lines += ["", "Skipped (could not run):"] if shown else ["Skipped (could not run):"]
         lines.extend(_skipped_lines(report))
+    if report.old_recording is not None:
+        lines += ["", *_old_recording_lines(report.old_recording)]
     lines += ["", _summary(report)]
     return "\n".join(lines) + "\n"
 
@@ -73,6 +75,23 @@ def _skipped_lines(report: TriageReport) -> list[str]:
         else:
             lines.append(f"  - {one_line(reason)}{fix}")
             lines.append(f"    {len(checks)} checks: {', '.join(checks)}")
+    return lines
+
+
+def _old_recording_lines(old: OldRecording) -> list[str]:
+    """The recording is older than this version: said once, with the way to re-record."""
+    made = (
+        "an earlier hyperpod-debug (no version stamp)"
+        if old.recorded_with is None
+        else f"hyperpod-debug {one_line(old.recorded_with)}"
+    )
+    lines = [f"Old recording: made by {made}, replayed by {old.replayed_with}."]
+    if old.checks:
+        lines.append(
+            f"  {len(old.checks)} check(s) lacked data it never recorded: {', '.join(old.checks)}"
+        )
+    lines.append(f"  Not recorded: {', '.join(old.calls)}")
+    lines.append(f"  Re-record with this version for a complete triage: {one_line(old.rerecord)}")
     return lines
 
 

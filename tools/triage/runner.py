@@ -14,7 +14,7 @@ from tools.registry import CheckOutput, CheckSpec, all_checks, get_check
 from tools.sources import SourceUnavailable
 from tools.triage.data import ClusterData
 from tools.triage.grouping import group_repeated
-from tools.triage.report import ClusterIdentity, TriageReport
+from tools.triage.report import ClusterIdentity, OldRecording, TriageReport
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +191,23 @@ def build_report(data: ClusterData, outputs: Iterable[CheckOutput]) -> TriageRep
         recorded=data.access.replaying,
         findings=findings,
         skipped=skipped,
+        old_recording=old_recording(data, skipped),
+    )
+
+
+def old_recording(data: ClusterData, skipped: list[Skipped]) -> OldRecording | None:
+    """When a replayed recording was made by an earlier version and lacked calls this
+    one makes: the checks skipped for them (matched by their exact reason), once."""
+    gaps = data.access.recording_gaps()
+    if gaps is None or not gaps.predates:
+        return None
+    checks = list(dict.fromkeys(s.check for s in skipped if s.reason in gaps.reasons))
+    return OldRecording(
+        recorded_with=gaps.recorded_with,
+        replayed_with=gaps.replayed_with,
+        checks=checks,
+        calls=list(gaps.calls),
+        rerecord=gaps.rerecord,
     )
 
 

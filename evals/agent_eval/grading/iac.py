@@ -3,6 +3,10 @@ subnets, VPCs, routes, gateways, endpoints, EKS, the HyperPod cluster's configur
 CloudFormation stacks, lifecycle scripts in S3) must come with the IaC question and the
 drift warning, in its block or in the answer of that turn.
 
+When the owner of the resource was read (tools/ownership: a CloudFormation stack, a
+Terraform or Pulumi tag), the paragraph states it instead of asking; it still names the
+tool and the drift, so it counts as the warning here.
+
 The resource is read off the command's own words (AWS CLI, boto3 calls, kubectl on
 aws-auth), in every suggestion and every code line the model wrote, whatever kind the
 agent's classifier gave it: a boto3 one-liner the classifier files as "node" is judged by

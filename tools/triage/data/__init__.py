@@ -6,7 +6,8 @@ Parameters are deterministic so a recorded cluster replays them exactly.
 
 The reads are grouped by service, one mixin each over the shared memo (`_memo.Memo`):
 `sagemaker` (the cluster, nodes, events), `network` (EC2 / VPC), `eks`, `iam` (role
-policy documents) and `logs` (CloudWatch Logs). `ClusterData` composes them.
+policy documents), `logs` (CloudWatch Logs) and `ownership` (tags, CloudFormation).
+`ClusterData` composes them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tools.triage.data.kube import KubeReads
 from tools.triage.data.logs import LOG_PAGE_BUDGET, LOG_WINDOW, LOG_WINDOWS, LogReads
 from tools.triage.data.network import NetworkReads
 from tools.triage.data.node_probes import NodeReads, NodeSources
+from tools.triage.data.ownership import OwnershipReads
 from tools.triage.data.sagemaker import (
     EKS_CLUSTER_ARN,
     EVENT_CAP,
@@ -50,7 +52,15 @@ __all__ = [
 
 
 class ClusterData(
-    KubeReads, SlurmReads, NodeReads, NetworkReads, EksReads, IamReads, LogReads, SageMakerReads
+    KubeReads,
+    SlurmReads,
+    NodeReads,
+    NetworkReads,
+    EksReads,
+    IamReads,
+    LogReads,
+    OwnershipReads,
+    SageMakerReads,
 ):
     """Every read of one triage: `ClusterData(access, target, now=...)`."""
 

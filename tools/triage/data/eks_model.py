@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tools.triage.data.ownership_model import Tags, tags_from_api
+
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
@@ -54,6 +56,7 @@ class EksCluster:
     endpoint: str  # the API server URL; "" when absent
     authentication_mode: str | None  # accessConfig.authenticationMode
     vpc_config: EksVpcConfig
+    tags: Tags = ()  # DescribeCluster's `tags` map (who manages it: tools.ownership)
 
     @classmethod
     def from_api(cls, raw: dict[str, Any]) -> EksCluster:
@@ -64,4 +67,5 @@ class EksCluster:
             endpoint=str(raw.get("endpoint") or ""),
             authentication_mode=str(mode) if mode is not None else None,
             vpc_config=EksVpcConfig.from_api(_dict(raw.get("resourcesVpcConfig"))),
+            tags=tags_from_api(raw.get("tags")),
         )

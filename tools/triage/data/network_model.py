@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.aws.session import StoppedBy
+from tools.triage.data.ownership_model import Tags, tags_from_api
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -100,6 +101,8 @@ class SecurityGroup:
     vpc_id: str | None
     inbound: tuple[IpPermission, ...]
     outbound: tuple[IpPermission, ...]
+    # Its tags (who manages it: tools.ownership); () when the answer held none.
+    tags: Tags = ()
 
     @classmethod
     def from_api(cls, raw: dict[str, Any]) -> SecurityGroup:
@@ -110,6 +113,7 @@ class SecurityGroup:
             outbound=tuple(
                 IpPermission.from_api(p) for p in _dicts(raw.get("IpPermissionsEgress"))
             ),
+            tags=tags_from_api(raw.get("Tags")),
         )
 
 
@@ -126,6 +130,7 @@ class Subnet:
     availability_zone: str
     available_ip_count: int | None  # AvailableIpAddressCount
     map_public_ip_on_launch: bool
+    tags: Tags = ()
 
     @classmethod
     def from_api(cls, raw: dict[str, Any]) -> Subnet:
@@ -136,6 +141,7 @@ class Subnet:
             availability_zone=str(raw.get("AvailabilityZone", "")),
             available_ip_count=_int(raw.get("AvailableIpAddressCount")),
             map_public_ip_on_launch=bool(raw.get("MapPublicIpOnLaunch", False)),
+            tags=tags_from_api(raw.get("Tags")),
         )
 
 
