@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -64,19 +65,37 @@ FRAMES: dict[str, tuple[bytes, int | None, int]] = {
 }
 
 
-def _exchange(frames: list[bytes]) -> tuple[list[dict[str, Any]], str]:
+def _exchange(frames: list[bytes], last_id: object = None) -> tuple[list[dict[str, Any]], str]:
+    """Send the frames and read the answers. With `last_id`, stdin stays open until that
+    request is answered: a server whose input ends may stop before answering what it was
+    still working on, as any stdio server may, and a client keeps its pipe open."""
     script = Path(sys.executable).with_name("hyperpod-debug")
-    process = subprocess.run(
+    process = subprocess.Popen(
         [str(script), "mcp", "--recorded", str(DEMO)],
-        input=b"\n".join(frames) + b"\n",
-        capture_output=True,
-        timeout=120,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         cwd=ROOT,
-        check=False,
     )
-    assert process.returncode == 0, process.stderr
-    answers = [json.loads(line) for line in process.stdout.decode().splitlines()]
-    return answers, process.stderr.decode()
+    watchdog = threading.Timer(120, process.kill)
+    watchdog.start()
+    try:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        process.stdin.write(b"\n".join(frames) + b"\n")
+        process.stdin.flush()
+        answers: list[dict[str, Any]] = []
+        if last_id is not None:
+            for line in process.stdout:
+                answers.append(json.loads(line))
+                if answers[-1].get("id") == last_id:
+                    break
+        out, err = process.communicate(timeout=120)
+    finally:
+        watchdog.cancel()
+    assert process.returncode == 0, err
+    answers += [json.loads(line) for line in out.decode().splitlines()]
+    return answers, err.decode()
 
 
 def test_every_malformed_frame_is_answered_and_the_server_goes_on() -> None:
@@ -86,7 +105,7 @@ def test_every_malformed_frame_is_answered_and_the_server_goes_on() -> None:
     for frame, _, _ in FRAMES.values():
         frames.append(frame)
     frames.append(b'{"jsonrpc":"2.0","id":99,"method":"tools/list"}')
-    answers, stderr = _exchange(frames)
+    answers, stderr = _exchange(frames, last_id=99)
     assert "Traceback" not in stderr
     by_id = {a["id"]: a for a in answers if a.get("id") is not None}
     anonymous = [a for a in answers if a.get("id") is None]
