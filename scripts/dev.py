@@ -3,6 +3,7 @@
 
     python3 scripts/dev.py demo     # create .venv, triage a bundled recorded cluster
     python3 scripts/dev.py test     # create .venv, lint, type-check, run every test
+                                    # (pytest -n auto: one worker per core)
     python3 scripts/dev.py bench [NAME] [args]
                                     # benchmarks (figures, not pass/fail), NAME one of
                                     # BENCHMARKS below; default: triage; all targets:
@@ -59,7 +60,10 @@ def test(extra: list[str]) -> None:
     run(BIN / "ruff", "check", ".")
     run(BIN / "ruff", "format", "--check", ".")
     run(BIN / "mypy")
-    run(BIN / "pytest", *extra)
+    # One pytest worker per core (pytest-xdist, a dev dependency): the suite is mostly
+    # CPU-bound and independent tests. A caller who picks `-n N` or `-p no:xdist` keeps it.
+    chose = any(a.startswith(("-n", "--numprocesses")) or a == "no:xdist" for a in extra)
+    run(BIN / "pytest", *([] if chose else ["-n", "auto"]), *extra)
 
 
 BENCHMARKS = {

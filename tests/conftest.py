@@ -254,3 +254,42 @@ def _hypothesis_profiles() -> None:
 
 
 _hypothesis_profiles()
+
+
+class _NoRepeats(list[str]):
+    """A loader's search paths: boto3 appends its own data folder each time a
+    boto3.Session is made; on a loader shared by thousands of sessions the list would
+    grow by one path per session and every new model lookup would walk all of them."""
+
+    def append(self, path: str) -> None:
+        if path not in self:
+            super().append(path)
+
+
+def _share_botocore_data() -> None:
+    """One botocore data loader per test process instead of one per session.
+
+    Every AwsAccess (live, moto or replayed) builds a botocore session, and each new
+    session parses the SDK's endpoint and service-model JSON again: about 0.3 s of CPU,
+    half of a small recorded triage, paid by thousands of tests. Within one session
+    botocore already shares what its loader returns between clients, so sharing it between
+    sessions changes nothing a test observes; a session with another data path gets its
+    own loader (the key)."""
+    import botocore.loaders
+    import botocore.session
+
+    made: dict[str | None, botocore.loaders.Loader] = {}
+    create = botocore.session.create_loader
+
+    def shared(search_path_string: str | None = None) -> botocore.loaders.Loader:
+        loader = made.get(search_path_string)
+        if loader is None:
+            loader = create(search_path_string)
+            loader._search_paths = _NoRepeats(loader.search_paths)
+            made[search_path_string] = loader
+        return loader
+
+    botocore.session.create_loader = shared
+
+
+_share_botocore_data()

@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from agent.cli import app
+from agent.commands import eval_cmd
 
 CLUSTERS = Path(__file__).resolve().parents[2] / "evals" / "clusters"
 
 
-def test_bundled_cases_pass() -> None:
+def test_the_default_is_the_bundled_folder() -> None:
+    assert eval_cmd.DEFAULT_CLUSTERS == CLUSTERS
+
+
+def test_without_clusters_the_default_folder_is_graded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command over its default folder, here holding one bundled recording: every
+    bundled recording is graded once, by tests/scenarios/test_bundled.py."""
+    shutil.copy(CLUSTERS / "healthy-slurm.json", tmp_path)
+    monkeypatch.setattr(eval_cmd, "DEFAULT_CLUSTERS", tmp_path)
     result = CliRunner().invoke(app, ["eval", "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert payload["clusters"]
-    assert all(c["passed"] for c in payload["clusters"])
+    assert payload["clusters"] == [{"name": "healthy-slurm", "passed": True, "problems": []}]
     assert payload["explain"]["overall"]["total"] > 50
 
 

@@ -2,20 +2,32 @@
 
 The contract under attack: exit 0, 1 or 2 (never a traceback), no raw terminal escape
 from the input in the output, nothing from the input executed (see conftest.py).
+
+Every hostile value meets the functions that make a value safe to show (property tests on
+`argument`, `printable`, `one_line`, `clip`, `quoted` and `die`, over the whole corpus and
+generated text). The CLI itself runs each argument slot and each recorded-field kind with
+values made of the corpus's pieces: one run proves the slot's value goes through those
+functions, so the cross product of every value with every slot would prove nothing more.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 from agent.cli import app
+from agent.commands.common import Stopped, die, shown
+from tools.display import ARGUMENT_LIMIT, argument, one_line, printable
+from tools.text import CLIP, clip, quoted
 
 from ._corpus import (
     AGENT_CASE,
@@ -24,7 +36,6 @@ from ._corpus import (
     HOSTILE,
     WRONG_TYPES,
     base_recording,
-    hostile_params,
     hostile_recording,
     small_recording,
 )
@@ -53,6 +64,77 @@ def assert_contract(result: Result, allowed: tuple[int, ...] = (0, 1, 2)) -> str
     for escape in ESCAPES:
         assert escape not in text, f"raw escape {escape!r} reached the output"
     return text
+
+
+# -- the functions that make a value safe to show ---------------------------------------
+
+# Text as a hostile user or cluster writes it: corpus values, generated text of any code
+# point (lone surrogates, controls and format characters included), and mixtures of both.
+_ANY_CHARACTER = st.characters(exclude_categories=())
+HOSTILE_TEXT = st.one_of(
+    st.sampled_from(list(HOSTILE.values())),
+    st.text(_ANY_CHARACTER),
+    st.lists(
+        st.one_of(st.sampled_from(list(HOSTILE.values())), st.text(_ANY_CHARACTER)),
+        max_size=4,
+    ).map("".join),
+)
+
+
+def _no_escape(text: str) -> None:
+    for escape in ESCAPES:
+        assert escape not in text, f"raw escape {escape!r}"
+
+
+def _encodes(text: str) -> None:
+    text.encode("utf-8")  # a lone surrogate left in would crash the print
+
+
+@settings(max_examples=200, deadline=None)
+@given(HOSTILE_TEXT)
+def test_an_argument_is_shown_on_one_clipped_line(value: str) -> None:
+    for text in (argument(value), shown(value)):
+        _no_escape(text)
+        _encodes(text)
+        assert "\n" not in text
+        assert "\r" not in text
+        # Clipped with its length said: "…  (100,000 characters)" is the longest tail.
+        assert len(text) <= ARGUMENT_LIMIT + len(f"… ({len(value):,} characters)")
+    if len(value) > 2 * ARGUMENT_LIMIT:
+        assert value not in argument(value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(HOSTILE_TEXT)
+def test_a_whole_output_is_printable(value: str) -> None:
+    for text in (printable(value), one_line(value)):
+        _no_escape(text)
+        _encodes(text)
+    assert "\n" not in one_line(value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(HOSTILE_TEXT)
+def test_cluster_text_is_quoted_on_one_clipped_line(value: str) -> None:
+    for text in (clip(value), quoted(value)[1:-1]):
+        _no_escape(text)
+        _encodes(printable(text))  # the output is made printable as it is written
+        assert "\n" not in text
+        assert "\r" not in text
+        assert len(text) <= CLIP
+
+
+@settings(max_examples=100, deadline=None)
+@given(HOSTILE_TEXT)
+def test_an_error_is_one_line(value: str) -> None:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(Stopped) as stopped:
+        die(f"no such cluster: {shown(value)}", 2)
+    text = err.getvalue()
+    assert stopped.value.exit_code == 2
+    assert text.startswith("error: no such cluster: "), text[:300]
+    assert text.count("\n") == 1, text[:300]
+    _no_escape(text)
 
 
 # -- every CLI argument -------------------------------------------------------------------
@@ -149,22 +231,63 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return small_recording(tmp_path_factory.mktemp("recorded"))
 
 
+# Two values for every slot, made of the corpus's pieces. HARSH holds what a value can hold
+# that most commands refuse early (a NUL byte, a lone surrogate, 100,000 characters,
+# 5,000-deep brackets), with the escapes first so they sit inside any clip. QUIET is short
+# and passes the first checks, so it goes on into the command's work. Every single value
+# of the corpus meets the functions these runs go through in the property tests above.
+HARSH = "".join(
+    HOSTILE[k]
+    for k in (
+        "ansi-colour-title",
+        "c1-csi",
+        "rtl-override",
+        "forged-line",
+        "nul-byte",
+        "lone-surrogate",
+        "command-substitution",
+        "backticks",
+        "and-chain",
+        "pipe",
+        "format-string",
+        "unicode-mix",
+        "nested-json-text",
+        "huge-number-text",
+        "long-100k",
+    )
+)
+QUIET = "".join(
+    HOSTILE[k]
+    for k in (
+        "ansi-colour-title",
+        "c1-csi",
+        "rtl-override",
+        "semicolon",
+        "command-substitution",
+        "format-string",
+        "path-traversal",
+    )
+)
+ARGUMENT_VALUES = {"harsh": HARSH, "quiet": QUIET}
+
+
 @pytest.mark.parametrize("slot", list(SLOTS))
-@pytest.mark.parametrize(("value_id", "value"), hostile_params(), ids=list(HOSTILE))
+@pytest.mark.parametrize("value_id", list(ARGUMENT_VALUES))
 def test_hostile_argument(
     *,
     slot: str,
     value_id: str,
-    value: str,
     recorded: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)  # a relative hostile path lands here, never in the repo
+    value = ARGUMENT_VALUES[value_id]
     args, stdin = SLOTS[slot](value, recorded, tmp_path)
     text = assert_contract(invoke(args, stdin))
     # An argument echoed in an error is clipped, never repeated in full.
     assert HOSTILE["long-100k"] not in text
+    assert HOSTILE["nested-json-text"] not in text
 
 
 def test_record_output_path_problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -199,44 +322,51 @@ def _base() -> dict[str, Any]:
     return _BASE
 
 
-RECORDED_VALUES = {
-    k: HOSTILE[k]
+# Per field kind: SHORT (the escapes and the forged line inside the first 200 characters,
+# where the report's clip keeps them) in a text report, and LONG (a lone surrogate, 5,000
+# brackets, 100,000 characters) in a JSON report. Each value of the corpus on its own meets
+# `clip` and `quoted`, which every field goes through, in the property tests above.
+SHORT_FIELD = "".join(
+    HOSTILE[k]
     for k in (
-        "prompt-injection",
-        "command-substitution",
-        "backticks",
-        "semicolon",
         "ansi-colour-title",
         "c1-csi",
         "nul-byte",
         "rtl-override",
-        "long-100k",
-        "lone-surrogate",
         "forged-line",
-        "nested-json-text",
+        "command-substitution",
+        "backticks",
+        "semicolon",
+        "prompt-injection",
     )
-}
+)
+LONG_FIELD = "".join(HOSTILE[k] for k in ("lone-surrogate", "nested-json-text", "long-100k"))
+RECORDED_VALUES = {"short-text": (SHORT_FIELD, "text"), "long-json": (LONG_FIELD, "json")}
 
 
 @pytest.mark.parametrize("kind", list(FIELD_KINDS))
-@pytest.mark.parametrize(
-    ("value_id", "value"), list(RECORDED_VALUES.items()), ids=list(RECORDED_VALUES)
-)
-def test_hostile_recorded_field(kind: str, value_id: str, value: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("value_id", list(RECORDED_VALUES))
+def test_hostile_recorded_field(kind: str, value_id: str, tmp_path: Path) -> None:
+    value, fmt = RECORDED_VALUES[value_id]
     path = hostile_recording(tmp_path, kind, value, _base())
-    fmt = "json" if value_id in ("lone-surrogate", "long-100k") else "text"
     text = assert_contract(invoke(["triage", "--recorded", str(path), "--format", fmt]))
     if fmt == "text":
         # A forged line from the cluster stays inside its quote: never a line of its own.
         assert "\n[FAIL] P0 forged" not in text
 
 
-@pytest.mark.parametrize("kind", list(FIELD_KINDS))
-@pytest.mark.parametrize(("type_id", "value"), list(WRONG_TYPES.items()), ids=list(WRONG_TYPES))
-def test_wrongly_typed_recorded_field(kind: str, type_id: str, value: Any, tmp_path: Path) -> None:
+# Each kind meets one wrong type, the types taken in turn, so every type meets at least
+# three kinds: a wrong type is refused where the recording is read (pydantic) or trips the
+# triage's per-check guard, neither of which depends on which field it sits in.
+_TYPE_IDS = list(WRONG_TYPES)
+TYPED_CASES = [(kind, _TYPE_IDS[i % len(_TYPE_IDS)]) for i, kind in enumerate(FIELD_KINDS)]
+
+
+@pytest.mark.parametrize(("kind", "type_id"), TYPED_CASES, ids=[f"{t}-{k}" for k, t in TYPED_CASES])
+def test_wrongly_typed_recorded_field(kind: str, type_id: str, tmp_path: Path) -> None:
     """A value of the wrong JSON type: refused at load (exit 2, naming the field) or a
     one-line skip naming the check; never a traceback."""
-    path = hostile_recording(tmp_path, kind, value, _base())
+    path = hostile_recording(tmp_path, kind, WRONG_TYPES[type_id], _base())
     result = invoke(["triage", "--recorded", str(path)])
     text = assert_contract(result)
     for line in text.splitlines():

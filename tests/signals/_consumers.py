@@ -1,7 +1,7 @@
 """Every compiled pattern of the three wording tables, by a stable key (test plumbing).
 
-`consumer_patterns.json` holds what this returned before the tables took their shared
-wording from the registry (tools.signals); test_consumers_unchanged holds them together.
+test_registry reads it to see that a table naming a registry family (tools.signals) holds
+that family's wording whole and matches its examples.
 """
 
 from __future__ import annotations
