@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agent.safety.evidence import aliases, node_id
 from agent.safety.model import Precondition, Suggestion
-from tools.display import argument
+from tools.display import age, argument
 
 if TYPE_CHECKING:
     from tools.registry import CheckOutput
@@ -57,20 +57,6 @@ def stale_minutes() -> float:
     except ValueError:
         return DEFAULT_STALE_MINUTES
     return value if value > 0 else DEFAULT_STALE_MINUTES
-
-
-def age(then: datetime | None, now: datetime) -> str:
-    """How long ago, in the largest whole unit: "40 s ago", "3 min ago", "2 h ago"."""
-    if then is None:
-        return "time unknown"
-    seconds = max(0, int((now - then).total_seconds()))
-    if seconds < 60:
-        return f"{seconds} s ago"
-    if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    if seconds < 86_400:
-        return f"{seconds // 3600} h ago"
-    return f"{seconds // 86_400} d ago"
 
 
 def evidence_time(suggestion: Suggestion) -> datetime | None:

@@ -10,6 +10,8 @@ message, clipped so a 100,000-character argument is not echoed in full.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from tools.visible import encodable, escape_controls, safe_cut, without_escapes, without_format
 
 __all__ = ["ARGUMENT_LIMIT", "argument", "encodable", "one_line", "printable"]
@@ -40,3 +42,17 @@ def argument(value: object, limit: int = ARGUMENT_LIMIT) -> str:
     if len(text) > limit:
         return f"{text[: safe_cut(text, max(limit - 1, 0))]}… ({length:,} characters)"
     return text
+
+
+def age(then: datetime | None, now: datetime) -> str:
+    """How long ago, in the largest whole unit: "40 s ago", "3 min ago", "2 h ago"."""
+    if then is None:
+        return "time unknown"
+    seconds = max(0, int((now - then).total_seconds()))
+    if seconds < 60:
+        return f"{seconds} s ago"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 86_400:
+        return f"{seconds // 3600} h ago"
+    return f"{seconds // 86_400} d ago"

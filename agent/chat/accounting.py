@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from agent.chat.slash import SlashCommand
-from tools.display import argument
+from tools.display import age, argument
 
 if TYPE_CHECKING:
     from agent.chat.session import ChatSession
@@ -143,20 +143,6 @@ def _cost(session: ChatSession, argument_text: str) -> bool:
 
 
 # -- /context -----------------------------------------------------------------------------------
-
-
-def age(then: datetime | None, now: datetime) -> str:
-    """How long ago, in the largest whole unit: "40 s ago", "3 min ago", "2 h ago"."""
-    if then is None:
-        return "time unknown"
-    seconds = max(0, int((now - then).total_seconds()))
-    if seconds < 60:
-        return f"{seconds} s ago"
-    if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    if seconds < 86_400:
-        return f"{seconds // 3600} h ago"
-    return f"{seconds // 86_400} d ago"
 
 
 def triage_counts(report: TriageReport) -> tuple[int, int]:

@@ -337,7 +337,8 @@ def _judged(agent: Agent, suggestion: Suggestion) -> Suggestion:
 
 def recap(agent: Agent, resumed: Resumed) -> str:
     """A few lines on where the conversation stands, shown before the first prompt."""
-    from agent.chat.accounting import age, triage_counts
+    from agent.chat.accounting import triage_counts
+    from tools.display import age
 
     state, session = agent.state, agent.toolset.session
     where = "no cluster yet"

@@ -11,12 +11,12 @@ import pytest
 from agent.chat.accounting import (
     KNOWN_PRICES,
     PRICES_VARIABLE,
-    age,
     cost_text,
     parse_prices,
 )
 from agent.providers.base import Usage
 from agent.providers.factory import DEFAULT_MODELS
+from tools.display import age
 
 from .resume_support import AFTER, BEFORE, FIRST_TURN, run, script
 
