@@ -28,6 +28,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_startup import importtime_top
+
 ROOT = Path(__file__).resolve().parent.parent
 CLUSTERS = ROOT / "evals" / "clusters"
 # Bundled recordings of 1 to 6 HyperPod nodes: an EKS and a Slurm cluster.
@@ -131,20 +135,9 @@ def importtime(command: list[str], top: int = 15) -> None:
     """The largest cumulative imports of one cached run (`python -X importtime`)."""
     with tempfile.TemporaryDirectory(prefix="bench-small-triage-") as scratch:
         env = dict(_base_env(), PYTHONPYCACHEPREFIX=scratch)
+        # A first run fills the cache, so the one measured is a cached run.
         subprocess.run(command, check=False, capture_output=True, timeout=120, env=env)
-        env["PYTHONPROFILEIMPORTTIME"] = "1"
-        done = subprocess.run(
-            command, check=False, capture_output=True, text=True, timeout=120, env=env
-        )
-    rows = []
-    for line in done.stderr.splitlines():
-        if not line.startswith("import time:") or "cumulative" in line:
-            continue
-        fields = line.removeprefix("import time:").split("|")
-        rows.append((int(fields[1]), fields[2].rstrip()))
-    print(f"  {len(rows)} modules imported; largest (cumulative µs, cached):")
-    for cumulative, name in sorted(rows, reverse=True)[:top]:
-        print(f"    {cumulative:9,}  {name}")
+        importtime_top(command, env, top, check=False)
 
 
 def main(argv: list[str] | None = None) -> int:
