@@ -141,13 +141,13 @@ def _shared_botocore_loader() -> Iterator[None]:
 
 @pytest.fixture(scope="session", autouse=True)
 def _replay_validates_parameters() -> Iterator[None]:
-    """Replay answers without botocore (tools/aws/session.py); in the tests each replayed
+    """Replay answers without botocore (tools/aws/replay.py); in the tests each replayed
     call's parameters are still validated against botocore's model, as a live call's are,
     so a check that would send a malformed request live fails its replays too."""
-    from tools.aws import session
+    from tools.aws import replay
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(session, "validate_replayed_parameters", True)
+        patch.setattr(replay, "validate_replayed_parameters", True)
         yield
 
 

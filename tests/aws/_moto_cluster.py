@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tools.aws.answers import ErrorAnswer
 from tools.aws.session import AwsAccess
 from tools.findings import Finding, info
 from tools.registry import CheckSpec
@@ -280,16 +281,20 @@ def watch(access: AwsAccess) -> Traffic:
     def sent(request: Any, **_: Any) -> None:
         traffic.sent.append(str(request.url))
 
-    if access.replaying:
-        # A replay answers without botocore (AwsAccess._send_recorded): watch that door.
-        answer = access._send_recorded
+    if access._recorded is not None:
+        # A replay answers without botocore (tools/aws/replay.py): watch that door, which
+        # every replayed call passes before the guard.
+        recorded = access._recorded
+        answer = recorded.answer
 
-        def replayed(service: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        def replayed(
+            service: str, operation: str, params: dict[str, Any]
+        ) -> dict[str, Any] | ErrorAnswer:
             traffic.attempted.append((service, operation))
             traffic.params.append(dict(params))
             return answer(service, operation, params)
 
-        access._send_recorded = replayed  # type: ignore[method-assign]
+        recorded.answer = replayed  # type: ignore[method-assign]
         return traffic
     access._session.events.register_first("provide-client-params", attempted)
     access._session.events.register("before-send", sent)

@@ -13,8 +13,9 @@ from urllib.parse import quote
 
 import pytest
 
-from tools.aws import session as session_module
+from tools.aws import replay as replay_module
 from tools.aws.allowlist import READ_ONLY_OPERATIONS
+from tools.aws.answers import ErrorAnswer, jsonable
 from tools.aws.errors import (
     AccessDenied,
     AwsAccessError,
@@ -22,7 +23,7 @@ from tools.aws.errors import (
     MutatingOperationRefused,
     NotRecorded,
 )
-from tools.aws.session import AwsAccess, ErrorAnswer, PageRead, _jsonable
+from tools.aws.session import AwsAccess, PageRead
 from tools.recorded.model import RecordedCluster, load_recorded
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +52,7 @@ def _through_botocore(
     from botocore.exceptions import ClientError
 
     try:
-        return _jsonable(getattr(access.client(service), xform_name(operation))(**params))
+        return jsonable(getattr(access.client(service), xform_name(operation))(**params))
     except ClientError as exc:
         error = exc.response["Error"]
         answer = ErrorAnswer(str(error["Code"]), str(error.get("Message", "")), 400, attempts=1)
@@ -165,7 +166,7 @@ def test_the_policy_document_table_is_botocores() -> None:
         if service == "iam"
         and (paths := _policy_document_paths(model.operation_model(operation).output_shape))
     }
-    table = {op: set(paths) for op, paths in session_module._IAM_POLICY_DOCUMENTS.items()}
+    table = {op: set(paths) for op, paths in replay_module.IAM_POLICY_DOCUMENTS.items()}
     assert table == expected
     assert all("[]" not in path for paths in table.values() for path in paths)
 
@@ -206,11 +207,11 @@ def test_replayed_parameters_are_validated_when_asked(monkeypatch: pytest.Monkey
             "response": {},
         }
     )
-    monkeypatch.setattr(session_module, "validate_replayed_parameters", True)
+    monkeypatch.setattr(replay_module, "validate_replayed_parameters", True)
     access = AwsAccess(REGION, replay=recording)
     with pytest.raises(AwsAccessError, match=r"(?s)ParamValidationError: .*VpcIds"):
         access.call("ec2", "DescribeVpcs", VpcIds="v")
-    monkeypatch.setattr(session_module, "validate_replayed_parameters", False)
+    monkeypatch.setattr(replay_module, "validate_replayed_parameters", False)
     assert access.call("ec2", "DescribeVpcs", VpcIds="v") == {}
 
 
@@ -238,7 +239,7 @@ def test_no_other_botocore_after_call_handler_applies_to_an_allowed_read() -> No
     """Replay reproduces the one after-call handler of botocore that changes an answer of
     an allow-listed read (IAM's policy documents). A read added to the allow-list whose
     service has another one (CloudFormation's GetTemplate body, S3's listings) must get
-    the same treatment in `_send_recorded`: this test names it."""
+    the same treatment in tools/aws/replay.py: this test names it."""
     import botocore.handlers
     import botocore.session
 

@@ -4,14 +4,12 @@ The guard is registered on the session's event emitter before any client exists 
 copy the emitter when they are created), so every operation of every client passes it
 before its request is built. Recording hooks into the same clients.
 
-Replay answers from the recording without botocore (`AwsAccess._send_recorded`): importing
-the SDK and loading a service model per client was most of a small replayed triage's time.
-Everything above botocore is shared with a live run (the time budget, paging, the typed
-errors), and replay applies the same guard first, so a recording exercises the allow-list
-and the session guard as a live run does. The test suite also validates every replayed
-call's parameters against botocore's models (`validate_replayed_parameters`). A client
-asked for by hand during a replay is still a guarded botocore client answered from the
-recording.
+Replay answers from the recording without botocore (tools/aws/replay.py): importing the
+SDK and loading a service model per client was most of a small replayed triage's time.
+Everything above the answer is shared with a live run (the time budget, paging, the typed
+errors), and replay applies the same guard first (tools/aws/guard.py), so a recording
+exercises the allow-list and the session guard as a live run does. A client asked for by
+hand during a replay is still a guarded botocore client answered from the recording.
 
 Credentials come from botocore's own provider chain run on a separate session that may
 only obtain credentials (tools/aws/credentials.py); the guarded session never builds a
@@ -27,9 +25,7 @@ their own and must always be able to end a session.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import datetime as dt
 import json
 import os
 import threading
@@ -37,12 +33,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
-from tools.aws.allowlist import SESSION_OPERATIONS, iam_action, is_allowed
+from tools.aws.allowlist import SESSION_OPERATIONS
+from tools.aws.answers import ErrorAnswer, jsonable, typed_error
 from tools.aws.errors import (
-    ACCESS_DENIED_CODES,
-    AccessDenied,
     AwsAccessError,
     CredentialsMissing,
     EndpointSettingError,
@@ -50,50 +45,20 @@ from tools.aws.errors import (
     MutatingOperationRefused,
     NotRecorded,
     OutOfTime,
-    ResourceNotFound,
     Throttled,
     TimedOut,
     UnknownOperation,
 )
-from tools.aws.ssm_guard import StartedSessions, refusal
+from tools.aws.guard import guard_call
+from tools.aws.ssm_guard import StartedSessions
 from tools.recorded.model import Paging
 
 if TYPE_CHECKING:
+    from tools.aws.replay import RecordedAnswers
     from tools.recorded.model import RecordedCluster
     from tools.recorded.recorder import Recorder
     from tools.recorded.replay import RecordingGaps, Responder
 
-THROTTLING_CODES = frozenset(
-    {
-        "Throttling",
-        "ThrottlingException",
-        "ThrottledException",
-        "RequestLimitExceeded",
-        "TooManyRequestsException",
-        "RequestThrottled",
-        "RequestThrottledException",
-        "SlowDown",
-        "EC2ThrottledException",
-        "ProvisionedThroughputExceededException",
-        "BandwidthLimitExceeded",
-        "PriorRequestNotComplete",
-    }
-)
-NOT_FOUND_CODES = frozenset(
-    {"ResourceNotFound", "ResourceNotFoundException", "ValidationException", "NoSuchEntity"}
-)
-CREDENTIAL_CODES = frozenset(
-    {
-        "ExpiredToken",
-        "ExpiredTokenException",
-        "InvalidClientTokenId",
-        "UnrecognizedClientException",
-        "SignatureDoesNotMatch",
-        "AuthFailure",
-        "InvalidAccessKeyId",
-        "RequestExpired",
-    }
-)
 _CONTEXT_PARAMS = "hyperpod_debug_params"
 # Services with botocore after-call handlers that change nested values of an answer in place
 # (botocore/handlers.py: IAM's policy documents, S3's object listings, CloudFormation's
@@ -141,32 +106,6 @@ class PageRead:
     project: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorAnswer:
-    """An error answer of one call: its code, message and HTTP status, and how many
-    requests the call sent."""
-
-    code: str
-    message: str
-    status: int
-    attempts: int
-
-
-def _jsonable(value: Any) -> Any:
-    """botocore output with datetimes as ISO strings, so live and replayed data agree."""
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items() if k != "ResponseMetadata"}
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=dt.UTC)
-        return value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return value
-
-
 class AwsAccess:
     """The only door to AWS. Build one per run."""
 
@@ -185,7 +124,6 @@ class AwsAccess:
         paced (`pace_replay`)."""
         self.region = region
         self.replaying = replay is not None
-        self._replay_latency = 0.0
         self._recorder = recorder
         self._endpoint_url = endpoint_url
         self._clients: dict[str, Any] = {}
@@ -202,14 +140,14 @@ class AwsAccess:
         # Only sessions opened here may be terminated here (see tools/aws/ssm_guard.py).
         self._sessions = StartedSessions()
         if replay is not None:
+            from tools.aws.replay import RecordedAnswers
             from tools.recorded.model import RecordedCluster
             from tools.recorded.replay import ReplayStore
 
-            self._replay_store: Responder | None = (
-                ReplayStore(replay) if isinstance(replay, RecordedCluster) else replay
-            )
-            # A replay answers from the recording without botocore (see `_send_recorded`):
+            store = ReplayStore(replay) if isinstance(replay, RecordedCluster) else replay
+            # A replay answers from the recording without botocore (tools/aws/replay.py):
             # its session and clients are only built if something asks for a client.
+            self._recorded: RecordedAnswers | None = RecordedAnswers(store, self._sessions)
             return
         import boto3
         import botocore.session
@@ -217,7 +155,7 @@ class AwsAccess:
 
         from tools.aws import credentials
 
-        self._replay_store = None
+        self._recorded = None
         core = botocore.session.Session()
         try:
             session = boto3.Session(botocore_session=core, region_name=region, profile_name=profile)
@@ -274,7 +212,7 @@ class AwsAccess:
         events = session.events
         events.register_first("before-parameter-build", self._guard)
         events.register_first("before-send", self._before_send)
-        if self._replay_store is not None:
+        if self._recorded is not None:
             events.register_first("before-call", self._serve_recorded)
         self._boto_session = session
 
@@ -283,14 +221,15 @@ class AwsAccess:
         missing, or not a replay of a recording)."""
         from tools.recorded.replay import ReplayStore
 
-        store = self._replay_store
+        store = self._recorded.store if self._recorded is not None else None
         return store.gaps() if isinstance(store, ReplayStore) else None
 
     def pace_replay(self, seconds: float) -> None:
         """Wait `seconds` before each replayed answer, as a network round trip would: it
         lets the overlap of a live triage be measured on a recording
         (`--simulate-latency`)."""
-        self._replay_latency = max(0.0, seconds)
+        if self._recorded is not None:
+            self._recorded.latency = max(0.0, seconds)
 
     def set_time_budget(self, seconds: float) -> None:
         """From now on, AWS calls may take `seconds` in all: after that none is sent or
@@ -314,13 +253,7 @@ class AwsAccess:
     # -- hooks -----------------------------------------------------------------------------
 
     def _guard(self, model: Any, params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
-        service = model.service_model.service_name
-        if not is_allowed(service, model.name):
-            raise MutatingOperationRefused(service, model.name)
-        # Some allowed operations (an SSM session) are safe only with exact parameters.
-        reason = refusal(service, model.name, params, self._sessions)
-        if reason is not None:
-            raise MutatingOperationRefused(service, model.name, reason)
+        guard_call(model.service_model.service_name, model.name, params, self._sessions)
         context[_CONTEXT_PARAMS] = dict(params)
 
     def _before_send(self, **_: Any) -> None:
@@ -335,16 +268,9 @@ class AwsAccess:
     def _serve_recorded(self, model: Any, context: dict[str, Any], **_: Any) -> Any:
         from botocore.awsrequest import AWSResponse
 
-        from tools.recorded.replay import page_call
-
-        assert self._replay_store is not None
-        if self._replay_latency:
-            time.sleep(self._replay_latency)
+        assert self._recorded is not None
         params = context.get(_CONTEXT_PARAMS, {})
-        call = page_call(
-            self._replay_store.respond(model.service_model.service_name, model.name, params),
-            params,
-        )
+        call = self._recorded.recorded_page(model.service_model.service_name, model.name, params)
         if call.error is not None:
             parsed = {"Error": {"Code": call.error.code, "Message": call.error.message}}
             return AWSResponse("replay://", call.error.http_status, {}, None), parsed
@@ -356,7 +282,7 @@ class AwsAccess:
         else:
             # Nothing of botocore's changes a nested value of these answers (an after-call
             # handler at most replaces a top-level key, which the shallow copy absorbs), and
-            # _send copies the whole answer into fresh containers (_jsonable) before any
+            # _send copies the whole answer into fresh containers (jsonable) before any
             # check sees it: a deep copy of every page would only cost time.
             response = stored
         return AWSResponse("replay://", 200, {}, None), response
@@ -438,10 +364,10 @@ class AwsAccess:
             if max_pages is not None and pages >= max_pages:
                 truncated, stopped_by = True, "pages"
                 break
-        if not truncated and self._replay_store is not None:
+        if not truncated and self._recorded is not None:
             # The stored list is all replay has; if the live read was cut short (by its cap
             # or its page budget), say so rather than present the list as complete.
-            stored = self._replay_store.respond(service, operation, params)
+            stored = self._recorded.store.respond(service, operation, params)
             truncated = stored.paging is not None and stored.paging.truncated
             stopped_by = "cap" if truncated else "end"  # the recording keeps no reason
         if self._recorder is not None:
@@ -493,8 +419,11 @@ class AwsAccess:
         return result
 
     def _send(self, service: str, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        if self._replay_store is not None:
-            return self._send_recorded(service, operation, params)
+        if self._recorded is not None:
+            answered = self._recorded.answer(service, operation, params)
+            if isinstance(answered, ErrorAnswer):
+                raise self._answered_error(service, operation, params, answered)
+            return answered
         from botocore import xform_name
         from botocore.exceptions import (
             BotoCoreError,
@@ -567,116 +496,23 @@ class AwsAccess:
             ) from None
         except BotoCoreError as exc:
             raise AwsAccessError(service, operation, f"{type(exc).__name__}: {exc}") from None
-        result: dict[str, Any] = _jsonable(raw)
+        result: dict[str, Any] = jsonable(raw)
         return result
 
     def _answered_error(
         self, service: str, operation: str, params: dict[str, Any], answer: ErrorAnswer
     ) -> AwsAccessError | CredentialsMissing:
         """The typed error of an error answer (live or recorded), recorded when recording."""
-        code, message, status = answer.code, answer.message, answer.status
         if self._recorder is not None:
             self._recorder.record_error(
-                service, operation, params, code=code, message=message, status=status
+                service,
+                operation,
+                params,
+                code=answer.code,
+                message=answer.message,
+                status=answer.status,
             )
-        if code in CREDENTIAL_CODES:
-            # Expired or invalid credentials fail every call: stop, don't skip each check.
-            return CredentialsMissing(f"{iam_action(service, operation)}: {code}: {message}")
-        classified = _classify(service, operation, code, message, answer.attempts)
-        classified.http_status = status
-        return classified
-
-    def _send_recorded(
-        self, service: str, operation: str, params: dict[str, Any]
-    ) -> dict[str, Any]:
-        """One call answered from the replay store, without botocore: loading the SDK and
-        one service model per client would cost a small replay most of its time.
-
-        Replay keeps what a live call does before and after the network: the same guard
-        (allow-list, then the session parameter guard) refuses the call first; the answer
-        is the recorded one, paged as the API pages it; the one botocore after-call handler
-        that changes an answer of an allow-listed read (IAM's policy documents) is applied
-        as botocore applies it; a recorded error becomes the same typed error as a live
-        one. What replay does not do is validate the parameters against botocore's model
-        (a live call would); `validate_replayed_parameters` turns that on, and the test
-        suite runs with it."""
-        if not is_allowed(service, operation):
-            raise MutatingOperationRefused(service, operation)
-        reason = refusal(service, operation, params, self._sessions)
-        if reason is not None:
-            raise MutatingOperationRefused(service, operation, reason)
-        if validate_replayed_parameters:
-            _validate_parameters(service, operation, params)
-        from tools.recorded.replay import page_call
-
-        assert self._replay_store is not None
-        if self._replay_latency:
-            time.sleep(self._replay_latency)
-        call = page_call(self._replay_store.respond(service, operation, params), params)
-        if call.error is not None:
-            # As the botocore client path answered a recorded error: one attempt, and no
-            # HTTP metadata, so status 400 whatever was recorded. Replay never uses the
-            # status (its errors are not cooled down); a recorder attached to a replay
-            # (the simulator's) writes it, and the bundled recordings hold 400.
-            answer = ErrorAnswer(call.error.code, call.error.message, 400, attempts=1)
-            raise self._answered_error(service, operation, params, answer)
-        # _jsonable builds fresh containers: no check can change the recording's answer.
-        response: dict[str, Any] = _jsonable(call.response or {})
-        if service == "iam":
-            _decode_policy_documents(response, _IAM_POLICY_DOCUMENTS.get(operation, ()))
-        return response
-
-
-# Where the allow-listed IAM reads answer a policy document (botocore's `policyDocumentType`
-# string members of their output shapes): botocore's after-call handler
-# (botocore/handlers.py, json_decode_policies) URL-decodes and parses each one that is a
-# string. tests/aws/test_replay_without_botocore.py holds this table to botocore's models.
-_IAM_POLICY_DOCUMENTS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "GetRolePolicy": (("PolicyDocument",),),
-    "GetPolicyVersion": (("PolicyVersion", "Document"),),
-}
-
-# Replay validates each call's parameters against botocore's model when this is true (the
-# test suite turns it on in tests/conftest.py): a check that would send a malformed request
-# live fails its replays too. Off by default: loading the models is what replay avoids.
-validate_replayed_parameters = False
-_models_lock = threading.Lock()
-_input_shapes: dict[tuple[str, str], Any] = {}
-
-
-def _validate_parameters(service: str, operation: str, params: dict[str, Any]) -> None:
-    """botocore's own parameter validation of one call (ParamValidationError becomes an
-    AwsAccessError, as it does live)."""
-    from botocore.exceptions import ParamValidationError
-    from botocore.validate import ParamValidator
-
-    with _models_lock:
-        shape = _input_shapes.get((service, operation))
-        if shape is None:
-            import botocore.session
-
-            model = botocore.session.get_session().get_service_model(service)
-            shape = model.operation_model(operation).input_shape
-            _input_shapes[(service, operation)] = shape
-    if shape is None:  # an operation without input, as botocore's serializer skips it
-        return
-    report = ParamValidator().validate(params, shape)
-    if report.has_errors():
-        error = ParamValidationError(report=report.generate_report())
-        raise AwsAccessError(service, operation, f"{type(error).__name__}: {error}")
-
-
-def _decode_policy_documents(answer: dict[str, Any], paths: tuple[tuple[str, ...], ...]) -> None:
-    """As botocore's decode_quoted_jsondoc: a policy document that is a string is replaced
-    by the JSON it URL-decodes to, when it parses; a recorded (already decoded) one stays."""
-    for path in paths:
-        holder: Any = answer
-        for key in path[:-1]:
-            holder = holder.get(key) if isinstance(holder, dict) else None
-        if not isinstance(holder, dict) or not isinstance(holder.get(path[-1]), str):
-            continue
-        with contextlib.suppress(ValueError, TypeError):
-            holder[path[-1]] = json.loads(unquote(holder[path[-1]]))
+        return typed_error(service, operation, answer)
 
 
 def _encode_policy_documents(parsed: Any, shape: Any) -> Any:
@@ -699,19 +535,6 @@ def _encode_policy_documents(parsed: Any, shape: Any) -> Any:
     elif shape.type_name == "list" and isinstance(parsed, list):
         return [_encode_policy_documents(item, shape.member) for item in parsed]
     return parsed
-
-
-def _classify(
-    service: str, operation: str, code: str, message: str, attempts: int = 1
-) -> AwsAccessError:
-    detail = f"{code}: {message}" if message else code
-    if code in ACCESS_DENIED_CODES:
-        return AccessDenied(service, operation, detail, code=code)
-    if code in THROTTLING_CODES:
-        return Throttled(service, operation, detail, attempts=attempts, code=code)
-    if code in NOT_FOUND_CODES or code.endswith("NotFound") or code.endswith(".NotFound"):
-        return ResourceNotFound(service, operation, detail, code=code)
-    return AwsAccessError(service, operation, detail, attempts=attempts, code=code)
 
 
 def check_endpoint_settings(endpoint_url: str | None, session: Any) -> None:
