@@ -43,6 +43,7 @@ STALE_ENV = "HYPERPOD_DEBUG_STALE_MINUTES"
 DEFAULT_STALE_MINUTES = 30.0
 _RANK = {"FAIL": 4, "WARN": 3, "INFO": 2, "PASS": 1}
 ABSENT = "absent"
+_NOT_CONTROLLER = "not the controller"
 
 Outcome = Literal["holds", "changed", "unknown"]
 VerdictKind = Literal["valid", "stale", "unchecked"]
@@ -149,6 +150,32 @@ class _Reads:
         return controller_names(controller) if controller else set()
 
 
+def _holds(
+    pre: Precondition, now: str, detail: str, *, then: str | None = None
+) -> PreconditionResult:
+    """The precondition holds: `now` is what was read (`then`: what was expected, by default
+    the precondition's own expectation)."""
+    then = pre.expected if then is None else then
+    return PreconditionResult(precondition=pre, outcome="holds", then=then, now=now, detail=detail)
+
+
+def _changed(
+    pre: Precondition, now: str, detail: str, *, then: str | None = None
+) -> PreconditionResult:
+    """The precondition no longer holds: `now` is what is read instead."""
+    then = pre.expected if then is None else then
+    return PreconditionResult(
+        precondition=pre, outcome="changed", then=then, now=now, detail=detail
+    )
+
+
+def _unknown(pre: Precondition, detail: str) -> PreconditionResult:
+    """The precondition could not be read (`detail` says why): nothing is read now."""
+    return PreconditionResult(
+        precondition=pre, outcome="unknown", then=pre.expected, now=None, detail=detail
+    )
+
+
 def _finding(reads: _Reads, pre: Precondition) -> PreconditionResult:
     assert pre.check is not None
     node = node_id(pre.resource) if pre.resource else None
@@ -157,67 +184,30 @@ def _finding(reads: _Reads, pre: Precondition) -> PreconditionResult:
     matching = [f for f in output.findings if names is None or names & set(f.resources)]
     if not matching and output.skipped:
         reason = output.skipped[0].reason
-        return PreconditionResult(
-            precondition=pre,
-            outcome="unknown",
-            then=pre.expected,
-            now=None,
-            detail=f"{pre.check} could not run: {argument(reason, 200)}",
-        )
+        return _unknown(pre, f"{pre.check} could not run: {argument(reason, 200)}")
     now = max((f.status.value for f in matching), key=_RANK.__getitem__, default=ABSENT)
     where = f" on {pre.resource}" if pre.resource else ""
     if now == pre.expected:
-        return PreconditionResult(
-            precondition=pre,
-            outcome="holds",
-            then=pre.expected,
-            now=now,
-            detail=f"{pre.check} still reports {now}{where}",
-        )
+        return _holds(pre, now, f"{pre.check} still reports {now}{where}")
     said = "no longer reports it" if now == ABSENT else f"now reports {now}"
-    return PreconditionResult(
-        precondition=pre,
-        outcome="changed",
-        then=pre.expected,
-        now=now,
-        detail=f"{pre.check} reported {pre.expected}{where}; it {said}",
-    )
+    return _changed(pre, now, f"{pre.check} reported {pre.expected}{where}; it {said}")
 
 
 def _node_status(reads: _Reads, pre: Precondition) -> PreconditionResult:
     node = pre.resource or ""
     now = reads.statuses().get(node, "not listed")
     if now == pre.expected:
-        detail = f"{node} is still {now}"
-        return PreconditionResult(
-            precondition=pre, outcome="holds", then=pre.expected, now=now, detail=detail
-        )
-    return PreconditionResult(
-        precondition=pre,
-        outcome="changed",
-        then=pre.expected,
-        now=now,
-        detail=f"{node} was {pre.expected}; it is now {now}",
-    )
+        return _holds(pre, now, f"{node} is still {now}")
+    return _changed(pre, now, f"{node} was {pre.expected}; it is now {now}")
 
 
 def _not_controller(reads: _Reads, pre: Precondition) -> PreconditionResult:
     node = pre.resource or ""
     if aliases(node) & reads.controller_names():
-        return PreconditionResult(
-            precondition=pre,
-            outcome="changed",
-            then="not the controller",
-            now="the Slurm controller",
-            detail=f"{node} is now the Slurm controller",
+        return _changed(
+            pre, "the Slurm controller", f"{node} is now the Slurm controller", then=_NOT_CONTROLLER
         )
-    return PreconditionResult(
-        precondition=pre,
-        outcome="holds",
-        then="not the controller",
-        now="not the controller",
-        detail=f"{node} is not the Slurm controller",
-    )
+    return _holds(pre, _NOT_CONTROLLER, f"{node} is not the Slurm controller", then=_NOT_CONTROLLER)
 
 
 _READERS: dict[str, Callable[[_Reads, Precondition], PreconditionResult]] = {
@@ -233,13 +223,7 @@ def _one(reads: _Reads, pre: Precondition) -> PreconditionResult:
     try:
         return _READERS[pre.kind](reads, pre)
     except Exception as exc:  # a read refused or failed: this precondition is unknown
-        return PreconditionResult(
-            precondition=pre,
-            outcome="unknown",
-            then=pre.expected,
-            now=None,
-            detail=argument(describe_failure(exc).user_text(), 300),
-        )
+        return _unknown(pre, argument(describe_failure(exc).user_text(), 300))
 
 
 def verify_suggestions(
