@@ -46,13 +46,6 @@ HOSTILE: dict[str, str] = {
     "unicode-mix": "名字\u200b\ufeff\u00a0e\u0301",
 }
 
-# Values that cannot be an argv element of a real process (NUL); CliRunner passes them.
-NOT_ARGV = frozenset({"nul-byte"})
-
-
-def hostile_params() -> list[tuple[str, str]]:
-    return list(HOSTILE.items())
-
 
 # -- recorded-file field kinds ------------------------------------------------------------
 
