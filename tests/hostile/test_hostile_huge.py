@@ -41,6 +41,19 @@ def test_a_probe_output_holds_no_line_over_the_limit() -> None:
     assert lines[1].endswith("…")
 
 
+def test_a_replayed_probe_output_is_cut_as_a_live_one() -> None:
+    """A recording may hold a longer line (written by hand): replay cuts it when it makes
+    the probe output, both for a plain string and for a record with a status."""
+    from tools.recorded.model import ProbeRecord
+    from tools.triage.node_sources import _output
+
+    line = "x" * (MAX_PROBE_LINE + 10)
+    cut = "x" * MAX_PROBE_LINE + "…"
+    assert _output(f"a\n{line}\nb").stdout == f"a\n{cut}\nb"
+    record = ProbeRecord(stdout=line, exit_code=None, truncated=True)
+    assert (_output(record).stdout, _output(record).truncated) == (cut, True)
+
+
 def test_clip_looks_at_a_window_and_still_marks_the_cut() -> None:
     value = "a" * (CLIP + WINDOW + 10)
     clipped = clip(value)
