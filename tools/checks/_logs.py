@@ -117,6 +117,17 @@ class ScanWording:
             return self.findings.warn(Priority.P2, text, **evidence)
         return self.findings.info(text, **evidence)
 
+    def cut_short(self, *, matched: bool) -> list[Finding]:
+        """The finding that says how the scan was cut short (none when it was complete):
+        `matched` whether what was read already holds a match (a scan out of pages then
+        warns rather than informs)."""
+        end = scan_end(self.scan)
+        if end is ScanEnd.OUT_OF_PAGES:
+            return [self.out_of_pages(matched=matched)]
+        if end is ScanEnd.CAPPED:
+            return [self.capped()]
+        return []
+
     def capped(self) -> Finding:
         return self.findings.warn(
             Priority.P2,

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from tools.checks._logs import ScanEnd, ScanWording, no_log_group, scan_end
+from tools.checks._logs import ScanWording, no_log_group
 from tools.checks._node_reads import node_label, read_probe, unreadable
 from tools.findings import Finding, Findings, Priority
 from tools.parsers.deep_health_check import (
@@ -264,11 +264,7 @@ def judge_dhc_logs(
         older="results",
         period=f"the last {days} days",
     )
-    end = scan_end(scan)
-    if end is ScanEnd.OUT_OF_PAGES:
-        findings.append(wording.out_of_pages(matched=bool(per_instance)))
-    elif end is ScanEnd.CAPPED:
-        findings.append(wording.capped())
+    findings += wording.cut_short(matched=bool(per_instance))
     if not findings:
         findings.append(
             LOGS_FINDINGS.info(

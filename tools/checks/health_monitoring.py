@@ -23,10 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.checks._logs import (
-    ScanEnd,
     ScanWording,
     no_log_group,
-    scan_end,
     scan_streams,
     stream_coverage,
     stream_parts,
@@ -167,11 +165,7 @@ def judge_hma(
         older="detections",
         period=f"the last {window_days} days",
     )
-    end = scan_end(scan)
-    if end is ScanEnd.OUT_OF_PAGES:
-        findings.append(wording.out_of_pages(matched=bool(detected)))
-    elif end is ScanEnd.CAPPED:
-        findings.append(wording.capped())
+    findings += wording.cut_short(matched=bool(detected))
     if not detected:
         findings.append(
             HMA_FINDINGS.passed(

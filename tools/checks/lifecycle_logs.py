@@ -32,10 +32,8 @@ from tools.checks._lifecycle_standing import (
     family_failures,
 )
 from tools.checks._logs import (
-    ScanEnd,
     ScanWording,
     no_log_group,
-    scan_end,
     scan_streams,
     stream_coverage,
     stream_parts,
@@ -96,11 +94,7 @@ def judge_lifecycle_logs(
         older="lines",
         period="the last week",
     )
-    end = scan_end(scan)
-    if end is ScanEnd.OUT_OF_PAGES:
-        findings.append(wording.out_of_pages(matched=bool(grouped)))
-    elif end is ScanEnd.CAPPED:
-        findings.append(wording.capped())
+    findings += wording.cut_short(matched=bool(grouped))
     if not grouped:
         findings.append(_clean(scan))
     return findings
