@@ -9,22 +9,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from agent.commands.cluster_options import SESSION_OPTIONS, ClusterArgs, cluster_options
 from agent.commands.common import EXIT_FAILED, EXIT_USAGE, Stopped, die, lenient_stdin, shown
 from agent.commands.converse import AgentOptions
 from agent.commands.options import (
     MAX_TOOL_ROUNDS,
-    ClusterOption,
-    ContextOption,
-    KubeconfigOption,
     ModelOption,
     NoColorOption,
-    NodeOption,
-    NoProbesOption,
-    ProfileOption,
     ProviderChoice,
     ProviderOption,
     RecordedSequenceOption,
-    RegionOption,
     ScriptOption,
     ToolRoundsOption,
     TranscriptOption,
@@ -39,11 +33,10 @@ class AskFormat(StrEnum):
     json = "json"
 
 
+@cluster_options(SESSION_OPTIONS)
 def ask_command(
     text: Annotated[str, typer.Argument(help="The question or pasted error text ('-': stdin).")],
-    cluster: ClusterOption = None,
-    region: RegionOption = None,
-    node: NodeOption = None,
+    cluster_args: ClusterArgs,
     recorded: RecordedSequenceOption = None,
     provider: ProviderOption = ProviderChoice.anthropic,
     model: ModelOption = None,
@@ -54,17 +47,12 @@ def ask_command(
     transcript_path: TranscriptOption = None,
     max_tool_rounds: ToolRoundsOption = MAX_TOOL_ROUNDS,
     no_color: NoColorOption = False,
-    profile: ProfileOption = None,
-    kubeconfig: KubeconfigOption = None,
-    context: ContextOption = None,
-    no_probes: NoProbesOption = False,
 ) -> None:
     """Ask the agent one question: it triages, reads the reference and proposes commands
     for you to run (it never runs them). With --format json an error is one JSON object
     too: {"error": {"kind": "usage" | "provider" | "failed", "message": "..."}}."""
     import sys
 
-    from agent.commands.cluster_setup import ClusterArgs
     from agent.transcript import Transcript
 
     as_json = output_format is AskFormat.json
@@ -77,15 +65,7 @@ def ask_command(
         if not text.strip():
             die("nothing to ask: give a question or pasted error text", EXIT_USAGE)
         options = AgentOptions(
-            cluster=ClusterArgs(
-                cluster=cluster,
-                region=region,
-                node=node,
-                profile=profile,
-                kubeconfig=kubeconfig,
-                context=context,
-                no_probes=no_probes,
-            ),
+            cluster=cluster_args,
             recorded=list(recorded or []),
             provider=provider,
             model=model,

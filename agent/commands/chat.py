@@ -17,27 +17,22 @@ commands alone are not a failure. Bad arguments exit 2 before the chat starts.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agent.commands.cluster_options import SESSION_OPTIONS, ClusterArgs, cluster_options
 from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die, lenient_stdin, use_colour
 from agent.commands.converse import AgentOptions
 from agent.commands.options import (
     MAX_TOOL_ROUNDS,
-    ClusterOption,
-    ContextOption,
-    KubeconfigOption,
     ModelOption,
     NoColorOption,
-    NodeOption,
-    NoProbesOption,
-    ProfileOption,
     ProviderChoice,
     ProviderOption,
     RecordedSequenceOption,
-    RegionOption,
     ScriptOption,
     ToolRoundsOption,
     TranscriptOption,
@@ -50,10 +45,9 @@ if TYPE_CHECKING:
     from agent.transcript import Transcript
 
 
+@cluster_options(SESSION_OPTIONS, access_before="resume")
 def chat_command(
-    cluster: ClusterOption = None,
-    region: RegionOption = None,
-    node: NodeOption = None,
+    cluster_args: ClusterArgs,
     recorded: RecordedSequenceOption = None,
     provider: ProviderOption = ProviderChoice.anthropic,
     model: ModelOption = None,
@@ -61,10 +55,6 @@ def chat_command(
     transcript_path: TranscriptOption = None,
     max_tool_rounds: ToolRoundsOption = MAX_TOOL_ROUNDS,
     no_color: NoColorOption = False,
-    profile: ProfileOption = None,
-    kubeconfig: KubeconfigOption = None,
-    context: ContextOption = None,
-    no_probes: NoProbesOption = False,
     resume: Annotated[
         Path | None,
         typer.Option(
@@ -78,29 +68,20 @@ def chat_command(
     from agent.chat import progress
     from agent.chat.basic import save
     from agent.chat.repl import run
-    from agent.commands.cluster_setup import ClusterArgs
     from agent.commands.converse import build_agent
     from agent.transcript import Transcript
 
     lenient_stdin()
     resumed = None
     if resume is not None:
-        resumed, (cluster, region, recorded) = _resumed(resume, cluster, region, recorded)
+        resumed, cluster_args, recorded = _resumed(resume, cluster_args, recorded)
     transcript = Transcript(
         {"command": "chat", **({"resumed_from": resume.name} if resume else {})},
         resumed.saved.events if resumed else None,
     )
     agent = build_agent(
         AgentOptions(
-            cluster=ClusterArgs(
-                cluster=cluster,
-                region=region,
-                node=node,
-                profile=profile,
-                kubeconfig=kubeconfig,
-                context=context,
-                no_probes=no_probes,
-            ),
+            cluster=cluster_args,
             recorded=list(recorded or []),
             provider=provider,
             model=model,
@@ -126,19 +107,27 @@ def chat_command(
 
 
 def _resumed(
-    path: Path, cluster: str | None, region: str | None, recorded: list[Path] | None
-) -> tuple[Resumed, tuple[str | None, str | None, list[Path]]]:
-    """The saved conversation, and where it goes on: what the command line names first."""
+    path: Path, cluster_args: ClusterArgs, recorded: list[Path] | None
+) -> tuple[Resumed, ClusterArgs, list[Path]]:
+    """The saved conversation, and where it goes on (its cluster, region and recordings):
+    what the command line names first."""
     from agent.chat import resume as resuming
 
     try:
         resumed = resuming.load(path)
         place = resuming.where(
-            resumed, cluster=cluster, region=region, recorded=list(recorded or [])
+            resumed,
+            cluster=cluster_args.cluster,
+            region=cluster_args.region,
+            recorded=list(recorded or []),
         )
     except resuming.TranscriptError as exc:
         die(str(exc), EXIT_USAGE)
-    return resumed, (place.cluster, place.region, place.recorded)
+    return (
+        resumed,
+        replace(cluster_args, cluster=place.cluster, region=place.region),
+        place.recorded,
+    )
 
 
 def _start(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
+from agent.commands.cluster_options import ClusterArgs
 from agent.commands.common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -28,7 +29,6 @@ from agent.commands.common import (
     resolve_region,
     shown,
 )
-from agent.commands.options import MAX_PROBE_NODES, PROBE_CONCURRENCY
 
 if TYPE_CHECKING:
     from agent.toolset import Toolset
@@ -38,23 +38,22 @@ if TYPE_CHECKING:
     from tools.triage.data import ClusterData
     from tools.triage.node_sources import NodeOptions
 
+# ClusterArgs is declared with the options (agent/commands/cluster_options.py, which
+# `--help` loads) and re-exported here, beside the set-ups that take it.
+__all__ = [
+    "MAX_SIMULATED_LATENCY",
+    "ClusterArgs",
+    "RegionMismatch",
+    "SessionSetUp",
+    "TriageSetUp",
+    "duration_or_exit",
+    "recorded_elsewhere",
+    "run_or_exit",
+    "session_set_up",
+    "triage_set_up",
+]
+
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class ClusterArgs:
-    """The cluster-opening options as the command line gave them; a command without an
-    option keeps its default here."""
-
-    cluster: str | None = None
-    region: str | None = None
-    node: str | None = None
-    profile: str | None = None
-    kubeconfig: Path | None = None
-    context: str | None = None
-    no_probes: bool = False
-    probe_concurrency: int = PROBE_CONCURRENCY
-    max_probe_nodes: int = MAX_PROBE_NODES
 
 
 # The usage error for a --region that the recording contradicts, from the recording's path,

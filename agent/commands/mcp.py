@@ -11,25 +11,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agent.commands.cluster_options import SESSION_OPTIONS, ClusterArgs, cluster_options
 from agent.commands.common import EXIT_USAGE, die, shown
-from agent.commands.options import (
-    ClusterOption,
-    ContextOption,
-    KubeconfigOption,
-    NodeOption,
-    NoProbesOption,
-    ProfileOption,
-    RegionOption,
-)
 
 if TYPE_CHECKING:
     from agent.toolset import Toolset
 
 
+@cluster_options(SESSION_OPTIONS)
 def mcp_command(
-    cluster: ClusterOption = None,
-    region: RegionOption = None,
-    node: NodeOption = None,
+    cluster_args: ClusterArgs,
     recorded: Annotated[
         Path | None,
         typer.Option(
@@ -62,13 +53,9 @@ def mcp_command(
             "show the model only text (the default text is a short summary).",
         ),
     ] = False,
-    profile: ProfileOption = None,
-    kubeconfig: KubeconfigOption = None,
-    context: ContextOption = None,
-    no_probes: NoProbesOption = False,
 ) -> None:
     """Serve the read-only checks, triage and references over MCP (stdio by default)."""
-    from agent.commands.cluster_setup import ClusterArgs, session_set_up
+    from agent.commands.cluster_setup import session_set_up
     from agent.mcp.address import is_loopback, parse_address
 
     address = None
@@ -90,18 +77,9 @@ def mcp_command(
                 "reach it reads the cluster with these credentials",
                 err=True,
             )
-    args = ClusterArgs(
-        cluster=cluster,
-        region=region,
-        node=node,
-        profile=profile,
-        kubeconfig=kubeconfig,
-        context=context,
-        no_probes=no_probes,
-    )
     # The same session as `chat` builds, minus the model: one cluster (or none yet) from the
     # command line and the standard credential chains.
-    cluster_set_up = session_set_up(args, [recorded] if recorded is not None else [])
+    cluster_set_up = session_set_up(cluster_args, [recorded] if recorded is not None else [])
     _serve(cluster_set_up.toolset(), address, full_text)
 
 

@@ -14,6 +14,8 @@ from typing import Annotated
 import typer
 
 # --- the cluster to open (triage, record, ticket, mcp, chat, ask) ---------------------------
+# (agent/commands/cluster_options.py gathers these and the node-level ones below into one
+# `ClusterArgs` and puts the ones a command takes into its signature.)
 
 ClusterOption = Annotated[
     str | None, typer.Option("--cluster", "-c", help="HyperPod cluster name or ARN.")

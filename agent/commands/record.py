@@ -8,61 +8,31 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agent.commands.cluster_options import ALL_OPTIONS, ClusterArgs, cluster_options
 from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die, shown
-from agent.commands.options import (
-    MAX_PROBE_NODES,
-    PROBE_CONCURRENCY,
-    ClusterOption,
-    ContextOption,
-    KubeconfigOption,
-    MaxProbeNodesOption,
-    NodeOption,
-    NoProbesOption,
-    ProbeConcurrencyOption,
-    ProfileOption,
-    RegionOption,
-)
 
 if TYPE_CHECKING:
     from tools.triage.report import TriageReport
 
 
+@cluster_options(ALL_OPTIONS)
 def record_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
-    cluster: ClusterOption = None,
-    region: RegionOption = None,
-    node: NodeOption = None,
+    cluster_args: ClusterArgs,
     mask_account: Annotated[
         bool, typer.Option("--mask-account", help="Replace AWS account ids with 111122223333.")
     ] = False,
     description: Annotated[str, typer.Option("--description", help="Free-text note.")] = "",
-    profile: ProfileOption = None,
-    kubeconfig: KubeconfigOption = None,
-    context: ContextOption = None,
-    no_probes: NoProbesOption = False,
-    probe_concurrency: ProbeConcurrencyOption = PROBE_CONCURRENCY,
-    max_probe_nodes: MaxProbeNodesOption = MAX_PROBE_NODES,
 ) -> None:
     """Run a read-only triage on a live cluster and save everything it read (AWS calls,
     Kubernetes objects, node probe outputs), secrets redacted."""
-    from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
+    from agent.commands.cluster_setup import run_or_exit, triage_set_up
     from tools.ownership.resolve import cluster_owners
     from tools.recorded.model import dump_recorded
     from tools.recorded.recorder import Recorder
     from tools.triage.runner import run_triage
 
-    args = ClusterArgs(
-        cluster=cluster,
-        region=region,
-        node=node,
-        profile=profile,
-        kubeconfig=kubeconfig,
-        context=context,
-        no_probes=no_probes,
-        probe_concurrency=probe_concurrency,
-        max_probe_nodes=max_probe_nodes,
-    )
-    cluster_set_up = triage_set_up(args)
+    cluster_set_up = triage_set_up(cluster_args)
     _check_writable(output)  # before a long live triage, not after it
     recorder = Recorder(mask_account=mask_account)
 

@@ -26,21 +26,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agent.commands.cluster_options import ALL_OPTIONS, ClusterArgs, cluster_options
 from agent.commands.common import EXIT_FAILED, EXIT_USAGE, die
-from agent.commands.options import (
-    MAX_PROBE_NODES,
-    PROBE_CONCURRENCY,
-    ClusterOption,
-    ContextOption,
-    KubeconfigOption,
-    MaxProbeNodesOption,
-    NodeOption,
-    NoProbesOption,
-    ProbeConcurrencyOption,
-    ProfileOption,
-    RecordedFileOption,
-    RegionOption,
-)
+from agent.commands.options import RecordedFileOption
 from tools.private import PRIVATE_MODE, write_private_files
 
 if TYPE_CHECKING:
@@ -60,13 +48,12 @@ def archive_name(cluster: str, created: datetime) -> str:
     return f"ticket-{name}-{created.astimezone(UTC).strftime('%Y%m%dT%H%M%SZ')}.tar.gz"
 
 
+@cluster_options(ALL_OPTIONS)
 def ticket_command(
     output: Annotated[
         Path, typer.Option("--output", "-o", help="Directory to write the bundle into.")
     ],
-    cluster: ClusterOption = None,
-    region: RegionOption = None,
-    node: NodeOption = None,
+    cluster_args: ClusterArgs,
     since: Annotated[
         str | None,
         typer.Option(
@@ -95,17 +82,11 @@ def ticket_command(
             "redacted (and masked with --mask).",
         ),
     ] = None,
-    profile: ProfileOption = None,
-    kubeconfig: KubeconfigOption = None,
-    context: ContextOption = None,
-    no_probes: NoProbesOption = False,
-    probe_concurrency: ProbeConcurrencyOption = PROBE_CONCURRENCY,
-    max_probe_nodes: MaxProbeNodesOption = MAX_PROBE_NODES,
 ) -> None:
     """Prepare an AWS Support case: triage read-only, then write a redacted summary, the
     triage report and an archive that replays the case (`triage --recorded ARCHIVE`), with
     the log-collection commands to run yourself."""
-    from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
+    from agent.commands.cluster_setup import run_or_exit, triage_set_up
     from agent.ticket import build_ticket, parse_since
     from agent.transcript import TranscriptError, read_transcript
     from tools.ownership.model import IacOwner
@@ -125,18 +106,7 @@ def ticket_command(
             read_transcript(transcript)
         except TranscriptError as exc:
             die(f"--transcript: {exc}", EXIT_USAGE)
-    args = ClusterArgs(
-        cluster=cluster,
-        region=region,
-        node=node,
-        profile=profile,
-        kubeconfig=kubeconfig,
-        context=context,
-        no_probes=no_probes,
-        probe_concurrency=probe_concurrency,
-        max_probe_nodes=max_probe_nodes,
-    )
-    cluster_set_up = triage_set_up(args, recorded, mismatch=_recorded_elsewhere)
+    cluster_set_up = triage_set_up(cluster_args, recorded, mismatch=_recorded_elsewhere)
     _prepare_directory(output, force=force)  # before a long live triage, not after it
     # A live triage is captured as it runs (the recorder of `record`): the archive replays
     # exactly what this triage read, with no second pass over the cluster. A replay packs

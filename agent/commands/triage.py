@@ -9,22 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agent.commands.cluster_options import ALL_OPTIONS, ClusterArgs, cluster_options
 from agent.commands.common import use_colour
-from agent.commands.options import (
-    MAX_PROBE_NODES,
-    PROBE_CONCURRENCY,
-    ClusterOption,
-    ContextOption,
-    KubeconfigOption,
-    MaxProbeNodesOption,
-    NoColorOption,
-    NodeOption,
-    NoProbesOption,
-    ProbeConcurrencyOption,
-    ProfileOption,
-    RecordedFileOption,
-    RegionOption,
-)
+from agent.commands.options import NoColorOption, RecordedFileOption
 
 if TYPE_CHECKING:
     from tools.triage.report import TriageReport
@@ -53,10 +40,9 @@ class _Progress:
             sys.stderr.flush()
 
 
+@cluster_options(ALL_OPTIONS, access_before="simulate_latency")
 def triage_command(
-    cluster: ClusterOption = None,
-    region: RegionOption = None,
-    node: NodeOption = None,
+    cluster_args: ClusterArgs,
     recorded: RecordedFileOption = None,
     output_format: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
@@ -68,12 +54,6 @@ def triage_command(
             "--problems-only", "-p", help="Text output: only FAIL and WARN lines, then the summary."
         ),
     ] = False,
-    profile: ProfileOption = None,
-    kubeconfig: KubeconfigOption = None,
-    context: ContextOption = None,
-    no_probes: NoProbesOption = False,
-    probe_concurrency: ProbeConcurrencyOption = PROBE_CONCURRENCY,
-    max_probe_nodes: MaxProbeNodesOption = MAX_PROBE_NODES,
     simulate_latency: Annotated[
         str | None,
         typer.Option(
@@ -86,24 +66,13 @@ def triage_command(
     ] = None,
 ) -> None:
     """Triage a cluster read-only and print every finding with its reference section."""
-    from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
+    from agent.commands.cluster_setup import run_or_exit, triage_set_up
     from tools.display import encodable
     from tools.triage.open_cluster import TRIAGE_TIME_BUDGET
     from tools.triage.render import render_text
     from tools.triage.runner import run_triage
 
-    args = ClusterArgs(
-        cluster=cluster,
-        region=region,
-        node=node,
-        profile=profile,
-        kubeconfig=kubeconfig,
-        context=context,
-        no_probes=no_probes,
-        probe_concurrency=probe_concurrency,
-        max_probe_nodes=max_probe_nodes,
-    )
-    cluster_set_up = triage_set_up(args, recorded, simulate_latency=simulate_latency)
+    cluster_set_up = triage_set_up(cluster_args, recorded, simulate_latency=simulate_latency)
     progress = _Progress()
 
     def run() -> TriageReport:

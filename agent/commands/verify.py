@@ -14,14 +14,16 @@ a transcript nor an `ask` output (one line on stderr).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
 
+from agent.commands.cluster_options import ClusterArgs, cluster_options
 from agent.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, die
-from agent.commands.options import ClusterOption, ProfileOption, RecordedFileOption, RegionOption
+from agent.commands.options import RecordedFileOption
 
 
 def _recording_beside(name: str, transcript: Path) -> Path | None:
@@ -31,6 +33,7 @@ def _recording_beside(name: str, transcript: Path) -> Path | None:
     return None
 
 
+@cluster_options(("cluster", "region", "profile"))
 def verify_command(
     file: Annotated[
         Path,
@@ -43,16 +46,15 @@ def verify_command(
         int | None,
         typer.Argument(help="Which suggestion (1 = the first listed); all when omitted.", min=1),
     ] = None,
-    cluster: ClusterOption = None,
-    region: RegionOption = None,
+    *,  # the cluster options take no default here: `cluster_options` gives them theirs
+    cluster_args: ClusterArgs,
     recorded: RecordedFileOption = None,
     output_format: Annotated[
         Literal["text", "json"], typer.Option("--format", "-f", help="Output format.")
     ] = "text",
-    profile: ProfileOption = None,
 ) -> None:
     """Check suggestions made earlier against the cluster now: still valid, or stale."""
-    from agent.commands.cluster_setup import ClusterArgs, run_or_exit, triage_set_up
+    from agent.commands.cluster_setup import run_or_exit, triage_set_up
     from agent.verify import InputError, load_suggestions, numbered, render_text, to_json
     from agent.verify import verify_suggestions as verify_all
     from tools.display import argument, encodable
@@ -69,7 +71,7 @@ def verify_command(
     if not chosen:
         typer.echo(f"{argument(file)} holds no suggestion waiting to be run: nothing to verify.")
         raise typer.Exit(EXIT_OK)
-    if recorded is None and cluster is None and loaded.recorded:
+    if recorded is None and cluster_args.cluster is None and loaded.recorded:
         # The recording the chat replayed, as `chat --resume` finds it.
         found = _recording_beside(loaded.recorded[-1], file)
         if found is None:
@@ -79,15 +81,16 @@ def verify_command(
                 EXIT_USAGE,
             )
         recorded = found
-    if recorded is None and cluster is None:
-        cluster, region = loaded.cluster, region or loaded.region
-        if cluster is None:
+    if recorded is None and cluster_args.cluster is None:
+        region = cluster_args.region or loaded.region
+        cluster_args = replace(cluster_args, cluster=loaded.cluster, region=region)
+        if cluster_args.cluster is None:
             die(
                 f"{argument(file)} names no cluster: give --cluster NAME --region REGION "
                 "or --recorded FILE",
                 EXIT_USAGE,
             )
-    set_up = triage_set_up(ClusterArgs(cluster=cluster, region=region, profile=profile), recorded)
+    set_up = triage_set_up(cluster_args, recorded)
     data = run_or_exit(set_up.open)
     now = datetime.now(UTC)
     checked_at = recording_time(set_up.recording) if set_up.recording is not None else now
