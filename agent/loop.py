@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agent.activity import (
     ModelCallEnded,
@@ -40,6 +40,7 @@ from agent.providers.base import (
     TextCallback,
     Usage,
 )
+from agent.providers.blocks import content_blocks, is_tool_result
 from agent.safety.model import Suggestion
 from agent.state import ConversationState
 from agent.toolset import ToolResult, Toolset
@@ -55,6 +56,16 @@ from agent.turn import (
 )
 from prompts import render
 from tools.findings import Finding
+
+if TYPE_CHECKING:
+    from anthropic.types import (
+        MessageParam,
+        TextBlockParam,
+        ToolChoiceParam,
+        ToolParam,
+        ToolResultBlockParam,
+        ToolUseBlockParam,
+    )
 
 DEFAULT_MAX_TOKENS = 8_192
 DEFAULT_TOOL_ROUNDS = 12
@@ -107,11 +118,11 @@ class Agent:
         self.on_event = on_event
         # A live display (agent.chat.progress): model and tool calls as they start and end.
         self.on_progress = on_progress
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[MessageParam] = []
         self.usage = Usage()
         self._prompt_cache: dict[str, str] = {}
 
-    def restore(self, messages: list[dict[str, Any]], usage: Usage) -> None:
+    def restore(self, messages: list[MessageParam], usage: Usage) -> None:
         """Continue a saved conversation (`chat --resume`): its messages, already checked to
         form a valid request (agent.chat.resume), and its token counts so far."""
         self.messages = messages
@@ -136,13 +147,15 @@ class Agent:
             self._prompt_cache[key] = render("system.jinja2", **context)
         return self._prompt_cache[key]
 
-    def tools(self) -> list[dict[str, Any]]:
-        schemas = self.toolset.schemas()
+    def tools(self) -> list[ToolParam]:
+        # The toolset's definitions are the Messages API's tool shape (ToolSpec.schema:
+        # name, description, input_schema); it types them as plain dicts.
+        schemas = cast("list[ToolParam]", self.toolset.schemas())
         # Prompt caching: the tools and the system prompt are the stable prefix.
         schemas[-1] = {**schemas[-1], "cache_control": {"type": "ephemeral"}}
         return schemas
 
-    def _request(self, tool_choice: dict[str, Any] | None) -> ModelRequest:
+    def _request(self, tool_choice: ToolChoiceParam | None) -> ModelRequest:
         self._trim_context()
         return ModelRequest(
             model=self.provider.model,
@@ -154,7 +167,8 @@ class Agent:
                 }
             ],
             tools=self.tools(),
-            messages=self.messages,
+            # A copy: the request is what was sent, whatever the turn appends afterwards.
+            messages=list(self.messages),
             max_tokens=self.max_tokens,
             tool_choice=tool_choice,
         )
@@ -166,11 +180,10 @@ class Agent:
         for message in self.messages[:-2]:
             if size <= self.context_chars:
                 return
-            content = message.get("content")
-            if message.get("role") != "user" or not isinstance(content, list):
+            if message["role"] != "user":
                 continue
-            for block in content:
-                if block.get("type") == "tool_result" and block.get("content") != TRIMMED:
+            for block in content_blocks(message):
+                if is_tool_result(block) and block.get("content") != TRIMMED:
                     size -= len(str(block.get("content"))) - len(TRIMMED)
                     block["content"] = TRIMMED
 
@@ -260,7 +273,7 @@ class Agent:
                 "cleared, what is new, what remains."
             )
         )
-        content = [
+        content: list[TextBlockParam] = [
             {"type": "text", "text": said},
             {"type": "text", "text": notice},
             {"type": "text", "text": tool_output("triage", _json(triaged.payload))},
@@ -328,7 +341,7 @@ class Agent:
             return "再次回放同一份集群记录：没有更新的记录，无法显示修复效果"
         return "the recorded cluster replayed again: no newer recording, so a fix cannot show"
 
-    def _turn(self, content: list[dict[str, Any]], said: str, emit: Emit | None) -> TurnResult:
+    def _turn(self, content: list[TextBlockParam], said: str, emit: Emit | None) -> TurnResult:
         mark = len(self.messages)
         self.messages.append({"role": "user", "content": content})
         self._event({"type": "user", "text": said})
@@ -372,7 +385,7 @@ class Agent:
         from agent.safety.gate import StreamGate
 
         text_suggestions: list[Suggestion] = []
-        tool_choice: dict[str, Any] | None = None
+        tool_choice: ToolChoiceParam | None = None
         rounds = 0
         while True:
             gate = StreamGate(
@@ -403,7 +416,8 @@ class Agent:
                 return text_suggestions
             rounds += 1
             result.tool_rounds = rounds
-            results_content = self._run_tools(response.tool_uses, result, text_suggestions)
+            results_content: list[ToolResultBlockParam | TextBlockParam] = []
+            results_content += self._run_tools(response.tool_uses, result, text_suggestions)
             if self._proposed(text_suggestions):
                 tool_choice = {"type": "none"}  # a proposal ends the turn: answer, then wait
             elif rounds >= self.max_tool_rounds:
@@ -487,18 +501,17 @@ class Agent:
 
     def _run_tools(
         self,
-        uses: list[dict[str, Any]],
+        uses: list[ToolUseBlockParam],
         result: TurnResult,
         text_suggestions: list[Suggestion],
-    ) -> list[dict[str, Any]]:
+    ) -> list[ToolResultBlockParam]:
         """Run the tool calls of one response, in order. Once a proposal stands, the calls
         after it are not run (other proposals are: they only add blocks): the user has a
         change to consider, and the turn ends with the answer. Each call still gets its
         result, as the Messages API wants one per tool use."""
-        blocks: list[dict[str, Any]] = []
+        blocks: list[ToolResultBlockParam] = []
         for use in uses:
-            name = str(use.get("name", ""))
-            arguments = use.get("input")
+            name, arguments = use["name"], use["input"]
             recorded_input = arguments if isinstance(arguments, dict) else {}
             if name != _SUGGEST and self._proposed(text_suggestions):
                 outcome = ToolResult(name, {"error": _NOT_RUN_AFTER_PROPOSAL}, is_error=True)
@@ -520,7 +533,7 @@ class Agent:
             blocks.append(
                 {
                     "type": "tool_result",
-                    "tool_use_id": str(use.get("id", "")),
+                    "tool_use_id": use["id"],
                     "content": tool_output(name, outcome.text),
                     "is_error": outcome.is_error,
                 }
