@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -27,9 +27,20 @@ from agent.transcript import STATE, VERSION, SavedTranscript, TranscriptError, r
 from tools.display import argument
 
 if TYPE_CHECKING:
+    from anthropic.types import (
+        MessageParam,
+        TextBlockParam,
+        ToolResultBlockParam,
+        ToolUseBlockParam,
+    )
+
     from agent.loop import Agent
+    from agent.providers.pairing import RuleBreak
     from agent.safety.model import Suggestion
     from agent.transcript import Transcript
+
+    # The blocks a saved conversation may hold: those this program writes (agent.loop).
+    SavedBlock: TypeAlias = TextBlockParam | ToolUseBlockParam | ToolResultBlockParam
 
 __all__ = ["Resumed", "TranscriptError", "attach", "load", "recap", "restore", "snapshot"]
 
@@ -84,7 +95,7 @@ class Resumed:
 
     path: Path
     saved: SavedTranscript
-    messages: list[dict[str, Any]]
+    messages: list[MessageParam]
     conversation: dict[str, Any]
     usage: SavedUsage
     recording: int
@@ -165,41 +176,50 @@ def _reason(exc: Exception) -> str:
 # -- the messages -------------------------------------------------------------------------------
 
 
-def checked_messages(raw: list[Any]) -> tuple[list[dict[str, Any]], bool]:
-    """The saved messages rebuilt from their known fields and checked as the Messages API
-    checks a request: the first from the user, roles alternating, each assistant tool call
-    answered by a tool result (first in the next user message), no result without its call.
-    A last turn left incomplete (the file saved while a turn ran) is dropped, back to the
-    last answer; the second value says whether one was. ValueError when anything else is
-    wrong."""
+def checked_messages(raw: list[Any]) -> tuple[list[MessageParam], bool]:
+    """The saved messages rebuilt from their known fields and checked against the Messages
+    API's rule in its strict form (agent.providers.pairing): the first from the user, roles
+    alternating, each assistant tool call answered by a tool result (first in the next user
+    message), no result without its call. A last turn left incomplete (the file saved while
+    a turn ran) is dropped, back to the last answer; the second value says whether one was.
+    ValueError when anything else is wrong."""
+    from agent.providers.blocks import content_blocks, is_tool_use
+    from agent.providers.pairing import rule_break
+
     messages = [_message(number, item) for number, item in enumerate(raw, start=1)]
-    complete = 0
-    calls: list[str] = []
-    for index, message in enumerate(messages):
-        number, role, blocks = index + 1, message["role"], message["content"]
-        expected = "user" if index % 2 == 0 else "assistant"
-        if role != expected:
-            raise ValueError(f"message {number}: a {role} message where a {expected} one is due")
-        if role == "user":
-            results = [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"]
-            leading = [
-                b["tool_use_id"] for b in blocks[: len(results)] if b["type"] == "tool_result"
-            ]
-            if calls and (sorted(results) != sorted(calls) or leading != results):
-                raise ValueError(f"message {number}: the tool results do not answer the calls")
-            if results and not calls:
-                raise ValueError(f"message {number}: a tool result without its call")
-            calls = []
-        else:
-            calls = [b["id"] for b in blocks if b["type"] == "tool_use"]
-            if len(set(calls)) != len(calls):
-                raise ValueError(f"message {number}: two tool calls with one id")
-            if not calls:
-                complete = index + 1
+    found = rule_break(messages, strict=True, open_ended=True)
+    if found is not None:
+        raise ValueError(_broken(found, messages))
+    # The end of the last answer: an assistant message that calls no tool.
+    complete = max(
+        (
+            index + 1
+            for index, message in enumerate(messages)
+            if message["role"] == "assistant"
+            and not any(is_tool_use(b) for b in content_blocks(message))
+        ),
+        default=0,
+    )
     return messages[:complete], complete < len(messages)
 
 
-def _message(number: int, item: Any) -> dict[str, Any]:
+def _broken(found: RuleBreak, messages: list[MessageParam]) -> str:
+    """A break of the rule as the person resuming the file is told it."""
+    from agent.providers.pairing import Broken
+
+    number = found.index + 1
+    if found.kind in (Broken.FIRST_NOT_USER, Broken.SAME_ROLE_TWICE):
+        role = messages[found.index]["role"]
+        expected = "user" if found.index % 2 == 0 else "assistant"
+        return f"message {number}: a {role} message where a {expected} one is due"
+    if found.kind is Broken.RESULT_WITHOUT_CALL:
+        return f"message {number}: a tool result without its call"
+    if found.kind is Broken.CALL_ID_TWICE:
+        return f"message {number}: two tool calls with one id"
+    return f"message {number}: the tool results do not answer the calls"
+
+
+def _message(number: int, item: Any) -> MessageParam:
     if not isinstance(item, dict) or item.get("role") not in ("user", "assistant"):
         raise ValueError(f"message {number} is not a user or an assistant message")
     role = str(item["role"])
@@ -208,10 +228,13 @@ def _message(number: int, item: Any) -> dict[str, Any]:
         content = [{"type": "text", "text": content}]
     if not isinstance(content, list) or (role == "user" and not content):
         raise ValueError(f"message {number} has no content")
-    return {"role": role, "content": [_block(number, role, block) for block in content]}
+    blocks = [_block(number, role, block) for block in content]
+    if role == "user":
+        return {"role": "user", "content": blocks}
+    return {"role": "assistant", "content": blocks}
 
 
-def _block(number: int, role: str, block: Any) -> dict[str, Any]:
+def _block(number: int, role: str, block: Any) -> SavedBlock:
     """One content block, rebuilt from the fields this program writes: nothing else of the
     file (a document or image source, a cache mark) reaches a request."""
     kind = block.get("type") if isinstance(block, dict) else None

@@ -24,7 +24,8 @@ from tools.visible import clip_line
 
 if TYPE_CHECKING:
     from anthropic.resources.messages import Messages
-    from anthropic.types import Message
+    from anthropic.types import ContentBlockParam, Message
+    from anthropic.types.message_create_params import MessageCreateParamsBase
 
 # The SDK refuses a non-streaming call whose max_tokens could take over ten minutes
 # (128,000 tokens an hour, so above ~21,333): such a request is streamed even without a
@@ -73,9 +74,9 @@ class Endpoint:
     name it."""
 
 
-def request_params(request: ModelRequest) -> dict[str, Any]:
+def request_params(request: ModelRequest) -> MessageCreateParamsBase:
     """The Messages API arguments of one request; empty system / tools are left out."""
-    params: dict[str, Any] = {
+    params: MessageCreateParamsBase = {
         "model": request.model,
         "max_tokens": request.max_tokens,
         "messages": request.messages,
@@ -131,8 +132,9 @@ def to_model_response(message: Message) -> ModelResponse:
 
     `text` and `tool_use` blocks are what the loop reads; thinking blocks (with their
     signatures) are kept as the API gave them, because the API expects them back unchanged
-    in the next request of a tool-use exchange. Other block kinds are dropped."""
-    content: list[dict[str, Any]] = []
+    in the next request of a tool-use exchange (their fields in the order the SDK's
+    model_dump gives them). Other block kinds are dropped."""
+    content: list[ContentBlockParam] = []
     for block in message.content:
         if block.type == "text":
             content.append({"type": "text", "text": block.text})
@@ -141,8 +143,12 @@ def to_model_response(message: Message) -> ModelResponse:
             content.append(
                 {"type": "tool_use", "id": block.id, "name": block.name, "input": tool_input}
             )
-        elif block.type in ("thinking", "redacted_thinking"):
-            content.append(block.model_dump(mode="json", exclude_none=True))
+        elif block.type == "thinking":
+            content.append(
+                {"signature": block.signature, "thinking": block.thinking, "type": "thinking"}
+            )
+        elif block.type == "redacted_thinking":
+            content.append({"data": block.data, "type": "redacted_thinking"})
     usage = message.usage
     return ModelResponse(
         content=content,

@@ -1,15 +1,28 @@
-"""What the loop asks a provider and what it gets back, independent of the SDK.
+"""What the loop asks a provider and what it gets back.
 
-Messages, tools and content blocks keep the Messages API's own JSON shapes (plain dicts),
-so a request can be logged, replayed and compared as data.
+Messages, tools and content blocks keep the Messages API's own JSON shapes, typed with the
+anthropic SDK's param TypedDicts (plain dicts at run time), so a request can be logged,
+replayed and compared as data. The SDK is imported for the type checker only: the chat
+loads this module before its first prompt, and the SDK is imported after it (in a thread).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from anthropic.types import (
+        ContentBlockParam,
+        MessageParam,
+        TextBlockParam,
+        ToolChoiceParam,
+        ToolParam,
+        ToolUseBlockParam,
+    )
 
 ProviderName = Literal["anthropic", "bedrock", "scripted"]
 TextCallback = Callable[[str], None]
@@ -33,34 +46,46 @@ class Usage(BaseModel):
         )
 
 
-class ModelRequest(BaseModel):
-    """One Messages API request, as the loop builds it."""
+@dataclass(frozen=True)
+class ModelRequest:
+    """One Messages API request, as the loop builds it.
 
-    model_config = ConfigDict(frozen=True)
+    Typed with the SDK's own request params (TypedDicts, so plain dicts at run time); a
+    dataclass rather than a pydantic model because those types exist for the type checker
+    only (this module loads before the SDK is imported). What it holds is built by code;
+    what comes from outside (a resumed file, a script) is validated where it is read."""
 
     model: str
-    system: list[dict[str, Any]] = Field(description="System blocks, cache_control on the last.")
-    tools: list[dict[str, Any]] = Field(description="Tool definitions, cache_control on the last.")
-    messages: list[dict[str, Any]]
-    max_tokens: int = Field(gt=0)
-    tool_choice: dict[str, Any] | None = None
+    system: list[TextBlockParam]
+    """System blocks, cache_control on the last."""
+    tools: list[ToolParam]
+    """Tool definitions, cache_control on the last."""
+    messages: list[MessageParam]
+    max_tokens: int
+    tool_choice: ToolChoiceParam | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_tokens <= 0:
+            raise ValueError(f"max_tokens must be positive, not {self.max_tokens}")
 
 
-class ModelResponse(BaseModel):
-    """The assistant message: content blocks as API dicts (`text` and `tool_use` only)."""
+@dataclass(frozen=True)
+class ModelResponse:
+    """The assistant message: its content blocks as request params, ready to be sent back
+    in the history (`text` and `tool_use`, and thinking blocks as the API gave them)."""
 
-    content: list[dict[str, Any]]
+    content: list[ContentBlockParam]
     stop_reason: str | None = None
-    usage: Usage = Field(default_factory=Usage)
+    usage: Usage = field(default_factory=Usage)
     model: str = ""
 
     @property
     def text(self) -> str:
-        return "".join(str(b.get("text", "")) for b in self.content if b.get("type") == "text")
+        return "".join(b["text"] for b in self.content if b["type"] == "text")
 
     @property
-    def tool_uses(self) -> list[dict[str, Any]]:
-        return [b for b in self.content if b.get("type") == "tool_use"]
+    def tool_uses(self) -> list[ToolUseBlockParam]:
+        return [b for b in self.content if b["type"] == "tool_use"]
 
 
 class ProviderError(Exception):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -27,6 +27,9 @@ from agent.providers.base import (
     Usage,
 )
 from agent.providers.pairing import pairing_problem
+
+if TYPE_CHECKING:
+    from anthropic.types import ContentBlockParam
 
 STREAM_PIECE = 7  # characters per simulated delta: small enough to split words and fences
 
@@ -113,7 +116,7 @@ class ScriptedProvider:
         turn = self.script.turns[self._next]
         self._next += 1
         calls = [] if _tools_refused(request) else turn.tool_calls
-        content: list[dict[str, Any]] = []
+        content: list[ContentBlockParam] = []
         if turn.text:
             if on_text is not None:
                 for start in range(0, len(turn.text), STREAM_PIECE):
@@ -143,4 +146,4 @@ class ScriptedProvider:
 
 def _tools_refused(request: ModelRequest) -> bool:
     """With tool_choice none a real model cannot call tools; the replay honours that too."""
-    return (request.tool_choice or {}).get("type") == "none"
+    return request.tool_choice is not None and request.tool_choice["type"] == "none"

@@ -180,7 +180,9 @@ def test_a_failing_tool_reports_its_error() -> None:
     # The tool's message tells the model how to call it again; the person is only told
     # that the call was refused, never the instruction meant for the model.
     assert ended.error == "refused; the agent was told why"
-    assert agent.messages[2]["content"][0]["is_error"] is True
+    results = agent.messages[2]["content"]
+    assert isinstance(results, list)
+    assert results[0]["is_error"] is True
 
 
 def test_a_tool_failure_of_the_cluster_is_said_in_the_users_words() -> None:

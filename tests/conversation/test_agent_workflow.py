@@ -109,6 +109,7 @@ def test_one_fault_proposed_with_iac_warning_then_cleared_after_done() -> None:
     assert not agent.state.pending
     assert len(agent.state.triages) == 2
     sent = provider.requests[-1].messages[-1]["content"]
+    assert isinstance(sent, list)
     assert any('<tool_output name="compare_triage">' in block["text"] for block in sent)
     assert provider.remaining == 0
 

@@ -6,7 +6,7 @@ refuse a broken pairing as the real API does, so these tests would fail on a dan
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -21,24 +21,31 @@ from agent.transcript import Transcript
 from ._support import toolset_for
 from .fake_messages_api import FakeMessagesAPI, message_reply, text, tool_use
 
+if TYPE_CHECKING:
+    from anthropic.types import MessageParam
+
 RECORDING = "sg-outbound-self-missing"
 SG = "sg-0a1b2c3d4e5f60001"
 
 
-def _use(block_id: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": [tool_use(block_id, "triage", {})]}
+def _use(block_id: str) -> MessageParam:
+    return {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": block_id, "name": "triage", "input": {}}],
+    }
 
 
-def _result(block_id: str) -> dict[str, Any]:
+def _result(block_id: str) -> MessageParam:
     return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": block_id}]}
 
 
-USER = {"role": "user", "content": [text("hi")]}
+USER: MessageParam = {"role": "user", "content": [{"type": "text", "text": "hi"}]}
+ANSWER: MessageParam = {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}
 
 
 def test_a_paired_conversation_passes() -> None:
     assert pairing_problem([USER, _use("t1"), _result("t1")]) is None
-    assert pairing_problem([USER, {"role": "assistant", "content": [text("ok")]}, USER]) is None
+    assert pairing_problem([USER, ANSWER, USER]) is None
 
 
 @pytest.mark.parametrize(
@@ -47,12 +54,12 @@ def test_a_paired_conversation_passes() -> None:
         ([USER, _use("t1"), USER], "without `tool_result` blocks immediately after: t1"),
         ([USER, _use("t1")], "without `tool_result`"),
         ([USER, _use("t1"), _result("t2")], "t1"),
-        ([USER, {"role": "assistant", "content": [text("ok")]}, _result("t9")], "unexpected"),
+        ([USER, ANSWER, _result("t9")], "unexpected"),
         ([_use("t1"), _result("t1")], "first message"),
         ([], "at least one"),
     ],
 )
-def test_a_broken_pairing_is_named(messages: list[dict[str, Any]], words: str) -> None:
+def test_a_broken_pairing_is_named(messages: list[MessageParam], words: str) -> None:
     problem = pairing_problem(messages)
     assert problem is not None
     assert words in problem

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import socket
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -29,9 +30,12 @@ from .fake_messages_api import (
     tool_use,
 )
 
+if TYPE_CHECKING:
+    from anthropic.types import CacheControlEphemeralParam, ToolParam
+
 MODEL = "claude-sonnet-5-5"
-EPHEMERAL = {"type": "ephemeral"}
-TOOL = {
+EPHEMERAL: CacheControlEphemeralParam = {"type": "ephemeral"}
+TOOL: ToolParam = {
     "name": "list_cluster_nodes",
     "description": "List the nodes of a HyperPod cluster.",
     "input_schema": {
@@ -43,9 +47,7 @@ TOOL = {
 }
 
 
-def make_request(
-    *, max_tokens: int = 1024, tools: list[dict[str, Any]] | None = None
-) -> ModelRequest:
+def make_request(*, max_tokens: int = 1024, tools: list[ToolParam] | None = None) -> ModelRequest:
     return ModelRequest(
         model=MODEL,
         system=[
@@ -221,7 +223,7 @@ def test_permission_denied(api: FakeMessagesAPI) -> None:
 
 def test_unknown_model_names_the_model(api: FakeMessagesAPI) -> None:
     api.enqueue(error_reply(404, "not_found_error", "model: claude-nonesuch-9"))
-    request = make_request().model_copy(update={"model": "claude-nonesuch-9"})
+    request = replace(make_request(), model="claude-nonesuch-9")
 
     with pytest.raises(ProviderError) as raised:
         provider().complete(request)
@@ -275,11 +277,13 @@ def test_connection_refused_names_the_host_promptly(
 
 def test_request_carries_system_tools_and_limits(api: FakeMessagesAPI) -> None:
     api.enqueue(message_reply(text("ok")))
-    second_tool = {**TOOL, "name": "describe_cluster"}
-    first_tool = {k: v for k, v in TOOL.items() if k != "cache_control"}
-    request = make_request(tools=[first_tool, second_tool]).model_copy(
-        update={"tool_choice": {"type": "auto"}}
-    )
+    second_tool: ToolParam = {**TOOL, "name": "describe_cluster"}
+    first_tool: ToolParam = {
+        "name": TOOL["name"],
+        "description": TOOL["description"],
+        "input_schema": TOOL["input_schema"],
+    }
+    request = replace(make_request(tools=[first_tool, second_tool]), tool_choice={"type": "auto"})
 
     provider().complete(request)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -247,7 +248,7 @@ def test_an_invalid_model_id_is_an_unknown_model(bedrock_api: FakeMessagesAPI) -
     bedrock_api.enqueue(
         bedrock_error(400, "ValidationException", "The provided model identifier is invalid.")
     )
-    request = make_request().model_copy(update={"model": "us.anthropic.claude-nonesuch"})
+    request = replace(make_request(), model="us.anthropic.claude-nonesuch")
 
     with pytest.raises(ProviderError, match=r"^unknown model us\.anthropic\.claude-nonesuch"):
         provider().complete(request)
