@@ -5,8 +5,9 @@ SDK's own stdio client with the initialize handshake (what Claude Code and other
 do): interpreter, CLI, SDK import, toolset and recording load, handshake, listing. The
 median of N runs is printed with the fastest and the slowest, after one warm-up run (bytecode
 caches). The size is the JSON of the listed tools as they go on the wire (every schema,
-description, title and annotation), in characters; the agent's own tool definitions (the
-Messages API form, without MCP titles and annotations) are printed beside it.
+description, title and annotation), in characters, then without the output schemas (what a
+client passes its model); the agent's own tool definitions (the Messages API form, without
+MCP titles and annotations) are printed beside it.
 
     python scripts/bench_mcp.py [--runs 5] [--recorded evals/clusters/demo-eks.json]
 """
@@ -74,6 +75,10 @@ def main() -> None:
     agent_schemas = Toolset(ClusterSession(), ConversationState()).schemas()
     size = len(json.dumps(wire, ensure_ascii=False))
     compact = len(json.dumps(wire, ensure_ascii=False, separators=(",", ":")))
+    # What a client sends its model: the listing without the output schemas, which the
+    # client keeps to validate structured content with.
+    read = [{k: v for k, v in tool.items() if k != "outputSchema"} for tool in wire]
+    read_compact = len(json.dumps(read, ensure_ascii=False, separators=(",", ":")))
     print(f"start-up to first tool list (stdio, {args.runs} runs after a warm-up):")
     print(
         f"  median {statistics.median(times):.2f} s, fastest {min(times):.2f} s, "
@@ -81,7 +86,10 @@ def main() -> None:
     )
     print(f"tools listed: {len(wire)}")
     print(f"tool list size: {size} characters (json.dumps), {compact} compact")
-    print(f"  about {compact // 4} tokens at 4 characters a token")
+    print(
+        f"  without the output schemas (what a client's model reads): {read_compact} compact, "
+        f"about {read_compact // 4} tokens at 4 characters a token"
+    )
     print(f"agent's own tool definitions: {len(json.dumps(agent_schemas))} characters")
 
 

@@ -3,7 +3,8 @@ or renames a check or a tool (docs/architecture.md, "Worked example", step 5):
 
 - README.md's sample report: what `triage --recorded evals/clusters/demo-eks.json
   --no-color` prints (held by tests/core/test_readme.py);
-- docs/mcp.md's tool table and its tool count (held by tests/mcp/test_mcp_docs.py).
+- docs/mcp.md's tool table and its tool count, and its table of the tools' output models
+  (held by tests/mcp/test_mcp_docs.py).
 
     .venv/bin/python scripts/refresh_docs.py [--check]
 
@@ -51,6 +52,17 @@ def mcp_doc_with_table(doc: str) -> str:
     return re.sub(r"\(\d+ today;", f"({count} today;", doc, count=1)
 
 
+def mcp_doc_with_outputs(doc: str) -> str:
+    """docs/mcp.md with its generated table of output models."""
+    from agent.mcp.docs import OUTPUTS_END, OUTPUTS_START, output_table
+
+    block = re.compile(re.escape(OUTPUTS_START) + r".*?" + re.escape(OUTPUTS_END), re.DOTALL)
+    if not block.search(doc):
+        raise SystemExit("docs/mcp.md has no output-table markers")
+    table = output_table()
+    return block.sub(lambda _: table, doc, count=1)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="report, do not write")
@@ -58,7 +70,7 @@ def main() -> int:
     stale: list[str] = []
     for path, refresh in (
         (ROOT / "README.md", readme_with_sample),
-        (ROOT / "docs" / "mcp.md", mcp_doc_with_table),
+        (ROOT / "docs" / "mcp.md", lambda doc: mcp_doc_with_outputs(mcp_doc_with_table(doc))),
     ):
         text = path.read_text(encoding="utf-8")
         fresh = refresh(text)

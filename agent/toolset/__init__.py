@@ -3,8 +3,10 @@ read_reference, list_checks, list_findings, compare_triage, suggest_command,
 draft_support_ticket and use_cluster.
 
 One definition serves the agent loop and any other integration (an MCP server): a tool is a
-name, a description, a pydantic input model and a handler returning a bounded, JSON-ready
-payload. Errors are values: a failing tool answers with `is_error` and what to do next.
+`ToolSpec` (name, title, description, pydantic input and output models, whether it reads the
+cluster, a summary of its answer) and a handler returning a bounded output model
+(`agent.toolset.outputs`), whose JSON dump is what the model reads. Errors are values: a
+failing tool answers with `is_error` and what to do next.
 """
 
 from agent.toolset.toolset import ToolResult, Toolset, ToolSpec

@@ -7,9 +7,12 @@ in characters so the estimate is never hidden in a constant.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tools.visible import safe_cut
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 CHARS_PER_TOKEN = 4
 # The triage result must stay under 4,000 tokens even for a 20,000-node cluster.
@@ -54,3 +57,23 @@ def fit(payload: dict[str, Any], limit: int, shrinkable: tuple[str, ...]) -> dic
         if len(dumps(payload)) <= limit:
             break
     return payload
+
+
+Output = TypeVar("Output", bound="BaseModel")
+
+
+def fit_output(output: Output, limit: int, shrinkable: tuple[str, ...]) -> Output:
+    """`fit` on a typed tool output: the same items dropped (measured on the JSON dump the
+    model reads), the `<key>_not_shown` counters set; a trimmed copy, or `output` itself
+    when it fits. The model must declare each counter it may need."""
+    payload = output.model_dump(mode="json")
+    fit(payload, limit, shrinkable)
+    update: dict[str, Any] = {}
+    for key in shrinkable:
+        counter = f"{key}_not_shown"
+        if counter in payload:
+            if counter not in type(output).model_fields:
+                raise TypeError(f"{type(output).__name__} does not declare {counter}")
+            update[key] = getattr(output, key)[: len(payload[key])]
+            update[counter] = payload[counter]
+    return output.model_copy(update=update) if update else output

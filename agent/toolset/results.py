@@ -19,7 +19,18 @@ from agent.toolset.budget import (
     TRIAGE_RESULT_CHARS,
     clip_line,
     dumps,
-    fit,
+    fit_output,
+)
+from agent.toolset.outputs import (
+    CheckProblem,
+    CheckToolOutput,
+    ComparisonCounts,
+    ComparisonOutput,
+    FindingLine,
+    FindingsOutput,
+    ProblemGroup,
+    SkipGroup,
+    TriageOutput,
 )
 from tools.findings import Finding, Skipped, Status
 from tools.registry import CheckOutput
@@ -60,7 +71,7 @@ class _Group:
     replace_first: dict[str, str] = field(default_factory=dict)
 
 
-def group_problems(findings: Iterable[Finding]) -> list[dict[str, Any]]:
+def group_problems(findings: Iterable[Finding]) -> list[ProblemGroup]:
     """FAIL / WARN findings grouped by (check, status, priority, section), worst first.
     A group whose findings allow replacing a node before a reboot (remediation table)
     names those nodes and rows under `replace_first`."""
@@ -81,105 +92,113 @@ def group_problems(findings: Iterable[Finding]) -> list[dict[str, Any]]:
         groups.values(), key=lambda g: (g.status != Status.FAIL.value, g.priority, g.check)
     )
     return [
-        {
-            "check": g.check,
-            "status": g.status,
-            "priority": g.priority,
-            "section": g.section,
-            "count": g.count,
-            "lines": g.lines,
-            "resources": list(g.resources)[:RESOURCES_SHOWN],
-            "resources_total": len(g.resources),
-            **_replace_first(g.replace_first),
-        }
+        ProblemGroup(
+            check=g.check,
+            status=g.status,
+            priority=g.priority,
+            section=g.section,
+            count=g.count,
+            lines=g.lines,
+            resources=list(g.resources)[:RESOURCES_SHOWN],
+            resources_total=len(g.resources),
+            replace_first=_replace_first(g.replace_first),
+        )
         for g in ordered
     ]
 
 
-def _replace_first(nodes: dict[str, str]) -> dict[str, Any]:
-    """The `replace_first` entry of a payload, absent when empty (most answers)."""
-    return {"replace_first": dict(list(nodes.items())[:RESOURCES_SHOWN])} if nodes else {}
+def _replace_first(nodes: dict[str, str]) -> dict[str, str] | None:
+    """The `replace_first` entry of an output, None (absent) when empty (most answers)."""
+    return dict(list(nodes.items())[:RESOURCES_SHOWN]) if nodes else None
 
 
-def group_skips(skipped: Iterable[Skipped]) -> list[dict[str, Any]]:
+def group_skips(skipped: Iterable[Skipped]) -> list[SkipGroup]:
     by_reason: dict[tuple[str, str], list[str]] = {}
     for skip in skipped:
         by_reason.setdefault((clip_line(skip.reason, 300), skip.hint), []).append(skip.check)
     return [
-        {"reason": reason, "hint": hint, "checks": checks}
+        SkipGroup(reason=reason, hint=hint, checks=checks)
         for (reason, hint), checks in by_reason.items()
     ]
 
 
-def triage_payload(report: TriageReport, *, number: int) -> dict[str, Any]:
+def triage_output(report: TriageReport, *, number: int) -> TriageOutput:
     """The `triage` tool's answer: counts, grouped problems, grouped skips, what next."""
     summary = report.summary
     problems = group_problems(report.findings)
     passed = sum(1 for f in report.findings if f.status is Status.PASS)
-    payload: dict[str, Any] = {
-        "triage_number": number,
-        "cluster": report.cluster.model_dump(mode="json"),
-        "focus_node": report.node,
-        "recorded": report.recorded,
-        "counts": {**summary.by_status, **summary.by_priority, "skipped": len(report.skipped)},
-        "problem_groups": problems,
-        "skipped": group_skips(report.skipped),
-        "next": (
-            "Read the reference section of every problem group (read_reference), P0 first. "
-            f"{passed} PASS and the INFO findings are not shown: list_findings pages through "
-            "all findings by status, section, check or instance."
-        ),
-    }
+    next_step = (
+        "Read the reference section of every problem group (read_reference), P0 first. "
+        f"{passed} PASS and the INFO findings are not shown: list_findings pages through "
+        "all findings by status, section, check or instance."
+    )
     if not problems:
-        payload["next"] = (
+        next_step = (
             "No FAIL or WARN finding: do not invent a problem. Say what was checked, what "
             "could not be checked (skipped) and ask for the exact error text if the user still "
             "sees one."
         )
+    old_recording = None
     if report.old_recording is not None:
         # The recording is older than this version: the user must hear that some checks
         # had no data and how to re-record, not read their absence as health.
-        payload["old_recording"] = report.old_recording.message
-        payload["next"] += (
+        old_recording = report.old_recording.message
+        next_step += (
             " Tell the user the recording predates this version (old_recording): name the "
             "checks that lacked data and give the re-record command."
         )
-    return fit(payload, TRIAGE_RESULT_CHARS, ("skipped", "problem_groups"))
+    output = TriageOutput(
+        triage_number=number,
+        cluster=report.cluster,
+        focus_node=report.node,
+        recorded=report.recorded,
+        counts={**summary.by_status, **summary.by_priority, "skipped": len(report.skipped)},
+        problem_groups=problems,
+        skipped=group_skips(report.skipped),
+        next=next_step,
+        old_recording=old_recording,
+    )
+    return fit_output(output, TRIAGE_RESULT_CHARS, ("skipped", "problem_groups"))
 
 
-def check_payload(output: CheckOutput, *, node: str | None) -> dict[str, Any]:
+def triage_payload(report: TriageReport, *, number: int) -> dict[str, Any]:
+    """`triage_output` as the JSON object the model reads."""
+    return triage_output(report, number=number).payload()
+
+
+def check_output(output: CheckOutput, *, node: str | None) -> CheckToolOutput:
     """One check's answer: every problem with its evidence, then the rest as lines."""
     problems = [
-        {"line": line(f), "resources": f.resources[:RESOURCES_SHOWN], "evidence": _evidence(f)}
+        CheckProblem(line=line(f), resources=f.resources[:RESOURCES_SHOWN], evidence=_evidence(f))
         for f in output.findings
         if f.status in _PROBLEM
     ]
     others = [line(f) for f in output.findings if f.status not in _PROBLEM]
-    payload: dict[str, Any] = {
-        "check": output.check,
-        "focus_node": node,
-        "problems": problems,
-        "other_findings": others,
-        "skipped": [s.model_dump(mode="json") for s in output.skipped],
-        **_replace_first(replace_first_nodes(output.findings)),
-    }
-    return fit(payload, CHECK_RESULT_CHARS, ("other_findings", "problems"))
+    answer = CheckToolOutput(
+        check=output.check,
+        focus_node=node,
+        problems=problems,
+        other_findings=others,
+        skipped=list(output.skipped),
+        replace_first=_replace_first(replace_first_nodes(output.findings)),
+    )
+    return fit_output(answer, CHECK_RESULT_CHARS, ("other_findings", "problems"))
 
 
 def findings_page(
     findings: Sequence[Finding], *, offset: int, limit: int, total: int
-) -> dict[str, Any]:
+) -> FindingsOutput:
     shown = findings[offset : offset + limit]
     end = offset + len(shown)
-    return {
-        "total_matching": total,
-        "offset": offset,
-        "findings": [
-            {"line": line(f), "check": f.check, "resources": f.resources[:RESOURCES_SHOWN]}
+    return FindingsOutput(
+        total_matching=total,
+        offset=offset,
+        findings=[
+            FindingLine(line=line(f), check=f.check, resources=f.resources[:RESOURCES_SHOWN])
             for f in shown
         ],
-        "next_offset": end if end < total else None,
-    }
+        next_offset=end if end < total else None,
+    )
 
 
 def problem_key(finding: Finding) -> tuple[str, str, tuple[str, ...]]:
@@ -199,20 +218,23 @@ class Comparison:
     def resolved(self) -> bool:
         return not self.new and not self.remaining
 
+    def output(self, before: int, after: int) -> ComparisonOutput:
+        """The `compare_triage` tool's answer: triage numbers `before` and `after`."""
+        output = ComparisonOutput(
+            before_triage=before,
+            after_triage=after,
+            counts=ComparisonCounts(
+                cleared=len(self.cleared), new=len(self.new), remaining=len(self.remaining)
+            ),
+            cleared=[line(f) for f in self.cleared],
+            new=[line(f) for f in self.new],
+            remaining=[line(f) for f in self.remaining],
+        )
+        return fit_output(output, TRIAGE_RESULT_CHARS, ("cleared", "remaining", "new"))
+
     def payload(self, before: int, after: int) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "before_triage": before,
-            "after_triage": after,
-            "counts": {
-                "cleared": len(self.cleared),
-                "new": len(self.new),
-                "remaining": len(self.remaining),
-            },
-            "cleared": [line(f) for f in self.cleared],
-            "new": [line(f) for f in self.new],
-            "remaining": [line(f) for f in self.remaining],
-        }
-        return fit(payload, TRIAGE_RESULT_CHARS, ("cleared", "remaining", "new"))
+        """`output` as the JSON object the model reads (the loop's re-triage sends it)."""
+        return self.output(before, after).payload()
 
 
 def compare(before: TriageReport, after: TriageReport) -> Comparison:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent.ticket import INSTANCE_ID, MAX_INSTANCES, MAX_LINES, build_ticket
 from agent.ticket_bundle import node_log_commands
-from agent.toolset.budget import DEFAULT_RESULT_CHARS, clip_line, dumps, fit
+from agent.toolset.budget import DEFAULT_RESULT_CHARS, clip_line, dumps, fit_output
+from agent.toolset.outputs import TicketFields, TicketOutput
 from tools.redaction import redact_text
 
 if TYPE_CHECKING:
@@ -21,6 +22,11 @@ if TYPE_CHECKING:
 
 
 def draft_ticket(state: ConversationState, session: ClusterSession) -> dict[str, Any]:
+    """`ticket_output` as the JSON object the model reads."""
+    return ticket_output(state, session).payload()
+
+
+def ticket_output(state: ConversationState, session: ClusterSession) -> TicketOutput:
     """`draft_support_ticket`: the same facts as the `ticket` command, as fields."""
     from tools.triage.open_cluster import recording_time
 
@@ -43,11 +49,7 @@ def draft_ticket(state: ConversationState, session: ClusterSession) -> dict[str,
     }
     # Who manages the resources this conversation's suggestions change (tools/ownership),
     # only when some were read.
-    owners = {
-        o.resource: o.model_dump(mode="json", exclude_none=True)
-        for s in [*state.applied, *state.pending]
-        for o in s.iac_owner
-    }
+    owners = {o.resource: o for s in [*state.applied, *state.pending] for o in s.iac_owner}
     if owners:
         fields["resource_owners"] = list(owners.values())
     steps: list[str] = []
@@ -99,21 +101,22 @@ def draft_ticket(state: ConversationState, session: ClusterSession) -> dict[str,
             "resource_owners",
         )
     ]
-    payload: dict[str, Any] = {
-        "ticket": fields,
-        "missing": missing,
-        "before_opening": steps,
-        "node_log_bundle": node_commands,
-        "recorded_cluster": session.recorded,
-        "next": "Show the user the filled fields, ask for the missing ones (the UTC failure "
+    ticket = TicketFields.model_validate(fields)
+    output = TicketOutput(
+        ticket=ticket,
+        missing=missing,
+        before_opening=steps,
+        node_log_bundle=node_commands,
+        recorded_cluster=session.recorded,
+        next="Show the user the filled fields, ask for the missing ones (the UTC failure "
         "window, the log bundle's S3 URI), and tell them which of the escalation criteria "
         "applies. The user can write the whole bundle with `hyperpod-debug ticket -o DIR`.",
-    }
+    )
     # Bounded like every tool result: the longest lists give way first, counted.
-    rest = len(dumps({k: v for k, v in payload.items() if k != "ticket"}))
-    fit(
-        fields,
+    rest = len(dumps({k: v for k, v in output.payload().items() if k != "ticket"}))
+    fitted = fit_output(
+        ticket,
         DEFAULT_RESULT_CHARS - rest,
         ("hardware_findings", "error_strings", "triage_lines", "instance_ids", "resource_owners"),
     )
-    return payload
+    return output.model_copy(update={"ticket": fitted})

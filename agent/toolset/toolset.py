@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from agent.safety.targets import controller_names
 from agent.state import ConversationState
-from agent.toolset import results
-from agent.toolset.budget import DEFAULT_RESULT_CHARS, clip_line, dumps, fit
+from agent.toolset import results, summaries
+from agent.toolset.budget import DEFAULT_RESULT_CHARS, clip_line, dumps, fit_output
 from agent.toolset.cluster import ClusterSession
 from agent.toolset.failures import Failure, FailureKind, ToolError, describe_failure
 from agent.toolset.inputs import (
@@ -24,7 +24,25 @@ from agent.toolset.inputs import (
     UseClusterInput,
     VerifyInput,
 )
-from agent.toolset.schema import model_schema
+from agent.toolset.outputs import (
+    CheckEntry,
+    CheckListOutput,
+    CheckToolOutput,
+    ComparisonOutput,
+    ExplainOutput,
+    FindingsOutput,
+    FoundIdentifiers,
+    ReferenceOutput,
+    SectionMatch,
+    SuggestionOutput,
+    TicketOutput,
+    ToolOutput,
+    TriageOutput,
+    UseClusterOutput,
+    VerifyOutput,
+)
+from agent.toolset.schema import model_schema, output_schema
+from agent.verify import Verdict
 from tools.findings import Status
 from tools.registry import CheckSpec, NodeScope, all_checks
 from tools.sections import SECTIONS
@@ -34,27 +52,55 @@ REFERENCE_CHUNK = 8_000
 DESCRIPTION_CHARS = 600
 
 
+Input = TypeVar("Input", bound=BaseModel)
+Output = TypeVar("Output", bound=ToolOutput)
+
+
 @dataclass(frozen=True)
-class ToolSpec:
+class ToolSpec(Generic[Input, Output]):
+    """One tool, described once: what the model and an MCP client are told about it, its
+    typed input and output, and the handler that answers."""
+
     name: str
+    title: str
+    """What a client shows in its tool list."""
     description: str
-    input_model: type[BaseModel]
-    handler: Callable[[Any], dict[str, Any]]
+    input_model: type[Input]
+    output_model: type[Output]
+    handler: Callable[[Input], Output]
+    summary: Callable[[Output], str]
+    """The few lines an MCP client shows as the text of an answer."""
+    reads_cluster: bool = False
+    """It reads the cluster itself (AWS, Kubernetes, SSM probes); the other tools read only
+    the conversation's own state, the bundled references or the text they are given."""
 
     def schema(self) -> dict[str, Any]:
         """The Messages API tool definition (name, description, JSON Schema input)."""
         schema = model_schema(self.input_model)
         return {"name": self.name, "description": self.description, "input_schema": schema}
 
+    def output_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the answer (shared by the tools of one output model)."""
+        return output_schema(self.output_model)
+
 
 @dataclass(frozen=True)
 class ToolResult:
     name: str
     payload: dict[str, Any]
+    """What the model reads: the output's JSON dump, or for an error {"error", "next"?}."""
     is_error: bool = False
     failure: Failure | None = None
     """An error's wordings: the payload holds the model's; a person is shown
     `failure.user_text()` (never part of what the model receives)."""
+    output: ToolOutput | None = None
+    """The typed answer (None for an error)."""
+    spec: ToolSpec[Any, Any] | None = None
+    """The tool that answered (None for an error)."""
+
+    @classmethod
+    def answer(cls, spec: ToolSpec[Any, Output], output: Output) -> ToolResult:
+        return cls(spec.name, output.payload(), output=output, spec=spec)
 
     @property
     def text(self) -> str:
@@ -75,7 +121,7 @@ class Toolset:
     def __init__(self, session: ClusterSession, state: ConversationState) -> None:
         self.session = session
         self.state = state
-        self._specs: dict[str, ToolSpec] = {}
+        self._specs: dict[str, ToolSpec[Any, Any]] = {}
         for spec in self._builtin_specs():
             self._specs[spec.name] = spec
         for check in all_checks():
@@ -84,109 +130,149 @@ class Toolset:
 
     # -- definitions --------------------------------------------------------------------------
 
-    def specs(self) -> list[ToolSpec]:
+    def specs(self) -> list[ToolSpec[Any, Any]]:
         return list(self._specs.values())
+
+    def spec(self, name: str) -> ToolSpec[Any, Any] | None:
+        return self._specs.get(name)
 
     def schemas(self) -> list[dict[str, Any]]:
         return [spec.schema() for spec in self._specs.values()]
 
-    def _builtin_specs(self) -> list[ToolSpec]:
+    def _builtin_specs(self) -> list[ToolSpec[Any, Any]]:
         return [
             ToolSpec(
                 "triage",
+                "Triage the cluster (read-only)",
                 "Run every read-only check on the cluster (or on one node) and return the "
                 "counts, the FAIL/WARN findings grouped by rule with their exact report "
                 "lines, and the checks that could not run. Call it first, and again to "
                 "confirm a fix.",
                 TriageInput,
+                TriageOutput,
                 self._triage,
+                summaries.triage_summary,
+                reads_cluster=True,
             ),
             ToolSpec(
                 "list_checks",
+                "List the read-only checks",
                 "List every read-only check: id, tool name, reference section, title, scope "
                 "(cluster or node) and whether it applies to this cluster's orchestrator.",
                 NoInput,
+                CheckListOutput,
                 self._list_checks,
+                summaries.brief("list_checks"),
             ),
             ToolSpec(
                 "list_findings",
+                "Page through the latest triage's findings",
                 "Page through the findings of the latest triage, filtered by status, "
                 "section, check or instance.",
                 ListFindingsInput,
+                FindingsOutput,
                 self._list_findings,
+                summaries.brief("list_findings"),
             ),
             ToolSpec(
                 "explain_signal",
+                "Map error text to reference sections",
                 "Map pasted error text (log lines, events, a ticket) to ranked reference "
                 "sections with the identifiers found and read-only next checks. No AWS "
                 "access.",
                 ExplainInput,
+                ExplainOutput,
                 self._explain,
+                summaries.explain_summary,
             ),
             ToolSpec(
                 "read_reference",
+                "Read a reference section",
                 "Read one section of references/node-diagnostics-detail.md: what it means, "
                 "how to confirm, root causes, the fix. Long sections come in chunks "
                 "(next_offset).",
                 ReadReferenceInput,
+                ReferenceOutput,
                 self._read_reference,
+                summaries.reference_summary,
             ),
             ToolSpec(
                 "compare_triage",
+                "Compare the two latest triages",
                 "Compare the two latest triages of this conversation: what cleared, what is "
                 "new, what remains.",
                 NoInput,
+                ComparisonOutput,
                 self._compare,
+                summaries.brief("compare_triage"),
             ),
             ToolSpec(
                 "suggest_command",
+                "Render a command for the user to run (never runs it)",
                 "Propose one command for the USER to run (it is never run by you or the "
                 "software): returns the rendered suggestion with its kind, targets, blast "
                 "radius, IaC warning and flags. Every state-changing command must go through "
                 "this tool; after proposing, end the turn and wait for approval.",
                 SuggestInput,
+                SuggestionOutput,
                 self._suggest,
+                summaries.suggestion_summary,
             ),
             ToolSpec(
                 "verify_suggestion",
+                "Check a pending suggestion against the cluster now (read-only)",
                 "Before the user runs a pending suggestion: re-read only what it rests on (the "
                 "checks behind it, the node's status) and say whether it is still valid or "
                 "stale, what changed, and how old its evidence is. Runs no triage.",
                 VerifyInput,
+                VerifyOutput,
                 self._verify,
+                summaries.verify_summary,
+                reads_cluster=True,
             ),
             ToolSpec(
                 "draft_support_ticket",
+                "Draft the AWS Support ticket fields",
                 "Fill the AWS Support ticket checklist from what this conversation knows, "
                 "and list what is still missing.",
                 NoInput,
+                TicketOutput,
                 self._ticket,
+                summaries.brief("draft_support_ticket"),
             ),
             ToolSpec(
                 "use_cluster",
+                "Open the cluster to diagnose (read-only)",
                 "Open the cluster the user named (read-only), when no cluster is open yet: "
                 "checks the credentials and that the cluster exists in that region.",
                 UseClusterInput,
+                UseClusterOutput,
                 self._use_cluster,
+                summaries.brief("use_cluster"),
+                reads_cluster=True,
             ),
         ]
 
-    def _check_spec(self, check: CheckSpec) -> ToolSpec:
+    def _check_spec(self, check: CheckSpec) -> ToolSpec[Any, CheckToolOutput]:
         orchestrators = "/".join(sorted(o.upper() for o in check.orchestrators))
         description = (
             f"{check.title} (§ {check.section} {SECTIONS[check.section].title}; "
             f"{orchestrators}; {check.scope} scope). {_first_paragraph(check.description)}"
         )
 
-        def handler(arguments: BaseModel) -> dict[str, Any]:
+        def handler(arguments: BaseModel) -> CheckToolOutput:
             node = arguments.instance_id if isinstance(arguments, NodeScope) else None
             return self._run_check(check, node)
 
         return ToolSpec(
             check_tool_name(check.id),
+            check.title,
             clip_line(description, DESCRIPTION_CHARS),
             check.input_model,
+            CheckToolOutput,
             handler,
+            summaries.check_summary,
+            reads_cluster=True,
         )
 
     # -- calling ------------------------------------------------------------------------------
@@ -214,7 +300,7 @@ class Toolset:
                 name, Failure(FailureKind.TOOL, f"invalid input: {clip_line(problems, 600)}")
             )
         try:
-            return ToolResult(name, spec.handler(parsed))
+            return ToolResult.answer(spec, spec.handler(parsed))
         except Exception as exc:  # the one place tool failures become values
             return self._error(name, describe_failure(exc))
 
@@ -227,7 +313,7 @@ class Toolset:
 
     # -- handlers -----------------------------------------------------------------------------
 
-    def triage(self, instance_id: str | None = None) -> dict[str, Any]:
+    def triage(self, instance_id: str | None = None) -> TriageOutput:
         """Run the whole triage (also used by the loop for a re-triage)."""
         from tools.triage.runner import build_report, run_checks
 
@@ -243,9 +329,9 @@ class Toolset:
         listing = data.optional(data.nodes)
         if listing is not None:
             self.state.note_node_statuses({n.instance_id: n.status for n in listing.items})
-        return results.triage_payload(report, number=self.state.triage_count)
+        return results.triage_output(report, number=self.state.triage_count)
 
-    def _triage(self, arguments: TriageInput) -> dict[str, Any]:
+    def _triage(self, arguments: TriageInput) -> TriageOutput:
         return self.triage(arguments.instance_id)
 
     def _note_controllers(self) -> None:
@@ -256,31 +342,31 @@ class Toolset:
         if controller:
             self.state.slurm_controllers.update(controller_names(controller))
 
-    def _run_check(self, check: CheckSpec, node: str | None) -> dict[str, Any]:
+    def _run_check(self, check: CheckSpec, node: str | None) -> CheckToolOutput:
         from tools.triage.runner import run_checks
 
         data = self.session.data().for_node(node)
         (output,) = run_checks(data, [check.id])
         self.state.note_findings(output.findings)
-        return results.check_payload(output, node=node)
+        return results.check_output(output, node=node)
 
-    def _list_checks(self, _: NoInput) -> dict[str, Any]:
+    def _list_checks(self, _: NoInput) -> CheckListOutput:
         orchestrator = self.state.orchestrator
-        return {
-            "checks": [
-                {
-                    "id": c.id,
-                    "tool": check_tool_name(c.id),
-                    "section": c.section,
-                    "title": c.title,
-                    "scope": c.scope,
-                    "applies": orchestrator is None or c.applies_to(orchestrator),
-                }
+        return CheckListOutput(
+            checks=[
+                CheckEntry(
+                    id=c.id,
+                    tool=check_tool_name(c.id),
+                    section=c.section,
+                    title=c.title,
+                    scope=c.scope,
+                    applies=orchestrator is None or c.applies_to(orchestrator),
+                )
                 for c in all_checks()
             ]
-        }
+        )
 
-    def _list_findings(self, arguments: ListFindingsInput) -> dict[str, Any]:
+    def _list_findings(self, arguments: ListFindingsInput) -> FindingsOutput:
         report = self.state.latest
         if report is None:
             raise ToolError("no triage has run in this conversation yet: call triage first")
@@ -297,34 +383,36 @@ class Toolset:
         page = results.findings_page(
             matching, offset=arguments.offset, limit=arguments.limit, total=len(matching)
         )
-        return fit(page, DEFAULT_RESULT_CHARS, ("findings",))
+        return fit_output(page, DEFAULT_RESULT_CHARS, ("findings",))
 
-    def _explain(self, arguments: ExplainInput) -> dict[str, Any]:
+    def _explain(self, arguments: ExplainInput) -> ExplainOutput:
         from tools.explain.engine import explain
 
         result = explain(arguments.text, top=5)
         # The model's text, not the user's: ids and errors are kept, the language is not.
         self.state.note_text(arguments.text)
-        payload = {
-            "message": result.message,
-            "matches": [
-                {
-                    "section": m.section,
-                    "title": m.title,
-                    "score": m.score,
-                    "why": clip_line(m.why, 400),
-                    "next_checks": m.next_checks[:4],
+        output = ExplainOutput(
+            message=result.message,
+            matches=[
+                SectionMatch(
+                    section=m.section,
+                    title=m.title,
+                    score=m.score,
+                    why=clip_line(m.why, 400),
+                    next_checks=m.next_checks[:4],
                     # Only when true: a closest-by-wording guess, not a signature match.
-                    **({"guess": True} if m.guess else {}),
-                }
+                    guess=True if m.guess else None,
+                )
                 for m in result.matches
             ],
-            "identifiers": result.identifiers.to_json(exclude_defaults=True),
-            "instruction_lines_ignored": result.ignored_lines,
-        }
-        return fit(payload, DEFAULT_RESULT_CHARS, ("matches",))
+            identifiers=FoundIdentifiers.model_validate(
+                result.identifiers.to_json(exclude_defaults=True)
+            ),
+            instruction_lines_ignored=result.ignored_lines,
+        )
+        return fit_output(output, DEFAULT_RESULT_CHARS, ("matches",))
 
-    def _read_reference(self, arguments: ReadReferenceInput) -> dict[str, Any]:
+    def _read_reference(self, arguments: ReadReferenceInput) -> ReferenceOutput:
         from tools.references import section_text
 
         if arguments.section not in SECTIONS:
@@ -332,13 +420,13 @@ class Toolset:
         text = section_text(arguments.section)
         chunk = text[arguments.offset : arguments.offset + REFERENCE_CHUNK]
         end = arguments.offset + len(chunk)
-        return {
-            "section": arguments.section,
-            "title": SECTIONS[arguments.section].title,
-            "text": chunk,
-            "total_chars": len(text),
-            "next_offset": end if end < len(text) else None,
-        }
+        return ReferenceOutput(
+            section=arguments.section,
+            title=SECTIONS[arguments.section].title,
+            text=chunk,
+            total_chars=len(text),
+            next_offset=end if end < len(text) else None,
+        )
 
     def compare_latest(self) -> results.Comparison:
         if len(self.state.triages) < 2:
@@ -348,11 +436,11 @@ class Toolset:
             )
         return results.compare(self.state.triages[-2], self.state.triages[-1])
 
-    def _compare(self, _: NoInput) -> dict[str, Any]:
+    def _compare(self, _: NoInput) -> ComparisonOutput:
         count = self.state.triage_count
-        return self.compare_latest().payload(count - 1, count)
+        return self.compare_latest().output(count - 1, count)
 
-    def _suggest(self, arguments: SuggestInput) -> dict[str, Any]:
+    def _suggest(self, arguments: SuggestInput) -> SuggestionOutput:
         from agent.safety.evidence import pin
         from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
 
@@ -380,18 +468,18 @@ class Toolset:
             )
         self.state.propose(suggestion)
         self.state.turn_suggestions.append(suggestion)
-        return {
-            "suggestion": suggestion.model_dump(mode="json"),
-            "shown_to_user": render_suggestion(suggestion, self.state.language, iac_note=True),
-            "next": (
+        return SuggestionOutput(
+            suggestion=suggestion,
+            shown_to_user=render_suggestion(suggestion, self.state.language, iac_note=True),
+            next=(
                 "The block above is shown to the user by the software: do not repeat the "
                 "command in your text. End your turn and wait for approval."
                 if suggestion.mutating
                 else "Read-only: the user may run it and paste the output."
             ),
-        }
+        )
 
-    def verify(self, number: int | None = None) -> list[Any]:
+    def verify(self, number: int | None = None) -> list[Verdict]:
         """The pending suggestions (or the one numbered ``number``) verified on a fresh read
         of the cluster: `agent.verify.Verdict`s."""
         from agent.verify import numbered, verify_suggestions
@@ -405,18 +493,16 @@ class Toolset:
         data, checked_at = self.session.fresh_data()
         return verify_suggestions(chosen, data, checked_at=checked_at)
 
-    def _verify(self, arguments: VerifyInput) -> dict[str, Any]:
-        from agent.verify import to_json
+    def _verify(self, arguments: VerifyInput) -> VerifyOutput:
+        output = VerifyOutput.of(self.verify(arguments.number))
+        return fit_output(output, DEFAULT_RESULT_CHARS, ("verdicts",))
 
-        payload = to_json(self.verify(arguments.number))
-        return fit(payload, DEFAULT_RESULT_CHARS, ("verdicts",))
+    def _ticket(self, _: NoInput) -> TicketOutput:
+        from agent.toolset.ticket_tool import ticket_output
 
-    def _ticket(self, _: NoInput) -> dict[str, Any]:
-        from agent.toolset.ticket_tool import draft_ticket
+        return ticket_output(self.state, self.session)
 
-        return draft_ticket(self.state, self.session)
-
-    def _use_cluster(self, arguments: UseClusterInput) -> dict[str, Any]:
+    def _use_cluster(self, arguments: UseClusterInput) -> UseClusterOutput:
         from tools.target import TriageTarget
 
         if self.session.recorded:
@@ -445,12 +531,12 @@ class Toolset:
         self.session.reload()
         self.state.cluster, self.state.region = target.cluster, target.region
         self.state.orchestrator = orchestrator
-        return {
-            "opened": target.cluster,
-            "region": target.region,
-            "orchestrator": orchestrator,
-            "next": "call triage",
-        }
+        return UseClusterOutput(
+            opened=target.cluster,
+            region=target.region,
+            orchestrator=orchestrator,
+            next="call triage",
+        )
 
     def open_target(self) -> ToolResult | None:
         """Open the cluster the conversation starts on (credentials preflight, then

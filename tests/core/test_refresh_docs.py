@@ -37,3 +37,13 @@ def test_a_stale_tool_table_and_count_are_replaced() -> None:
     assert f"({table.count(chr(10) + '| `')} today;" in fresh
     assert "`old`" not in fresh
     assert fresh.endswith(f"{END}\nafter\n")
+
+
+def test_a_stale_output_table_is_replaced() -> None:
+    from agent.mcp.docs import OUTPUTS_END, OUTPUTS_START, output_table
+
+    stale = f"before\n{OUTPUTS_START}\n| `OldOutput` | gone |\n{OUTPUTS_END}\nafter\n"
+    fresh = _script().mcp_doc_with_outputs(stale)
+    assert output_table() in fresh
+    assert "OldOutput" not in fresh
+    assert fresh == f"before\n{output_table()}\nafter\n"

@@ -32,3 +32,14 @@ def test_the_prompts_and_resources_documented_exist() -> None:
 
 def test_the_readme_links_the_mcp_doc() -> None:
     assert "(docs/mcp.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_output_table_is_the_servers_output_models() -> None:
+    from agent.mcp.docs import OUTPUTS_END, OUTPUTS_START, output_table
+
+    text = DOC.read_text(encoding="utf-8")
+    block = re.search(re.escape(OUTPUTS_START) + r".*?" + re.escape(OUTPUTS_END), text, re.DOTALL)
+    assert block is not None, "docs/mcp.md lost its generated output table"
+    assert block.group(0) == output_table(), "regenerate: .venv/bin/python scripts/refresh_docs.py"
+    assert "| `TriageOutput` | `triage` | `triage_number`," in text
+    assert "`old_recording`?" in text  # absent while empty, and said so

@@ -16,6 +16,7 @@ from agent.mcp.tools import call_result, tool_definitions
 from agent.state import ConversationState
 from agent.toolset import ToolResult, Toolset
 from agent.toolset.cluster import ClusterSession
+from agent.toolset.outputs import ReferenceOutput
 from agent.toolset.toolset import check_tool_name
 from tools.registry import all_checks
 from tools.sections import TOP_LEVEL_IDS
@@ -252,15 +253,26 @@ def test_the_server_introduces_itself() -> None:
 
 def test_the_tool_list_stays_affordable() -> None:
     tools = tool_definitions(recorded_toolset())
-    size = len(json.dumps([dumped(t) for t in tools]))
-    # Sent to the client's model with every request: hold it near the agent's own list.
+    # What a client sends its model with every request (a tool's name, description and input
+    # schema; the output schema is for the client, to validate structured content with):
+    # hold it near the agent's own list.
+    read = [{k: v for k, v in dumped(t).items() if k != "outputSchema"} for t in tools]
+    size = len(json.dumps(read))
     assert size < 45_000, size
+    # The whole listing: the check tools repeat one shared output schema (docs/mcp.md).
+    whole = len(json.dumps([dumped(t) for t in tools]))
+    assert whole < 160_000, whole
 
 
 def test_full_text_appends_the_payload_and_errors_say_it_all_in_text() -> None:
-    payload = {"section": "A", "title": "EFA", "text": "x" * 10, "total_chars": 10}
-    short = call_result(ToolResult("read_reference", payload))
-    full = call_result(ToolResult("read_reference", payload), full_text=True)
+    spec = recorded_toolset().spec("read_reference")
+    assert spec is not None
+    chunk = ReferenceOutput(
+        section="A", title="EFA", text="x" * 10, total_chars=10, next_offset=None
+    )
+    payload = chunk.payload()
+    short = call_result(ToolResult.answer(spec, chunk))
+    full = call_result(ToolResult.answer(spec, chunk), full_text=True)
     assert text_of(short.content[0]) == "§ A EFA: characters 0-10 of 10 in `text`."
     assert text_of(full.content[0]).endswith("\n\n" + json.dumps(payload, separators=(",", ":")))
     assert full.structured_content == short.structured_content == payload
