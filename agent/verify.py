@@ -301,10 +301,15 @@ def _when_changed(verdict: Verdict) -> str:
     return f"changed in the state read (captured {checked:%Y-%m-%d %H:%M} UTC)"
 
 
+def all_valid(verdicts: Sequence[Verdict]) -> bool:
+    """Some suggestion was verified and every one still holds."""
+    return bool(verdicts) and all(v.verdict == "valid" for v in verdicts)
+
+
 def to_json(verdicts: Sequence[Verdict]) -> dict[str, Any]:
     return {
         "verdicts": [v.model_dump(mode="json") for v in verdicts],
-        "all_valid": bool(verdicts) and all(v.verdict == "valid" for v in verdicts),
+        "all_valid": all_valid(verdicts),
     }
 
 

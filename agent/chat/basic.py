@@ -30,9 +30,9 @@ def _triage(session: ChatSession, _argument: str) -> bool:
 
     agent, printer = session.agent, session.printer
     result = agent.toolset.call("triage", {"instance_id": agent.state.focus_node})
-    if result.is_error:
-        # The person's wording; the payload's "next" is addressed to the model.
-        line = failure_line(session, result)
+    if result.failure is not None:
+        # The person's wording; the failure's "next" is addressed to the model.
+        line = failure_line(session, result.failure)
         printer.note(line if line == NO_CLUSTER else f"triage could not run: {line}")
         return True
     return _findings(session, "")

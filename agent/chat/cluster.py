@@ -40,12 +40,14 @@ def _cluster(session: ChatSession, argument: str) -> bool:
         session.printer.note(USAGE)
         return True
     result = session.agent.toolset.call("use_cluster", {"cluster": words[0], "region": region})
-    if result.is_error:
-        session.printer.note(failure_line(session, result))
+    if result.failure is not None:
+        session.printer.note(failure_line(session, result.failure))
         return True
-    payload = result.payload
-    session.transcript.meta.update({"cluster": payload["opened"], "region": payload["region"]})
-    session.printer.note(opened_line(payload["opened"], payload["region"], payload["orchestrator"]))
+    from agent.toolset.outputs import UseClusterOutput  # loaded by the call above
+
+    opened = result.output_as(UseClusterOutput)
+    session.transcript.meta.update({"cluster": opened.opened, "region": opened.region})
+    session.printer.note(opened_line(opened.opened, opened.region, opened.orchestrator))
     return True
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agent.chat.session import ChatSession
-    from agent.toolset import ToolResult
+    from agent.toolset.failures import Failure
 
 NO_CLUSTER = (
     "No cluster yet: /cluster NAME REGION, or start chat with --cluster/--region or "
@@ -16,13 +16,10 @@ NO_CLUSTER = (
 )
 
 
-def failure_line(session: ChatSession, result: ToolResult) -> str:
-    """What to show the person for an error result of a tool the chat called itself."""
+def failure_line(session: ChatSession, failure: Failure) -> str:
+    """What to show the person for the failure of a tool the chat called itself."""
     from agent.toolset.failures import FailureKind  # the toolset loads when a tool ran
 
-    failure = result.failure
-    if failure is None:  # an error result made outside the toolset: its text is all there is
-        return f"error: {result.payload.get('error', 'the tool failed')}"
     if failure.kind is FailureKind.NO_CLUSTER:
         return NO_CLUSTER
     if failure.kind is FailureKind.NOT_FOUND and session.agent.toolset.session.target is None:

@@ -55,7 +55,14 @@ def verify_command(
 ) -> None:
     """Check suggestions made earlier against the cluster now: still valid, or stale."""
     from agent.commands.cluster_setup import run_or_exit, triage_set_up
-    from agent.verify import InputError, load_suggestions, numbered, render_text, to_json
+    from agent.verify import (
+        InputError,
+        all_valid,
+        load_suggestions,
+        numbered,
+        render_text,
+        to_json,
+    )
     from agent.verify import verify_suggestions as verify_all
     from tools.display import argument, encodable
     from tools.triage.open_cluster import recording_time
@@ -99,8 +106,8 @@ def verify_command(
         typer.echo(encodable(json.dumps(to_json(verdicts), indent=2, ensure_ascii=False)))
     else:
         typer.echo(encodable(render_text(verdicts, now)))
-    valid = all(v.verdict == "valid" for v in verdicts)
-    raise typer.Exit(EXIT_OK if valid else EXIT_FAILED)
+    # `chosen` is not empty here: every verdict still valid is all_valid's rule.
+    raise typer.Exit(EXIT_OK if all_valid(verdicts) else EXIT_FAILED)
 
 
 def register(app: typer.Typer) -> None:

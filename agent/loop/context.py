@@ -4,7 +4,7 @@ window."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from agent.providers.blocks import content_blocks, is_tool_result
 from prompts import render
@@ -48,9 +48,7 @@ def system_blocks(prompt: str) -> list[TextBlockParam]:
 
 
 def tool_definitions(toolset: Toolset) -> list[ToolParam]:
-    # The toolset's definitions are the Messages API's tool shape (ToolSpec.schema: name,
-    # description, input_schema); it types them as plain dicts.
-    schemas = cast("list[ToolParam]", toolset.schemas())
+    schemas = toolset.schemas()
     # Prompt caching: the tools and the system prompt are the stable prefix.
     schemas[-1] = {**schemas[-1], "cache_control": {"type": "ephemeral"}}
     return schemas

@@ -129,9 +129,10 @@ def _undo(agent: Agent, position: int, before: int) -> None:
 
 
 def _failed(agent: Agent, triaged: ToolResult, emit: Emit | None) -> TurnResult:
-    reason = str(triaged.payload.get("error", "triage failed"))
-    # The person's wording: the payload's "next" is addressed to the model.
-    said = triaged.failure.user_text() if triaged.failure else reason
+    failure = triaged.failure
+    reason = failure.error if failure else "triage failed"
+    # The person's wording: the failure's "next" is addressed to the model.
+    said = failure.user_text() if failure else reason
     words = {
         "en": "The re-triage could not run",
         "zh": "无法重新诊断",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from agent.activity import ToolEnded
 from agent.loop import hooks
 from agent.toolset import ToolResult
+from agent.toolset.failures import Failure, FailureKind
 from agent.turn import ToolCallRecord, TurnResult, tool_output
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def run_tool_calls(
         name, arguments = use["name"], use["input"]
         recorded_input = arguments if isinstance(arguments, dict) else {}
         if name != SUGGEST and agent.proposed(text_suggestions):
-            outcome = ToolResult(name, {"error": NOT_RUN_AFTER_PROPOSAL}, is_error=True)
+            outcome = ToolResult.failed(name, Failure(FailureKind.TOOL, NOT_RUN_AFTER_PROPOSAL))
             hooks.report(agent.on_progress, ToolEnded(name, recorded_input, 0.0, ran=False))
         else:
             outcome = hooks.tool_call(

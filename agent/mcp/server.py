@@ -24,6 +24,7 @@ from agent.mcp import prompts, resources
 from agent.mcp.address import is_loopback
 from agent.mcp.tools import call_result, tool_definitions
 from agent.toolset import ToolResult, Toolset
+from agent.toolset.failures import Failure, FailureKind
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +153,9 @@ def _call(toolset: Toolset, name: str, arguments: dict[str, Any] | None) -> Tool
         return toolset.call(name, arguments or {})
     except Exception as exc:  # the server outlives any one tool
         log.debug("tool %s failed outside the toolset", name, exc_info=True)
-        return ToolResult(name, {"error": f"internal error: {type(exc).__name__}"}, is_error=True)
+        return ToolResult.failed(
+            name, Failure(FailureKind.INTERNAL, f"internal error: {type(exc).__name__}")
+        )
 
 
 def _prompt_context(toolset: Toolset) -> prompts.PromptContext:

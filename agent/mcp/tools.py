@@ -31,7 +31,7 @@ def _definition(spec: ToolSpec[Any, Any], *, live: bool) -> types.Tool:
         name=spec.name,
         title=spec.title,
         description=spec.description,
-        input_schema=spec.schema()["input_schema"],
+        input_schema=spec.input_schema(),
         output_schema=spec.output_schema(),
         # The title is given once (Tool.title wins over annotations.title in clients).
         annotations=types.ToolAnnotations(
@@ -61,11 +61,10 @@ def call_result(result: ToolResult, *, full_text: bool = False) -> types.CallToo
 def summary(result: ToolResult) -> str:
     """A few lines saying what the result holds (its spec's summary); the payload itself is
     the structured content. An error says all it has."""
-    payload = result.payload
-    if result.is_error:
-        hint = payload.get("next")
-        return f"error: {payload.get('error')}" + (f"\nnext: {hint}" if hint else "")
+    failure = result.failure
+    if failure is not None:
+        return f"error: {failure.error}" + (f"\nnext: {failure.next}" if failure.next else "")
     if result.spec is not None and result.output is not None:
         return result.spec.summary(result.output)
     # A result made without its tool (none is, outside tests): its name and JSON.
-    return brief_text(result.name, payload)
+    return brief_text(result.name, result.payload)

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from agent.safety.model import Suggestion
-from agent.verify import Verdict
+from agent.verify import Verdict, all_valid
 from tools.findings import Skipped
 from tools.ownership.model import IacOwner
 from tools.registry import Scope
@@ -253,10 +253,7 @@ class VerifyOutput(ToolOutput):
     def of(cls, verdicts: list[Verdict]) -> VerifyOutput:
         """The verdicts, and whether there are some and all are valid (as
         `agent.verify.to_json` says it for `verify --format json`)."""
-        return cls(
-            verdicts=verdicts,
-            all_valid=bool(verdicts) and all(v.verdict == "valid" for v in verdicts),
-        )
+        return cls(verdicts=verdicts, all_valid=all_valid(verdicts))
 
 
 # -- support ticket, cluster -----------------------------------------------------------------

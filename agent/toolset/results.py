@@ -245,7 +245,3 @@ def compare(before: TriageReport, after: TriageReport) -> Comparison:
         new=[f for k, f in now.items() if k not in old],
         remaining=[f for k, f in now.items() if k in old],
     )
-
-
-def payload_text(payload: dict[str, Any]) -> str:
-    return dumps(payload)

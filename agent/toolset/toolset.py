@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -47,6 +47,11 @@ from tools.findings import Status
 from tools.registry import CheckSpec, NodeScope, all_checks
 from tools.sections import SECTIONS
 
+if TYPE_CHECKING:
+    # The Messages API's tool shape; for the type checker only (a chat's first prompt comes
+    # before the SDK is imported).
+    from anthropic.types import ToolParam
+
 CHECK_PREFIX = "check_"
 REFERENCE_CHUNK = 8_000
 DESCRIPTION_CHARS = 600
@@ -74,10 +79,17 @@ class ToolSpec(Generic[Input, Output]):
     """It reads the cluster itself (AWS, Kubernetes, SSM probes); the other tools read only
     the conversation's own state, the bundled references or the text they are given."""
 
-    def schema(self) -> dict[str, Any]:
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the input, as the model and an MCP client read it."""
+        return model_schema(self.input_model)
+
+    def schema(self) -> ToolParam:
         """The Messages API tool definition (name, description, JSON Schema input)."""
-        schema = model_schema(self.input_model)
-        return {"name": self.name, "description": self.description, "input_schema": schema}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema(),
+        }
 
     def output_schema(self) -> dict[str, Any]:
         """The JSON Schema of the answer (shared by the tools of one output model)."""
@@ -86,21 +98,40 @@ class ToolSpec(Generic[Input, Output]):
 
 @dataclass(frozen=True)
 class ToolResult:
+    """One tool call's outcome: a typed answer, or a failure (never both)."""
+
     name: str
     payload: dict[str, Any]
-    """What the model reads: the output's JSON dump, or for an error {"error", "next"?}."""
-    is_error: bool = False
-    failure: Failure | None = None
-    """An error's wordings: the payload holds the model's; a person is shown
-    `failure.user_text()` (never part of what the model receives)."""
+    """What the model reads: the output's JSON dump, or for a failure {"error", "next"?}."""
     output: ToolOutput | None = None
-    """The typed answer (None for an error)."""
+    """The typed answer (None for a failure)."""
     spec: ToolSpec[Any, Any] | None = None
-    """The tool that answered (None for an error)."""
+    """The tool that answered (None for a failure)."""
+    failure: Failure | None = None
+    """A failure's wordings: the payload holds the model's; a person is shown
+    `failure.user_text()` (never part of what the model receives)."""
 
     @classmethod
     def answer(cls, spec: ToolSpec[Any, Output], output: Output) -> ToolResult:
         return cls(spec.name, output.payload(), output=output, spec=spec)
+
+    @classmethod
+    def failed(cls, name: str, failure: Failure) -> ToolResult:
+        payload: dict[str, Any] = {"error": failure.error}
+        if failure.next:
+            payload["next"] = failure.next
+        return cls(name, payload, failure=failure)
+
+    @property
+    def is_error(self) -> bool:
+        return self.failure is not None
+
+    def output_as(self, model: type[Output]) -> Output:
+        """The typed answer of a tool known to answer with ``model`` (a caller that just
+        called it); a failure or another model is a programming error."""
+        if not isinstance(self.output, model):
+            raise TypeError(f"{self.name} did not answer with {model.__name__}")
+        return self.output
 
     @property
     def text(self) -> str:
@@ -136,7 +167,7 @@ class Toolset:
     def spec(self, name: str) -> ToolSpec[Any, Any] | None:
         return self._specs.get(name)
 
-    def schemas(self) -> list[dict[str, Any]]:
+    def schemas(self) -> list[ToolParam]:
         return [spec.schema() for spec in self._specs.values()]
 
     def _builtin_specs(self) -> list[ToolSpec[Any, Any]]:
@@ -282,7 +313,7 @@ class Toolset:
         back as an error result that says what to do next."""
         spec = self._specs.get(name)
         if spec is None:
-            return self._error(
+            return ToolResult.failed(
                 name,
                 Failure(
                     FailureKind.TOOL,
@@ -296,20 +327,13 @@ class Toolset:
                 f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
                 for e in exc.errors()[:5]
             )
-            return self._error(
+            return ToolResult.failed(
                 name, Failure(FailureKind.TOOL, f"invalid input: {clip_line(problems, 600)}")
             )
         try:
             return ToolResult.answer(spec, spec.handler(parsed))
         except Exception as exc:  # the one place tool failures become values
-            return self._error(name, describe_failure(exc))
-
-    @staticmethod
-    def _error(name: str, failure: Failure) -> ToolResult:
-        payload: dict[str, Any] = {"error": failure.error}
-        if failure.next:
-            payload["next"] = failure.next
-        return ToolResult(name, payload, is_error=True, failure=failure)
+            return ToolResult.failed(name, describe_failure(exc))
 
     # -- handlers -----------------------------------------------------------------------------
 
@@ -538,7 +562,7 @@ class Toolset:
             next="call triage",
         )
 
-    def open_target(self) -> ToolResult | None:
+    def open_target(self) -> Failure | None:
         """Open the cluster the conversation starts on (credentials preflight, then
         DescribeCluster), for an interface to say what is wrong before a model turn is
         spent; None when it opened or none is named. A replay is not checked: it has no
@@ -556,5 +580,5 @@ class Toolset:
                 self.state.cluster = None
             else:
                 self.session.reload()  # the next read asks again, once the user fixed it
-            return self._error("use_cluster", failure)
+            return failure
         return None

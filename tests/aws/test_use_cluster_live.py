@@ -78,8 +78,7 @@ def test_open_target_checks_the_cluster_a_conversation_starts_on(live: Toolset) 
     live.session.target = TriageTarget(cluster="no-such-cluster", region=REGION)
     problem = live.open_target()
     assert problem is not None
-    assert problem.failure is not None
-    assert problem.failure.kind is FailureKind.NOT_FOUND
+    assert problem.kind is FailureKind.NOT_FOUND
     assert live.session.target is None  # another may be named
     live.session.target = TriageTarget(cluster=CLUSTER, region=REGION)
     assert live.open_target() is None

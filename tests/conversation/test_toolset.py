@@ -36,11 +36,12 @@ def test_every_check_is_a_tool_with_a_valid_name_and_described_fields() -> None:
     names = {spec.name for spec in toolset.specs()}
     for check in all_checks():
         assert check_tool_name(check.id) in names
-    for schema in toolset.schemas():
+    for schema, tool in zip(toolset.schemas(), toolset.specs(), strict=True):
         assert TOOL_NAME.match(schema["name"]), schema["name"]
         assert schema["description"].strip()
-        assert schema["input_schema"]["type"] == "object"
-        for field, spec in _properties(schema["input_schema"]).items():
+        assert schema["input_schema"] == tool.input_schema()
+        assert tool.input_schema()["type"] == "object"
+        for field, spec in _properties(tool.input_schema()).items():
             assert spec.get("description"), f"{schema['name']}.{field} has no description"
     expected = {
         "triage",
@@ -59,9 +60,7 @@ def test_every_check_is_a_tool_with_a_valid_name_and_described_fields() -> None:
 def test_no_tool_can_run_a_command() -> None:
     toolset = toolset_for("demo-eks")
     takes_a_command = [
-        spec.name
-        for spec in toolset.specs()
-        if "command" in _properties(spec.schema()["input_schema"])
+        spec.name for spec in toolset.specs() if "command" in _properties(spec.input_schema())
     ]
     # Only suggest_command takes a command, and it only renders it.
     assert takes_a_command == ["suggest_command"]

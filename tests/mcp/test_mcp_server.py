@@ -16,6 +16,7 @@ from agent.mcp.tools import call_result, tool_definitions
 from agent.state import ConversationState
 from agent.toolset import ToolResult, Toolset
 from agent.toolset.cluster import ClusterSession
+from agent.toolset.failures import Failure, FailureKind
 from agent.toolset.outputs import ReferenceOutput
 from agent.toolset.toolset import check_tool_name
 from tools.registry import all_checks
@@ -276,5 +277,5 @@ def test_full_text_appends_the_payload_and_errors_say_it_all_in_text() -> None:
     assert text_of(short.content[0]) == "§ A EFA: characters 0-10 of 10 in `text`."
     assert text_of(full.content[0]).endswith("\n\n" + json.dumps(payload, separators=(",", ":")))
     assert full.structured_content == short.structured_content == payload
-    error = ToolResult("triage", {"error": "no cluster", "next": "ask"}, is_error=True)
+    error = ToolResult.failed("triage", Failure(FailureKind.NO_CLUSTER, "no cluster", "ask"))
     assert text_of(call_result(error, full_text=True).content[0]) == "error: no cluster\nnext: ask"
