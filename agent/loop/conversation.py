@@ -32,6 +32,8 @@ if TYPE_CHECKING:
         ToolResultBlockParam,
     )
 
+    from agent.safety.suggest import SuggestionContext
+
 Emit = Callable[[str], None]
 
 
@@ -185,18 +187,8 @@ class Agent:
         user sees just the same."""
         return bool(self.state.turn_suggestions) or any(s.mutating for s in text_suggestions)
 
-    def suggestion_context(self) -> Any:
-        from agent.safety.suggest import SuggestionContext
-
-        return SuggestionContext(
-            triage_done=self.state.triage_done,
-            rebooted=frozenset(self.state.rebooted),
-            slurm_controllers=frozenset(self.state.slurm_controllers),
-            replace_first=dict(self.state.replace_first),
-            known_ids=frozenset(self.state.instance_ids),
-            language=self.state.language,
-            owner_of=self.toolset.session.owner_of,
-        )
+    def suggestion_context(self) -> SuggestionContext:
+        return self.toolset.suggestion_context()
 
     # -- reporting ----------------------------------------------------------------------------
 

@@ -52,6 +52,8 @@ if TYPE_CHECKING:
     # before the SDK is imported).
     from anthropic.types import ToolParam
 
+    from agent.safety.suggest import SuggestionContext
+
 CHECK_PREFIX = "check_"
 REFERENCE_CHUNK = 8_000
 DESCRIPTION_CHARS = 600
@@ -464,22 +466,29 @@ class Toolset:
         count = self.state.triage_count
         return self.compare_latest().output(count - 1, count)
 
+    def suggestion_context(self) -> SuggestionContext:
+        """What the safety layer knows of this conversation when it judges a command (a
+        suggest_command call, a command in the model's text, a resumed suggestion)."""
+        from agent.safety.suggest import SuggestionContext
+
+        return SuggestionContext(
+            triage_done=self.state.triage_done,
+            rebooted=frozenset(self.state.rebooted),
+            slurm_controllers=frozenset(self.state.slurm_controllers),
+            replace_first=dict(self.state.replace_first),
+            known_ids=frozenset(self.state.instance_ids),
+            language=self.state.language,
+            owner_of=self.session.owner_of,
+        )
+
     def _suggest(self, arguments: SuggestInput) -> SuggestionOutput:
         from agent.safety.evidence import pin
-        from agent.safety.suggest import SuggestionContext, build_suggestion, render_suggestion
+        from agent.safety.suggest import build_suggestion, render_suggestion
 
         suggestion = build_suggestion(
             arguments.command,
             purpose=arguments.purpose,
-            context=SuggestionContext(
-                triage_done=self.state.triage_done,
-                rebooted=frozenset(self.state.rebooted),
-                slurm_controllers=frozenset(self.state.slurm_controllers),
-                replace_first=dict(self.state.replace_first),
-                known_ids=frozenset(self.state.instance_ids),
-                language=self.state.language,
-                owner_of=self.session.owner_of,
-            ),
+            context=self.suggestion_context(),
             section=arguments.section,
             source="tool",
         )
