@@ -6,6 +6,7 @@ with results trimmed by the budget (`fit`), and after the output boundary's reda
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +14,19 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client, types
 from mcp_support import ROOT, recorded_toolset, with_client
+from typer.testing import CliRunner
 
+from agent.cli import app
 from agent.mcp import server
 from agent.mcp.tools import call_result, tool_definitions
 from agent.toolset import ToolResult, Toolset
 from agent.toolset.outputs import CheckToolOutput
 from agent.toolset.toolset import CHECK_PREFIX
+from tools.recorded.model import load_recorded
 
 CLUSTERS = ROOT / "evals" / "clusters"
 RECORDINGS = [CLUSTERS / "demo-eks.json", CLUSTERS / "cluster-failed-lifecycle-script.json"]
+OPERATION_READS = {"ListClusterOperations", "DescribeClusterOperation"}
 XID = "NVRM: Xid (PCI:0000:a8:00): 79, pid=1, name=python, GPU has fallen off the bus."
 
 
@@ -135,6 +140,47 @@ def test_answers_trimmed_to_the_budget_still_match(monkeypatch: pytest.MonkeyPat
     assert trimmed["explain_signal"] == ["matches_not_shown"]
     assert any(trimmed[name] for name in trimmed if name.startswith(CHECK_PREFIX))
     assert any(key.endswith("_not_shown") for key in ticket)
+    for name, result in results.items():
+        if not result.is_error:
+            assert _check_schema_errors(by_name[name], result.structured_content) == [], name
+
+
+def _old_recording(tmp_path: Path) -> Path:
+    """healthy-eks as a version before the cluster-operation reads wrote it (as
+    tests/scenarios/test_old_recordings.py builds it): unstamped, two reads missing."""
+    recording = load_recorded(CLUSTERS / "healthy-eks.json")
+    aws = [c for c in recording.aws if c.operation not in OPERATION_READS]
+    assert len(aws) < len(recording.aws)
+    old = recording.model_copy(update={"aws": aws, "tool_version": None})
+    path = tmp_path / "old.json"
+    path.write_text(old.model_dump_json(), encoding="utf-8")
+    return path
+
+
+def _masked_archive(tmp_path: Path) -> Path:
+    """`ticket --recorded demo-eks.json --mask -o DIR`: the archive `mcp --recorded` serves."""
+    out = tmp_path / "ticket"
+    result = CliRunner().invoke(
+        app, ["ticket", "--recorded", str(CLUSTERS / "demo-eks.json"), "--mask", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    (archive,) = out.glob("ticket-*.tar.gz")
+    return archive
+
+
+@pytest.mark.parametrize("made", [_old_recording, _masked_archive], ids=["old", "masked"])
+def test_answers_from_an_old_recording_or_a_masked_archive_still_match(
+    made: Callable[[Path], Path], tmp_path: Path
+) -> None:
+    """The other recordings a server replays: one that predates this version (the triage
+    says so under `old_recording`) and a masked ticket archive (placeholders for names)."""
+    tools, results = _validated(made(tmp_path))
+    by_name = {tool.name: tool for tool in tools}
+    triage = results["triage"].structured_content
+    if made is _old_recording:
+        assert "old_recording" in triage
+    else:
+        assert triage["cluster"]["name"] == "<CLUSTER_1>"
     for name, result in results.items():
         if not result.is_error:
             assert _check_schema_errors(by_name[name], result.structured_content) == [], name
