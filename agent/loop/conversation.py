@@ -7,11 +7,12 @@ none): it answers and the turn ends, waiting for the user."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from agent.activity import ProgressEvent, ProgressSink, TextShown
-from agent.loop import answer, hooks, retriage, rollback
+from agent.loop import answer, empty, hooks, retriage, rollback
 from agent.loop.context import SystemPrompt, system_blocks, tool_definitions, trim_tool_results
 from agent.loop.hooks import EventSink
 from agent.loop.settings import AgentSettings
@@ -136,6 +137,7 @@ class Agent:
         text_suggestions: list[Suggestion] = []
         tool_choice: ToolChoiceParam | None = None
         rounds = 0
+        asked_again = False
         while True:
             gate = StreamGate(
                 self.suggestion_context(),
@@ -160,6 +162,16 @@ class Agent:
                 show(segment)
             text_suggestions.extend(gate.suggestions)
             result.usage = result.usage + response.usage
+            if empty.is_empty(response):
+                # Never kept as it came (agent.loop.empty): asked once more, then a notice.
+                if not asked_again:
+                    asked_again = True
+                    self.messages[-1] = empty.nudged(self.messages[-1])
+                    self.log_event({"type": "empty_answer", "asked_again": True})
+                    continue
+                words = empty.notice(self.state.language)
+                show(words)
+                response = replace(response, content=[{"type": "text", "text": words}])
             self.messages.append({"role": "assistant", "content": response.content})
             self.log_event({"type": "assistant", "text": response.text})
             if not response.tool_uses:

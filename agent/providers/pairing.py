@@ -3,7 +3,8 @@
 The one statement of the rule in this program. It is checked in two strengths:
 
 * as the API checks a request (the default): the conversation is not empty and opens with
-  a user message; every `tool_use` block of an assistant message is answered by a
+  a user message; no message is empty, except that a final assistant message may be (a
+  prefill); every `tool_use` block of an assistant message is answered by a
   `tool_result` block with its id in the very next message, a user message; a
   `tool_result` answers a `tool_use` of the message just before it. The API refuses a
   request that breaks this with a 400 ("tool_use ids were found without tool_result blocks
@@ -13,7 +14,8 @@ The one statement of the rule in this program. It is checked in two strengths:
   tests first.
 * `strict`, for a conversation read back from a file (agent/chat/resume.py): also the roles
   alternate (user first), a call's results come first in the answering message, each call
-  is answered once and no two calls of a message share an id: this program always writes
+  is answered once, no two calls of a message share an id and no message is empty, the
+  last one included (the next turn would put it before a user message): this program always writes
   conversations that way, so anything else in a saved file is damage, not a variant.
 
 `open_ended` lets a conversation stop anywhere, as a file saved while a turn ran does: it
@@ -38,6 +40,7 @@ class Broken(Enum):
 
     EMPTY = "no message"
     FIRST_NOT_USER = "the first message is not the user's"
+    EMPTY_CONTENT = "a message with no content (only a final assistant message may have none)"
     SAME_ROLE_TWICE = "two messages of one role in a row (strict)"
     UNANSWERED_CALL = "a tool call without its result in the next message"
     RESULT_WITHOUT_CALL = "a tool result after a message that made no call"
@@ -65,6 +68,11 @@ class RuleBreak:
             return "messages: at least one message is required"
         if self.kind is Broken.FIRST_NOT_USER:
             return "messages: the first message must use the user role"
+        if self.kind is Broken.EMPTY_CONTENT:
+            return (
+                f"{where}: all messages must have non-empty content except for the optional "
+                "final assistant message"
+            )
         if self.kind is Broken.UNANSWERED_CALL:
             return (
                 f"{where}: `tool_use` ids were found without `tool_result` blocks "
@@ -115,6 +123,10 @@ def _at(
         return RuleBreak(Broken.FIRST_NOT_USER, 0)
     if strict and role != ("user" if index % 2 == 0 else "assistant"):
         return RuleBreak(Broken.SAME_ROLE_TWICE, index)
+    final_assistant = role == "assistant" and index == len(messages) - 1 and not strict
+    if not message.get("content") and not final_assistant:
+        # The API refuses it (a model may answer with no content at all: agent.loop.empty).
+        return RuleBreak(Broken.EMPTY_CONTENT, index)
     previous = messages[index - 1] if index > 0 else None
     asked = _calls(previous) if previous is not None and previous.get("role") == "assistant" else []
     if role == "user":

@@ -190,3 +190,31 @@ def test_resume_words_each_break_of_the_strict_rule(
 ) -> None:
     with pytest.raises(ValueError, match=f"^{said}$"):
         checked_messages(list(messages))
+
+
+EMPTY_ANSWER: MessageParam = {"role": "assistant", "content": []}
+
+
+@pytest.mark.parametrize(
+    ("messages", "index"),
+    [
+        ([HI, EMPTY_ANSWER, HI], 1),
+        ([HI, CALL_T1, RESULT_T1, EMPTY_ANSWER, HI], 3),
+        ([{"role": "user", "content": []}], 0),
+        ([{"role": "user", "content": ""}, ANSWER], 0),
+    ],
+)
+def test_a_message_with_no_content_breaks_the_rule(
+    messages: list[MessageParam], index: int
+) -> None:
+    assert rule_break(messages) == RuleBreak(Broken.EMPTY_CONTENT, index)
+    assert pairing_problem(messages) == (
+        f"messages.{index}: all messages must have non-empty content except for the optional "
+        "final assistant message"
+    )
+
+
+def test_only_a_final_assistant_message_may_be_empty_and_not_in_a_saved_file() -> None:
+    assert rule_break([HI, EMPTY_ANSWER]) is None  # a prefill, as the API allows
+    # Saved, it would stand before the next user message: damage, not a variant.
+    assert _kind([HI, EMPTY_ANSWER], strict=True, open_ended=True) is Broken.EMPTY_CONTENT

@@ -1,0 +1,50 @@
+"""A model answer with nothing in it.
+
+The Messages API sometimes ends a turn with no content at all (`end_turn`, a few output
+tokens), most often right after tool results. Kept in the history, such a message makes every
+later request a 400 ("all messages must have non-empty content except for the optional final
+assistant message"), and the person would see no answer. The loop asks once more, with a
+short request to answer appended to the last user message (the API's own advice for this
+case, as a last resort: sending the same request again does not help); a second empty
+answer ends the turn with a notice the person can act on, which also stands in the history
+as the assistant's message so the conversation stays valid.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from anthropic.types import MessageParam, TextBlockParam
+
+    from agent.providers.base import ModelResponse
+    from agent.state import Language
+
+# Appended to the last user message before the second call.
+NUDGE = (
+    "Your last reply was empty. Answer the user now from what you have: what the results "
+    "show, what it means and what comes next."
+)
+_NOTICE: dict[Language, str] = {
+    "en": 'The model returned an empty answer twice. Ask again, or say "go on".',
+    "zh": "模型连续两次返回了空回答。请再问一次，或输入“继续”。",
+}
+
+
+def is_empty(response: ModelResponse) -> bool:
+    """No tool call and no visible text (whitespace only counts as nothing)."""
+    return not response.tool_uses and not response.text.strip()
+
+
+def nudged(message: MessageParam) -> MessageParam:
+    """The user message with NUDGE appended: a new message and a new list, so the content
+    a caller passed in (and a rolled-back turn) is left as it was."""
+    content = message["content"]
+    nudge: TextBlockParam = {"type": "text", "text": NUDGE}
+    if isinstance(content, str):
+        return {"role": "user", "content": [{"type": "text", "text": content}, nudge]}
+    return {"role": "user", "content": [*content, nudge]}
+
+
+def notice(language: Language) -> str:
+    return _NOTICE[language]
