@@ -5,6 +5,8 @@ spawning to the first "you>" (for `python -c pass`: to its exit). Commands:
 
 * `chat --provider anthropic`: a fake key and ANTHROPIC_BASE_URL on a closed loopback port,
   so nothing reaches the network (the first prompt needs no model call);
+* `chat --provider bedrock`: fake static AWS keys, a region and AWS_ENDPOINT_URL_BEDROCK_RUNTIME
+  on a closed loopback port (again no model call before the first prompt);
 * `chat --provider scripted` with an empty script;
 * `python -c pass`.
 
@@ -56,6 +58,12 @@ def _commands(script: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
         "ANTHROPIC_API_KEY": FAKE_KEY,
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{_closed_port()}",
     }
+    bedrock_env = {
+        "AWS_ACCESS_KEY_ID": "AKIAFAKEFAKEFAKEFAKE",
+        "AWS_SECRET_ACCESS_KEY": "fake-secret-for-the-benchmark",
+        "AWS_REGION": "us-west-2",
+        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": f"http://127.0.0.1:{_closed_port()}",
+    }
     return {
         "python -c pass": ([sys.executable, "-c", "pass"], {}),
         "chat --provider scripted": (
@@ -63,6 +71,7 @@ def _commands(script: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
             {},
         ),
         "chat --provider anthropic": ([*chat, "--provider", "anthropic"], anthropic_env),
+        "chat --provider bedrock": ([*chat, "--provider", "bedrock"], bedrock_env),
     }
 
 

@@ -9,6 +9,7 @@ session (tools/aws/session.py), which never sees these calls and is never used f
 from __future__ import annotations
 
 import os
+import threading
 from typing import TYPE_CHECKING, Any
 
 from agent.providers._sdk import (
@@ -38,7 +39,9 @@ NO_MODEL_NEEDED = "`hyperpod-debug triage` and `hyperpod-debug explain` need no 
 class BedrockProvider:
     """Provider "bedrock": one InvokeModel (or InvokeModelWithResponseStream) per call.
 
-    Same retries as the Anthropic provider (the SDK's, `max_retries` default 3).
+    Same retries as the Anthropic provider (the SDK's, `max_retries` default 3). The client
+    (and with it the SDK's import, about a second) is built on first use or by `prepare`,
+    which the chat runs once its first prompt is drawn, as for the Anthropic provider.
     """
 
     name: ProviderName = "bedrock"
@@ -53,24 +56,44 @@ class BedrockProvider:
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout: float | None = None,
     ) -> None:
-        if client is None:
-            from anthropic import AnthropicBedrock
-
-            try:
-                client = AnthropicBedrock(aws_region=region, aws_profile=profile)
-            except ValueError as exc:  # a bearer token and a profile at once
-                raise ProviderUnavailable(
-                    f"{BEARER_TOKEN_VARIABLE} and --profile {profile} are both set: "
-                    "unset the token or drop --profile"
-                ) from exc
-        if timeout is None:
-            client = client.with_options(max_retries=max_retries)
-        else:
-            client = client.with_options(max_retries=max_retries, timeout=timeout)
         self.model = model
         self.region = region
-        self._client = client
+        self._profile = profile
+        self._max_retries = max_retries
+        self._timeout = timeout
         self._read_timeout = STREAM_READ_TIMEOUT if timeout is None else timeout
+        self._built: AnthropicBedrock | None = None
+        # Held while the client is built: a call waits for a build the warm-up started.
+        self._building = threading.Lock()
+        if client is not None:
+            self._built = self._configured(client)
+
+    def _configured(self, client: AnthropicBedrock) -> AnthropicBedrock:
+        if self._timeout is None:
+            return client.with_options(max_retries=self._max_retries)
+        return client.with_options(max_retries=self._max_retries, timeout=self._timeout)
+
+    @property
+    def _client(self) -> AnthropicBedrock:
+        """The SDK client, built on first use (or by `prepare`, which it waits for)."""
+        with self._building:
+            if self._built is None:
+                from anthropic import AnthropicBedrock
+
+                try:
+                    built = AnthropicBedrock(aws_region=self.region, aws_profile=self._profile)
+                except ValueError as exc:  # a bearer token and a profile at once
+                    raise ProviderUnavailable(_token_and_profile(self._profile)) from exc
+                self._built = self._configured(built)
+            return self._built
+
+    def prepare(self) -> None:
+        """Import the SDK and build the client now (the chat calls it in a background
+        thread). A failure is left for the first call to raise, in the caller's thread."""
+        try:
+            self._client  # noqa: B018 - built for its side effect
+        except Exception:  # raised again, where it can be shown, by the first call
+            return
 
     @classmethod
     def from_environment(
@@ -85,6 +108,9 @@ class BedrockProvider:
         """Check that a region and credentials resolve (no network call), then build."""
         from botocore.exceptions import BotoCoreError
 
+        if profile is not None and os.environ.get(BEARER_TOKEN_VARIABLE) is not None:
+            # What the SDK's client refuses to be built with, said before the chat starts.
+            raise ProviderUnavailable(_token_and_profile(profile))
         session = _botocore_session(profile)
         if profile is not None and profile not in session.available_profiles:
             raise ProviderUnavailable(
@@ -165,6 +191,13 @@ class BedrockProvider:
             secrets=(token,) if token else (),
             read_timeout=self._read_timeout,
         )
+
+
+def _token_and_profile(profile: str | None) -> str:
+    return (
+        f"{BEARER_TOKEN_VARIABLE} and --profile {profile} are both set: "
+        "unset the token or drop --profile"
+    )
 
 
 def _credentials_line(cause: str) -> str:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import threading
 
+import pytest
+
 from agent.chat import warmup
 from agent.providers.scripted import ScriptedProvider
 
@@ -15,7 +17,7 @@ from .pty_chat import ROOT
 _PROBE = """
 import sys
 from agent.providers.factory import make_provider
-provider = make_provider("anthropic", model=None, region=None, profile=None, script=None)
+provider = make_provider(sys.argv[1], model=None, region=None, profile=None, script=None)
 print("anthropic" in sys.modules)
 thread = __import__("agent.chat.warmup", fromlist=["start"]).start(provider)
 thread.join(60)
@@ -23,10 +25,25 @@ print("anthropic" in sys.modules, provider._built is not None)
 """
 
 
-def test_the_anthropic_provider_is_built_without_the_sdk_and_warms_up_in_a_thread() -> None:
-    env = {"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk-ant-test-0123456789abcdef"}
+# Each provider's credentials, fake: building the provider checks they are there (Bedrock's
+# through botocore's chain, which reads no file here: HOME points nowhere).
+_ENVIRONMENTS = {
+    "anthropic": {"ANTHROPIC_API_KEY": "sk-ant-test-0123456789abcdef"},
+    "bedrock": {
+        "AWS_ACCESS_KEY_ID": "AKIAFAKEFAKEFAKEFAKE",
+        "AWS_SECRET_ACCESS_KEY": "fake-secret",
+        "AWS_REGION": "us-west-2",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "HOME": "/nonexistent",
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ENVIRONMENTS))
+def test_an_sdk_provider_is_built_without_the_sdk_and_warms_up_in_a_thread(name: str) -> None:
+    env = {"PATH": "/usr/bin:/bin", **_ENVIRONMENTS[name]}
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE],
+        [sys.executable, "-c", _PROBE, name],
         cwd=ROOT,
         env=env,
         capture_output=True,
