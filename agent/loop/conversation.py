@@ -132,7 +132,15 @@ class Agent:
     def _rounds(self, result: TurnResult, show: Emit) -> list[Suggestion]:
         """Model calls and tool rounds until the model answers in text; returns the
         suggestions the safety gate made from the model's text."""
-        from agent.safety.gate import StreamGate
+        from agent.safety.evidence import pin
+        from agent.safety.gate import Evidence, StreamGate
+        from agent.verify import age_note
+
+        language = self.state.language
+        evidence = Evidence(
+            pin=lambda suggestion: pin(suggestion, self.state),
+            age=lambda suggestion: age_note(suggestion, datetime.now(UTC), language),
+        )
 
         text_suggestions: list[Suggestion] = []
         tool_choice: ToolChoiceParam | None = None
@@ -144,6 +152,7 @@ class Agent:
                 # Only this turn's tool suggestions are shown below the answer; a command
                 # pending from an earlier turn and repeated now is shown as a block again.
                 already_suggested=[s.command for s in self.state.turn_suggestions],
+                evidence=evidence,
             )
             on_text = None
             if self.stream:

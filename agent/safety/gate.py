@@ -130,11 +130,27 @@ def purpose_before(text: str) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """How a conversation ties a suggestion to what it rests on, for the blocks the gate
+    renders as it streams (`agent.safety.evidence.pin`, `agent.verify.age_note`): the same
+    evidence and age line as a block made through suggest_command."""
+
+    pin: Callable[[Suggestion], Suggestion]
+    age: Callable[[Suggestion], str | None]
+
+
 class _Guard:
     """Guards segment after segment, remembering what was suggested and what came before."""
 
-    def __init__(self, context: SuggestionContext, already_suggested: Collection[str]) -> None:
+    def __init__(
+        self,
+        context: SuggestionContext,
+        already_suggested: Collection[str],
+        evidence: Evidence | None = None,
+    ) -> None:
         self.context = context
+        self.evidence = evidence
         self.suggestions: list[Suggestion] = []
         self._given = {normalize(c) for c in already_suggested}  # shown by a tool already
         self._made: dict[str, Suggestion] = {}  # made here, by normalised command
@@ -159,6 +175,8 @@ class _Guard:
             made = build_suggestion(
                 command, purpose=purpose, context=self.context, section=None, source="text"
             )
+            if self.evidence is not None:
+                made = self.evidence.pin(made)
             self._made[key] = made
             self.suggestions.append(made)
         return self._made[key]
@@ -166,7 +184,8 @@ class _Guard:
     def _block(self, suggestion: Suggestion) -> str:
         key = normalize(suggestion.command)
         if key not in self._blocks:
-            block = render_suggestion(suggestion, self.context.language)
+            age = self.evidence.age(suggestion) if self.evidence is not None else None
+            block = render_suggestion(suggestion, self.context.language, evidence_age=age)
             self._blocks[key] = block.rstrip("\n") + "\n"
         return self._blocks[key]
 
@@ -418,11 +437,15 @@ class StreamGate:
     """`guard_text` for streamed text: releases each segment once it is complete."""
 
     def __init__(
-        self, context: SuggestionContext, *, already_suggested: Collection[str] = ()
+        self,
+        context: SuggestionContext,
+        *,
+        already_suggested: Collection[str] = (),
+        evidence: Evidence | None = None,
     ) -> None:
         self._segmenter = Segmenter()
         self._visible = VisibleStream()
-        self._guard = _Guard(context, already_suggested)
+        self._guard = _Guard(context, already_suggested, evidence)
 
     @property
     def suggestions(self) -> list[Suggestion]:
