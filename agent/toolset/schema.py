@@ -6,6 +6,25 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import core_schema
+
+
+class _AnswerSchema(GenerateJsonSchema):
+    """The schema of what a dump holds (serialization mode), every field required that the
+    dump always writes: all of them but those left out while empty (`exclude_if`), whatever
+    their defaults. Pydantic's own default would mark each field with a default optional,
+    true of an input, not of an answer."""
+
+    def field_is_required(
+        self,
+        field: core_schema.ModelField | core_schema.DataclassField | core_schema.TypedDictField,
+        total: bool,
+    ) -> bool:
+        if field["type"] == "typed-dict-field" or self.mode != "serialization":
+            return super().field_is_required(field, total)
+        return field.get("serialization_exclude_if") is None
+
 
 def model_schema(model: Any) -> dict[str, Any]:
     """The input schema of a tool whose arguments are the pydantic model `model`."""
@@ -20,7 +39,8 @@ def output_schema(model: Any) -> dict[str, Any]:
     structured content against it. Unlike an input's, a null stays allowed where the output
     has one (`focus_node`, `next_offset`...). Built once per model: the check tools share
     one output model, so they share this one object. Not to be mutated."""
-    schema: dict[str, Any] = _compact(untitled(model.model_json_schema(), collapse=False))
+    generated = model.model_json_schema(mode="serialization", schema_generator=_AnswerSchema)
+    schema: dict[str, Any] = _compact(untitled(generated, collapse=False))
     schema.pop("description", None)  # the model's docstring; the tool has its own
     return schema
 

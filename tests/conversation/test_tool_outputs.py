@@ -160,3 +160,52 @@ def test_each_tool_is_described_once_on_its_spec() -> None:
     readers = {name for name, spec in specs.items() if spec.reads_cluster}
     assert readers == {"triage", "use_cluster", "verify_suggestion", *titles}
     assert specs["triage"].title == "Triage the cluster (read-only)"
+
+
+def _required_holes(schema: dict[str, Any], content: Any, where: str = "$") -> list[str]:
+    """Keys a dump always writes that the schema (top level and every $defs model it
+    reaches) does not list as required."""
+    holes: list[str] = []
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any, value: Any, path: str) -> None:
+        if isinstance(node, dict) and "$ref" in node:
+            node = defs[node["$ref"].rsplit("/", 1)[-1]]
+        if not isinstance(node, dict):
+            return
+        for option in node.get("anyOf", []):
+            walk(option, value, path)
+        if isinstance(value, dict) and "properties" in node:
+            required = set(node.get("required", []))
+            holes.extend(f"{path}.{key}" for key in value if key not in required)
+            for key, child in value.items():
+                walk(node["properties"].get(key, {}), child, f"{path}.{key}")
+        if isinstance(value, list) and isinstance(node.get("items"), dict):
+            for item in value:
+                walk(node["items"], item, f"{path}[]")
+
+    walk(schema, content, where)
+    return holes
+
+
+def test_what_an_answer_always_holds_is_required_by_its_schema() -> None:
+    """A client's generated types may rely on `required`: every key a dump writes whatever
+    the values (nested models' defaulted fields included) is listed; only the keys left
+    out while empty (`guess`, `replace_first`, the `*_not_shown` counters...) are not."""
+    from agent.toolset import outputs
+
+    optional_by_design = {
+        name
+        for model in vars(outputs).values()
+        if isinstance(model, type) and issubclass(model, BaseModel)
+        for name, field in model.model_fields.items()
+        if field.exclude_if is not None
+    }
+    assert {"guess", "replace_first", "old_recording", "findings_not_shown"} <= optional_by_design
+    toolset = _toolset("demo-eks")
+    for result in _every_answer(toolset):
+        spec = toolset.spec(result.name)
+        assert spec is not None
+        holes = _required_holes(spec.output_schema(), result.payload)
+        holes = [h for h in holes if h.rsplit(".", 1)[-1] not in optional_by_design]
+        assert holes == [], result.name
