@@ -9,7 +9,8 @@ something: `guess`, `replace_first`, `old_recording`, the `<list>_not_shown` cou
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import copy
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
@@ -19,6 +20,11 @@ from tools.findings import Skipped
 from tools.ownership.model import IacOwner
 from tools.registry import Scope
 from tools.triage.report import ClusterIdentity
+
+if TYPE_CHECKING:
+    from pydantic import GetJsonSchemaHandler
+    from pydantic.json_schema import JsonSchemaValue
+    from pydantic_core import CoreSchema
 
 
 def _is_none(value: object) -> bool:
@@ -258,9 +264,37 @@ class VerifyOutput(ToolOutput):
 
 # -- support ticket, cluster -----------------------------------------------------------------
 
+
+class _KnownFieldsOnly:
+    """The serialization schema of an owner written without its null fields: a field that
+    may be None is absent rather than null, so only the others are required (pydantic would
+    describe IacOwner's own dump, every field required and nullable). Inline, not a change
+    to the `IacOwner` definition a suggestion's full dump shares."""
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        generated = handler(schema)
+        if handler.mode != "serialization":
+            return generated
+        owner = copy.deepcopy(handler.resolve_ref_schema(generated))
+        properties: dict[str, Any] = owner["properties"]
+        nullable = {name for name, field in properties.items() if _allows_null(field)}
+        for name in nullable:
+            _never_null(properties[name])
+        owner["required"] = [name for name in properties if name not in nullable]
+        return owner
+
+
+def _allows_null(field: dict[str, Any]) -> bool:
+    return {"type": "null"} in field.get("anyOf", [])
+
+
 # An owner as the ticket lists it: only what is known (no null fields).
 OwnerEntry = Annotated[
-    IacOwner, PlainSerializer(lambda owner: owner.model_dump(mode="json", exclude_none=True))
+    IacOwner,
+    PlainSerializer(lambda owner: owner.model_dump(mode="json", exclude_none=True)),
+    _KnownFieldsOnly(),
 ]
 
 

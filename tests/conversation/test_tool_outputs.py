@@ -209,3 +209,27 @@ def test_what_an_answer_always_holds_is_required_by_its_schema() -> None:
         holes = _required_holes(spec.output_schema(), result.payload)
         holes = [h for h in holes if h.rsplit(".", 1)[-1] not in optional_by_design]
         assert holes == [], result.name
+
+
+def test_a_ticket_naming_a_resource_owner_matches_its_schema() -> None:
+    """The ticket writes an owner with only what is known (no null fields): its schema must
+    not require the fields an owner leaves out (here `tool` and `note`)."""
+    group = "sg-0a1b2c3d4e5f60001"
+    toolset = _toolset("sg-outbound-self-missing")
+    toolset.call("triage", {})
+    toolset.call(
+        "suggest_command",
+        {
+            "command": f"aws ec2 authorize-security-group-egress --group-id {group} "
+            f"--region us-west-2 --ip-permissions "
+            f"'IpProtocol=-1,UserIdGroupPairs=[{{GroupId={group}}}]'",
+            "purpose": "Restore the rule.",
+        },
+    )
+    result = toolset.call("draft_support_ticket", {})
+    (owner,) = result.payload["ticket"]["resource_owners"]
+    assert owner["stack"] == "hp-network"
+    assert "tool" not in owner  # unknown, so absent rather than null
+    spec = toolset.spec("draft_support_ticket")
+    assert spec is not None
+    assert _errors(spec.output_schema(), result.payload) == []
