@@ -216,6 +216,9 @@ def _broken(found: RuleBreak, messages: list[MessageParam]) -> str:
         return f"message {number}: a tool result without its call"
     if found.kind is Broken.CALL_ID_TWICE:
         return f"message {number}: two tool calls with one id"
+    if found.kind is Broken.EMPTY_CONTENT:
+        # An empty model answer an earlier version kept (agent.loop.empty), for one.
+        return f"message {number} has no content"
     return f"message {number}: the tool results do not answer the calls"
 
 
@@ -225,7 +228,8 @@ def _message(number: int, item: Any) -> MessageParam:
     role = str(item["role"])
     content = item.get("content")
     if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
+        # An empty string is no content, not an empty text block (which the API refuses too).
+        content = [{"type": "text", "text": content}] if content else []
     if not isinstance(content, list) or (role == "user" and not content):
         raise ValueError(f"message {number} has no content")
     blocks = [_block(number, role, block) for block in content]

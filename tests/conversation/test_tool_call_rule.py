@@ -218,3 +218,18 @@ def test_only_a_final_assistant_message_may_be_empty_and_not_in_a_saved_file() -
     assert rule_break([HI, EMPTY_ANSWER]) is None  # a prefill, as the API allows
     # Saved, it would stand before the next user message: damage, not a variant.
     assert _kind([HI, EMPTY_ANSWER], strict=True, open_ended=True) is Broken.EMPTY_CONTENT
+
+
+@pytest.mark.parametrize(
+    ("messages", "said"),
+    [
+        # An earlier version kept an empty model answer (agent.loop.empty), then saved it.
+        ([HI, EMPTY_ANSWER], "message 2 has no content"),
+        ([HI, EMPTY_ANSWER, HI, ANSWER], "message 2 has no content"),
+        ([HI, {"role": "assistant", "content": ""}], "message 2 has no content"),
+        ([{"role": "user", "content": ""}, ANSWER], "message 1 has no content"),
+    ],
+)
+def test_resume_words_a_message_with_no_content(messages: list[MessageParam], said: str) -> None:
+    with pytest.raises(ValueError, match=f"^{said}$"):
+        checked_messages(list(messages))
