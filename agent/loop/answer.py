@@ -22,8 +22,12 @@ def finish(
     result: TurnResult,
     segments: list[str],
     text_suggestions: list[Suggestion],
+    *,
+    written: list[str],
     emit: Emit | None,
 ) -> TurnResult:
+    """`segments`: the text shown this turn; `written`: those of them the model wrote (the
+    rest is the loop's notice of an empty answer, agent.loop.empty)."""
     from agent.safety.evidence import pin
 
     state = agent.state
@@ -39,8 +43,8 @@ def finish(
     note = display_safe(_iac_note([*state.turn_suggestions, *text_suggestions], state.language))
     if note and emit is not None:
         emit(note)
-    answer = "\n\n".join(s.strip("\n") for s in segments if s.strip())
-    result.model_text = answer
+    answer = _joined(segments)
+    result.model_text = _joined(written)
     for tail in (blocks, note):
         if tail:
             answer = (answer + "\n\n" + tail) if answer else tail
@@ -60,6 +64,10 @@ def finish(
         }
     )
     return result
+
+
+def _joined(segments: list[str]) -> str:
+    return "\n\n".join(s.strip("\n") for s in segments if s.strip())
 
 
 def _tool_blocks(agent: Agent) -> str:

@@ -116,22 +116,28 @@ class Agent:
         self.log_event({"type": "user", "text": said})
         self.state.turn_suggestions = []
         result = TurnResult(answer="")
-        segments: list[str] = []
+        segments: list[str] = []  # everything shown, in order
+        written: list[str] = []  # of it, what the model wrote (not the loop's own notice)
 
-        def show(segment: str) -> None:
+        def show_notice(segment: str) -> None:
             segment = display_safe(segment)
             self.notify_progress(TextShown())
             segments.append(segment)
             if emit is not None:
                 emit(segment)
 
-        with rollback.whole_or_not_at_all(self, start, said):
-            text_suggestions = self._rounds(result, show)
-        return answer.finish(self, result, segments, text_suggestions, emit)
+        def show(segment: str) -> None:
+            show_notice(segment)
+            written.append(segments[-1])
 
-    def _rounds(self, result: TurnResult, show: Emit) -> list[Suggestion]:
+        with rollback.whole_or_not_at_all(self, start, said):
+            text_suggestions = self._rounds(result, show, show_notice)
+        return answer.finish(self, result, segments, text_suggestions, written=written, emit=emit)
+
+    def _rounds(self, result: TurnResult, show: Emit, show_notice: Emit) -> list[Suggestion]:
         """Model calls and tool rounds until the model answers in text; returns the
-        suggestions the safety gate made from the model's text."""
+        suggestions the safety gate made from the model's text. `show` shows the model's
+        guarded text, `show_notice` the loop's own words."""
         from agent.safety.evidence import pin
         from agent.safety.gate import Evidence, StreamGate
         from agent.verify import age_note
@@ -171,6 +177,8 @@ class Agent:
                 show(segment)
             text_suggestions.extend(gate.suggestions)
             result.usage = result.usage + response.usage
+            # What the model wrote, as it came: `eval new` scripts the model from these.
+            self.log_event({"type": "assistant", "text": response.text})
             if empty.is_empty(response):
                 # Never kept as it came (agent.loop.empty): asked once more, then a notice.
                 if not asked_again:
@@ -179,10 +187,10 @@ class Agent:
                     self.log_event({"type": "empty_answer", "asked_again": True})
                     continue
                 words = empty.notice(self.state.language)
-                show(words)
+                show_notice(words)
+                self.log_event({"type": "empty_answer", "asked_again": False, "notice": words})
                 response = replace(response, content=[{"type": "text", "text": words}])
             self.messages.append({"role": "assistant", "content": response.content})
-            self.log_event({"type": "assistant", "text": response.text})
             if not response.tool_uses:
                 return text_suggestions
             rounds += 1

@@ -5,6 +5,7 @@ does, so each test below fails on a loop that keeps one."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,8 +16,9 @@ from agent.providers.anthropic_api import AnthropicProvider
 from agent.providers.base import ProviderError
 from agent.providers.pairing import pairing_problem
 from agent.providers.scripted import ScriptedProvider
+from evals.agent_eval.case import SCRIPT_FILE
 
-from ._support import toolset_for
+from ._support import recording_path, toolset_for
 from .fake_messages_api import FakeMessagesAPI, message_reply, text, tool_use
 
 
@@ -107,3 +109,43 @@ def test_an_empty_answer_over_the_wire(api: FakeMessagesAPI) -> None:
     assert agent.ask("my job hangs").answer == "Five problems (§ G)."
     assert agent.ask("and now?").answer == "Still five."
     assert api.requests[2].body["messages"][-1]["content"][-1] == {"type": "text", "text": NUDGE}
+
+
+def test_the_notice_is_the_softwares_text_not_the_models() -> None:
+    """Graders read `model_text` as what the model wrote: it wrote nothing."""
+    agent, _, events = _agent({"text": ""}, {"text": " \n"})
+    result = agent.ask("hello")
+    assert result.answer == notice("en")
+    assert result.model_text == ""
+    # Each model answer is logged as it came; the notice is the loop's own event.
+    assert [e["text"] for e in events if e["type"] == "assistant"] == ["", " \n"]
+    assert {"type": "empty_answer", "asked_again": False, "notice": notice("en")} in events
+
+
+def test_a_case_drafted_from_a_turn_with_empty_answers_replays_it(tmp_path: Path) -> None:
+    """`eval new` scripts the model from the transcript's assistant events: the empty answers
+    are scripted as empty, so the replay ends the turn with the notice again, rather than a
+    model that says the notice."""
+    from agent.transcript import Transcript
+    from evals.agent_eval.draft import draft_case
+
+    transcript = Transcript()
+    provider = ScriptedProvider.from_turns(
+        [{"tool_calls": [{"name": "triage"}]}, {"text": ""}, {"text": ""}]
+    )
+    agent = Agent(provider, toolset_for("demo-eks"), on_event=transcript.add)
+    first = agent.ask("my job hangs")
+    transcript.save(tmp_path / "t.jsonl")
+
+    case = draft_case([recording_path("demo-eks")], tmp_path / "t.jsonl", tmp_path / "case")
+    replay = Agent(ScriptedProvider.from_file(case / SCRIPT_FILE), toolset_for("demo-eks")).ask(
+        "my job hangs"
+    )
+    assert (
+        (replay.answer, replay.model_calls)
+        == (first.answer, first.model_calls)
+        == (
+            notice("en"),
+            3,
+        )
+    )
