@@ -9,6 +9,7 @@ session (tools/aws/session.py), which never sees these calls and is never used f
 from __future__ import annotations
 
 import os
+import re
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
 BEARER_TOKEN_VARIABLE = "AWS_BEARER_TOKEN_BEDROCK"
 NO_MODEL_NEEDED = "`hyperpod-debug triage` and `hyperpod-debug explain` need no model"
+# What a region may hold: it becomes the host name of the endpoint (bedrock-runtime.REGION...).
+_REGION = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 
 
 class BedrockProvider:
@@ -108,6 +111,8 @@ class BedrockProvider:
         """Check that a region and credentials resolve (no network call), then build."""
         from botocore.exceptions import BotoCoreError
 
+        from tools.display import argument
+
         if profile is not None and os.environ.get(BEARER_TOKEN_VARIABLE) is not None:
             # What the SDK's client refuses to be built with, said before the chat starts.
             raise ProviderUnavailable(_token_and_profile(profile))
@@ -134,6 +139,12 @@ class BedrockProvider:
             raise ProviderUnavailable(
                 "no AWS region for Bedrock: pass --region or set AWS_REGION "
                 f"(or a region in the profile); {NO_MODEL_NEEDED}"
+            )
+        if not _REGION.fullmatch(str(resolved_region)):
+            # It names the endpoint's host: anything else fails on the URL, or asks DNS.
+            raise ProviderUnavailable(
+                f"{argument(str(resolved_region), 60)} is not an AWS region (e.g. us-west-2); "
+                f"{NO_MODEL_NEEDED}"
             )
         if not has_credentials:
             raise ProviderUnavailable(

@@ -297,3 +297,17 @@ def test_factory_builds_the_bedrock_provider(socket_calls: list[str]) -> None:
 def test_factory_without_credentials_is_unavailable() -> None:
     with pytest.raises(ProviderUnavailable, match="no AWS credentials"):
         make_provider("bedrock", model=None, region="us-east-1", profile=None, script=None)
+
+
+@pytest.mark.usefixtures("static_credentials")
+@pytest.mark.parametrize("region", ["a:b", "us west 2", "us-west-2/x"])
+def test_a_region_that_cannot_name_an_endpoint_is_unavailable(
+    monkeypatch: pytest.MonkeyPatch, region: str
+) -> None:
+    """Said before the chat starts, in one line: the client, built on first use, would
+    otherwise fail on the endpoint's URL with a traceback (or ask DNS for a bad host)."""
+    with pytest.raises(ProviderUnavailable, match="is not an AWS region"):
+        BedrockProvider.from_environment(MODEL, region, None)
+    monkeypatch.setenv("AWS_REGION", region)
+    with pytest.raises(ProviderUnavailable, match="is not an AWS region"):
+        BedrockProvider.from_environment(MODEL, None, None)
