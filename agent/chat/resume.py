@@ -219,6 +219,8 @@ def _broken(found: RuleBreak, messages: list[MessageParam]) -> str:
     if found.kind is Broken.EMPTY_CONTENT:
         # An empty model answer an earlier version kept (agent.loop.empty), for one.
         return f"message {number} has no content"
+    if found.kind is Broken.BLANK_TEXT:
+        return f"message {number} has a text block with no visible text"
     return f"message {number}: the tool results do not answer the calls"
 
 

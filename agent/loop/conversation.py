@@ -190,7 +190,7 @@ class Agent:
                 show_notice(words)
                 self.log_event({"type": "empty_answer", "asked_again": False, "notice": words})
                 response = replace(response, content=[{"type": "text", "text": words}])
-            self.messages.append({"role": "assistant", "content": response.content})
+            self.messages.append({"role": "assistant", "content": empty.kept(response)})
             if not response.tool_uses:
                 return text_suggestions
             rounds += 1

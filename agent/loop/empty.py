@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from anthropic.types import MessageParam, TextBlockParam
+    from anthropic.types import ContentBlockParam, MessageParam, TextBlockParam
 
     from agent.providers.base import ModelResponse
     from agent.state import Language
@@ -34,6 +34,17 @@ _NOTICE: dict[Language, str] = {
 def is_empty(response: ModelResponse) -> bool:
     """No tool call and no visible text (whitespace only counts as nothing)."""
     return not response.tool_uses and not response.text.strip()
+
+
+def kept(response: ModelResponse) -> list[ContentBlockParam]:
+    """The content of a (not empty) answer as the history keeps it: without a text block
+    that holds only whitespace, which a model may write before a tool call and the API
+    refuses in every later request."""
+    return [
+        block
+        for block in response.content
+        if not (block["type"] == "text" and not block["text"].strip())
+    ]
 
 
 def nudged(message: MessageParam) -> MessageParam:

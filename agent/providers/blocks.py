@@ -15,7 +15,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeGuard
 
 if TYPE_CHECKING:
-    from anthropic.types import MessageParam, ToolResultBlockParam, ToolUseBlockParam
+    from anthropic.types import (
+        MessageParam,
+        TextBlockParam,
+        ToolResultBlockParam,
+        ToolUseBlockParam,
+    )
+
+
+def is_text(block: object) -> TypeGuard[TextBlockParam]:
+    return isinstance(block, dict) and block.get("type") == "text"
 
 
 def is_tool_use(block: object) -> TypeGuard[ToolUseBlockParam]:

@@ -4,9 +4,10 @@ The one statement of the rule in this program. It is checked in two strengths:
 
 * as the API checks a request (the default): the conversation is not empty and opens with
   a user message; no message is empty, except that a final assistant message may be (a
-  prefill); every `tool_use` block of an assistant message is answered by a
-  `tool_result` block with its id in the very next message, a user message; a
-  `tool_result` answers a `tool_use` of the message just before it. The API refuses a
+  prefill), and no text block is blank (whitespace only); every `tool_use` block of an
+  assistant message is answered by a `tool_result` block with its id in the very next
+  message, a user message; a `tool_result` answers a `tool_use` of the message just before
+  it. The API refuses a
   request that breaks this with a 400 ("tool_use ids were found without tool_result blocks
   immediately after"), and every later request carries the same history, so one broken
   turn would break the conversation for good. The scripted provider and the tests' fake
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from agent.providers.blocks import content_blocks, is_tool_result, is_tool_use
+from agent.providers.blocks import content_blocks, is_text, is_tool_result, is_tool_use
 
 if TYPE_CHECKING:
     from anthropic.types import MessageParam
@@ -41,6 +42,7 @@ class Broken(Enum):
     EMPTY = "no message"
     FIRST_NOT_USER = "the first message is not the user's"
     EMPTY_CONTENT = "a message with no content (only a final assistant message may have none)"
+    BLANK_TEXT = "a text block with no visible text"
     SAME_ROLE_TWICE = "two messages of one role in a row (strict)"
     UNANSWERED_CALL = "a tool call without its result in the next message"
     RESULT_WITHOUT_CALL = "a tool result after a message that made no call"
@@ -73,6 +75,8 @@ class RuleBreak:
                 f"{where}: all messages must have non-empty content except for the optional "
                 "final assistant message"
             )
+        if self.kind is Broken.BLANK_TEXT:
+            return f"{where}: text content blocks must contain non-whitespace text"
         if self.kind is Broken.UNANSWERED_CALL:
             return (
                 f"{where}: `tool_use` ids were found without `tool_result` blocks "
@@ -127,6 +131,9 @@ def _at(
     if not message.get("content") and not final_assistant:
         # The API refuses it (a model may answer with no content at all: agent.loop.empty).
         return RuleBreak(Broken.EMPTY_CONTENT, index)
+    if _has_blank_text(message):
+        # Refused as well: a model may write one beside a tool call (agent.loop.empty).
+        return RuleBreak(Broken.BLANK_TEXT, index)
     previous = messages[index - 1] if index > 0 else None
     asked = _calls(previous) if previous is not None and previous.get("role") == "assistant" else []
     if role == "user":
@@ -165,6 +172,13 @@ def _answers(
     if not all(is_tool_result(b) for b in blocks[: len(results)]):
         return RuleBreak(Broken.RESULTS_NOT_FIRST, index, tuple(results))
     return None
+
+
+def _has_blank_text(message: MessageParam) -> bool:
+    content = message.get("content")
+    if isinstance(content, str):
+        return not content.strip()
+    return any(is_text(b) and not str(b.get("text", "")).strip() for b in content_blocks(message))
 
 
 def _calls(message: MessageParam) -> list[str]:

@@ -149,3 +149,18 @@ def test_a_case_drafted_from_a_turn_with_empty_answers_replays_it(tmp_path: Path
             3,
         )
     )
+
+
+def test_a_blank_text_beside_a_tool_call_is_not_kept() -> None:
+    """A model may write a whitespace-only text block before its tool call; kept, it would
+    make every later request a 400 (the scripted provider refuses such a history too)."""
+    agent, provider, _ = _agent(
+        {"text": "\n\n", "tool_calls": [{"name": "triage"}]},
+        {"text": "Five problems (§ G)."},
+        {"text": "Still five."},
+    )
+    assert agent.ask("my job hangs").answer == "Five problems (§ G)."
+    assert agent.ask("and now?").answer == "Still five."
+    call: Any = agent.messages[1]["content"]
+    assert [b["type"] for b in call] == ["tool_use"]
+    assert pairing_problem(provider.requests[-1].messages) is None

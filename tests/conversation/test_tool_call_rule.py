@@ -233,3 +233,33 @@ def test_only_a_final_assistant_message_may_be_empty_and_not_in_a_saved_file() -
 def test_resume_words_a_message_with_no_content(messages: list[MessageParam], said: str) -> None:
     with pytest.raises(ValueError, match=f"^{said}$"):
         checked_messages(list(messages))
+
+
+BLANK_BEFORE_CALL: MessageParam = {
+    "role": "assistant",
+    "content": [
+        {"type": "text", "text": "\n\n"},
+        {"type": "tool_use", "id": "t1", "name": "triage", "input": {}},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("messages", "index"),
+    [
+        ([HI, BLANK_BEFORE_CALL, RESULT_T1], 1),
+        ([{"role": "user", "content": [{"type": "text", "text": ""}]}], 0),
+        ([{"role": "user", "content": " "}, ANSWER], 0),
+    ],
+)
+def test_a_text_block_with_no_visible_text_breaks_the_rule(
+    messages: list[MessageParam], index: int
+) -> None:
+    """The API refuses a blank text block wherever it is, beside a tool call too (a model
+    may write one there: the loop drops it, agent.loop.empty)."""
+    assert rule_break(messages) == RuleBreak(Broken.BLANK_TEXT, index)
+    assert pairing_problem(messages) == (
+        f"messages.{index}: text content blocks must contain non-whitespace text"
+    )
+    with pytest.raises(ValueError, match=f"^message {index + 1} has a text block with no "):
+        checked_messages([*messages, ANSWER] if messages[-1]["role"] == "user" else messages)
