@@ -26,8 +26,9 @@ NUDGE = (
     "show, what it means and what comes next."
 )
 _NOTICE: dict[Language, str] = {
-    "en": 'The model returned an empty answer twice. Ask again, or say "go on".',
-    "zh": "模型连续两次返回了空回答。请再问一次，或输入“继续”。",
+    # Worded for every interface (a chat, a one-shot `ask`, MCP's prompts): ask again.
+    "en": "The model returned an empty answer twice: ask again, perhaps in other words.",
+    "zh": "模型连续两次返回了空回答：请再问一次，或换一种说法。",
 }
 
 

@@ -74,7 +74,7 @@ def test_the_notice_is_in_the_language_the_user_writes() -> None:
     agent, _, _ = _agent({"text": ""}, {"text": ""})
     result = agent.ask("我的任务卡住了")
     assert result.answer == notice("zh")
-    assert "继续" in result.answer
+    assert "再问一次" in result.answer
 
 
 def test_a_turn_cancelled_after_the_request_to_answer_leaves_no_trace() -> None:
