@@ -13,7 +13,6 @@ not wait for. Building the provider only checks the environment.
 from __future__ import annotations
 
 import os
-import threading
 from typing import TYPE_CHECKING
 
 from agent.providers._sdk import (
@@ -31,6 +30,7 @@ from agent.providers.base import (
     ProviderUnavailable,
     TextCallback,
 )
+from agent.providers.lazy import LazyClient
 
 if TYPE_CHECKING:
     import anthropic
@@ -74,34 +74,28 @@ class AnthropicProvider:
         self._max_retries = max_retries
         self._timeout = timeout
         self._read_timeout = STREAM_READ_TIMEOUT if timeout is None else timeout
-        self._built: anthropic.Anthropic | None = None
-        # Held while the client is built: a call waits for a build the warm-up started.
-        self._building = threading.Lock()
-        if client is not None:
-            self._built = self._configured(client)
+        self._lazy = LazyClient(
+            self._build, self._configured(client) if client is not None else None
+        )
 
     def _configured(self, client: anthropic.Anthropic) -> anthropic.Anthropic:
         if self._timeout is None:
             return client.with_options(max_retries=self._max_retries)
         return client.with_options(max_retries=self._max_retries, timeout=self._timeout)
 
+    def _build(self) -> anthropic.Anthropic:
+        import anthropic
+
+        return self._configured(anthropic.Anthropic())
+
     @property
     def _client(self) -> anthropic.Anthropic:
         """The SDK client, built on first use (or by `prepare`, which it waits for)."""
-        with self._building:
-            if self._built is None:
-                import anthropic
-
-                self._built = self._configured(anthropic.Anthropic())
-            return self._built
+        return self._lazy.get()
 
     def prepare(self) -> None:
-        """Import the SDK and build the client now (the chat calls it in a background
-        thread). A failure is left for the first call to raise, in the caller's thread."""
-        try:
-            self._client  # noqa: B018 - built for its side effect
-        except Exception:  # raised again, where it can be shown, by the first call
-            return
+        """Import the SDK and build the client now (agent/providers/lazy.py)."""
+        self._lazy.prepare()
 
     @classmethod
     def from_environment(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from typing import TYPE_CHECKING, Any
 
 from agent.providers._sdk import (
@@ -29,6 +28,7 @@ from agent.providers.base import (
     ProviderUnavailable,
     TextCallback,
 )
+from agent.providers.lazy import LazyClient
 
 if TYPE_CHECKING:
     from anthropic import AnthropicBedrock
@@ -65,38 +65,32 @@ class BedrockProvider:
         self._max_retries = max_retries
         self._timeout = timeout
         self._read_timeout = STREAM_READ_TIMEOUT if timeout is None else timeout
-        self._built: AnthropicBedrock | None = None
-        # Held while the client is built: a call waits for a build the warm-up started.
-        self._building = threading.Lock()
-        if client is not None:
-            self._built = self._configured(client)
+        self._lazy = LazyClient(
+            self._build, self._configured(client) if client is not None else None
+        )
 
     def _configured(self, client: AnthropicBedrock) -> AnthropicBedrock:
         if self._timeout is None:
             return client.with_options(max_retries=self._max_retries)
         return client.with_options(max_retries=self._max_retries, timeout=self._timeout)
 
+    def _build(self) -> AnthropicBedrock:
+        from anthropic import AnthropicBedrock
+
+        try:
+            built = AnthropicBedrock(aws_region=self.region, aws_profile=self._profile)
+        except ValueError as exc:  # a bearer token and a profile at once
+            raise ProviderUnavailable(_token_and_profile(self._profile)) from exc
+        return self._configured(built)
+
     @property
     def _client(self) -> AnthropicBedrock:
         """The SDK client, built on first use (or by `prepare`, which it waits for)."""
-        with self._building:
-            if self._built is None:
-                from anthropic import AnthropicBedrock
-
-                try:
-                    built = AnthropicBedrock(aws_region=self.region, aws_profile=self._profile)
-                except ValueError as exc:  # a bearer token and a profile at once
-                    raise ProviderUnavailable(_token_and_profile(self._profile)) from exc
-                self._built = self._configured(built)
-            return self._built
+        return self._lazy.get()
 
     def prepare(self) -> None:
-        """Import the SDK and build the client now (the chat calls it in a background
-        thread). A failure is left for the first call to raise, in the caller's thread."""
-        try:
-            self._client  # noqa: B018 - built for its side effect
-        except Exception:  # raised again, where it can be shown, by the first call
-            return
+        """Import the SDK and build the client now (agent/providers/lazy.py)."""
+        self._lazy.prepare()
 
     @classmethod
     def from_environment(

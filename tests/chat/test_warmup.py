@@ -21,7 +21,7 @@ provider = make_provider(sys.argv[1], model=None, region=None, profile=None, scr
 print("anthropic" in sys.modules)
 thread = __import__("agent.chat.warmup", fromlist=["start"]).start(provider)
 thread.join(60)
-print("anthropic" in sys.modules, provider._built is not None)
+print("anthropic" in sys.modules, provider._lazy.ready)
 """
 
 
