@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from agent.toolset.toolset import CHECK_PREFIX, check_tool_name
+from agent.toolset.spec import CHECK_PREFIX, check_tool_name
 
 if TYPE_CHECKING:
     from agent.toolset import ToolSpec

@@ -9,6 +9,7 @@ cluster, a summary of its answer) and a handler returning a bounded output model
 failing tool answers with `is_error` and what to do next.
 """
 
-from agent.toolset.toolset import ToolResult, Toolset, ToolSpec
+from agent.toolset.spec import ToolResult, ToolSpec
+from agent.toolset.toolset import Toolset
 
 __all__ = ["ToolResult", "ToolSpec", "Toolset"]

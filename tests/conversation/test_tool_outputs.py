@@ -24,7 +24,7 @@ from agent.toolset.outputs import (
     not_shown,
 )
 from agent.toolset.schema import output_schema
-from agent.toolset.toolset import CHECK_PREFIX, check_tool_name
+from agent.toolset.spec import CHECK_PREFIX, check_tool_name
 from tools.recorded.model import load_recorded
 from tools.redaction import redact_strings
 from tools.registry import all_checks

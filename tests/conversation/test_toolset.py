@@ -14,7 +14,7 @@ from agent.toolset import Toolset
 from agent.toolset.budget import TRIAGE_RESULT_CHARS, estimate_tokens
 from agent.toolset.cluster import ClusterSession
 from agent.toolset.results import triage_payload
-from agent.toolset.toolset import check_tool_name
+from agent.toolset.spec import check_tool_name
 from tools.findings import Finding, Priority, Status
 from tools.registry import all_checks
 from tools.triage.report import ClusterIdentity, TriageReport

@@ -21,7 +21,7 @@ from agent.mcp import server
 from agent.mcp.tools import call_result, tool_definitions
 from agent.toolset import ToolResult, Toolset
 from agent.toolset.outputs import CheckToolOutput
-from agent.toolset.toolset import CHECK_PREFIX
+from agent.toolset.spec import CHECK_PREFIX
 from tools.recorded.model import load_recorded
 
 CLUSTERS = ROOT / "evals" / "clusters"

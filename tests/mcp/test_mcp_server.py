@@ -18,7 +18,7 @@ from agent.toolset import ToolResult, Toolset
 from agent.toolset.cluster import ClusterSession
 from agent.toolset.failures import Failure, FailureKind
 from agent.toolset.outputs import ReferenceOutput
-from agent.toolset.toolset import check_tool_name
+from agent.toolset.spec import check_tool_name
 from tools.registry import all_checks
 from tools.sections import TOP_LEVEL_IDS
 from tools.target import TriageTarget

@@ -11,7 +11,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import get_default_environment
 from mcp_support import DEMO, ROOT
 
-from agent.toolset.toolset import check_tool_name
+from agent.toolset.spec import check_tool_name
 from tools.registry import all_checks
 
 # Credentials that cannot reach an account, and no instance metadata: a replay needs none,
