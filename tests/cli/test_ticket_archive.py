@@ -565,3 +565,24 @@ def test_a_full_disk_leaves_no_file_of_the_bundle(
     written = run("ticket", "--recorded", str(DEMO), "-o", str(out), "--mask")
     assert_clean_exit(written, 0)
     assert len(list(out.iterdir())) == BUNDLE_FILES
+
+
+@pytest.mark.parametrize("scenario", ["slurm-node-unexpected-reboot", "slurm-job-stuck-completing"])
+def test_a_masked_slurm_archive_finds_the_recording_s_problems(
+    scenario: str, tmp_path: Path
+) -> None:
+    """Slurm node names hold the node's address (`ip-10-1-0-13`); masked, they become
+    `ip-<IP_4>` beside the instance's `<IP_4>`, and still map name to instance."""
+    recording = CLUSTERS / f"{scenario}.json"
+    archive = make_ticket(tmp_path, recording, "--mask")
+
+    def problems(report: dict[str, Any]) -> list[tuple[str, str, str, list[str]]]:
+        return [
+            (f["check"], f["status"], f["section"], f["resources"])
+            for f in report["findings"]
+            if f["status"] in ("FAIL", "WARN")
+        ]
+
+    found = problems(triage_json(archive))
+    assert found == problems(triage_json(recording))
+    assert any(check.startswith("slurm-") for check, *_ in found)

@@ -225,6 +225,23 @@ def test_node_names_and_ips() -> None:
     assert short_hostname("IP-10-1-2-3.ec2.internal") == "ip-10-1-2-3"
 
 
+def test_node_names_in_a_masked_archive_keep_their_address_placeholder() -> None:
+    # tools/masking.py writes `ip-10-1-2-3` as `ip-<IP_3>` and `10.1.2.3` as `<IP_3>`.
+    assert short_hostname("ip-<IP_3>.us-west-2.compute.internal") == "ip-<IP_3>"
+    assert short_hostname("IP-<ip_3>") == "ip-<IP_3>"
+    assert ip_from_node_name("ip-<IP_3>") == "<IP_3>"
+    assert node_name_from_ip("<IP_3>") == "ip-<IP_3>"
+    assert ip_from_node_name("ip-<HOST_3>") is None
+    assert ip_from_node_name("ip-<IP_3>x") is None
+    assert node_name_from_ip("<IP_>") is None
+    nodes = parse_sinfo_nodes("ip-<IP_3>|down|2026-11-20T10:42:17|Node unexpectedly rebooted\n")
+    assert [(n.name, n.reason) for n in nodes.nodes] == [
+        ("ip-<IP_3>", "Node unexpectedly rebooted")
+    ]
+    assert nodes.unreadable == 0
+    assert parse_sinfo_nodes("ip-<script>|idle|Unknown|none\n").nodes == ()
+
+
 def test_samples_read_back() -> None:
     nodes = [
         ("ip-10-1-5-21", "down*", "Node unexpectedly rebooted"),

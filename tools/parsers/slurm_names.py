@@ -1,5 +1,10 @@
 """Slurm node names: the short host name, the IPv4 address a HyperPod node name encodes
 (and back), and Slurm's compressed host lists (`ip-10-1-2-[3-4]`).
+
+A masked ticket archive (tools/masking.py) writes an address as a placeholder, in a node
+name too (`10.1.2.3` → `<IP_3>`, `ip-10-1-2-3` → `ip-<IP_3>`, the same number for the same
+address): the name and its address stay one node, so a replay of the archive maps names to
+instances as the recording did.
 """
 
 from __future__ import annotations
@@ -10,16 +15,27 @@ import re
 # -- names and IP addresses --------------------------------------------------------------
 
 _IP_NAME = re.compile(r"^ip-(\d{1,3})-(\d{1,3})-(\d{1,3})-(\d{1,3})$")
+# An address as a masked archive writes it, and a node name holding one.
+MASKED_IP = re.compile(r"^<IP_\d{1,9}>$")
+_MASKED_IP_NAME = re.compile(r"^ip-(<IP_\d{1,9}>)$")
+_PLACEHOLDER_LOWERED = re.compile(r"<(ip|host)_(\d{1,9})>")
 
 
 def short_hostname(hostname: str) -> str:
-    """`ip-10-1-2-3.us-west-2.compute.internal` -> `ip-10-1-2-3` (lower case)."""
-    return (hostname or "").strip().split(".", 1)[0].lower()
+    """`ip-10-1-2-3.us-west-2.compute.internal` -> `ip-10-1-2-3` (lower case; a masked
+    archive's placeholder keeps its case: `ip-<IP_3>`)."""
+    lowered = (hostname or "").strip().split(".", 1)[0].lower()
+    return _PLACEHOLDER_LOWERED.sub(lambda m: f"<{m.group(1).upper()}_{m.group(2)}>", lowered)
 
 
 def ip_from_node_name(name: str) -> str | None:
-    """The IPv4 address a HyperPod Slurm node name encodes (`ip-10-1-2-3` -> `10.1.2.3`)."""
-    match = _IP_NAME.match(short_hostname(name))
+    """The IPv4 address a HyperPod Slurm node name encodes (`ip-10-1-2-3` -> `10.1.2.3`;
+    in a masked archive `ip-<IP_3>` -> `<IP_3>`)."""
+    short = short_hostname(name)
+    masked = _MASKED_IP_NAME.match(short)
+    if masked is not None:
+        return masked.group(1)
+    match = _IP_NAME.match(short)
     if match is None:
         return None
     octets = [int(part) for part in match.groups()]
@@ -29,7 +45,10 @@ def ip_from_node_name(name: str) -> str | None:
 
 
 def node_name_from_ip(ip: str) -> str | None:
-    """The Slurm node name of a private IPv4 address (`10.1.2.3` -> `ip-10-1-2-3`)."""
+    """The Slurm node name of a private IPv4 address (`10.1.2.3` -> `ip-10-1-2-3`; in a
+    masked archive `<IP_3>` -> `ip-<IP_3>`)."""
+    if MASKED_IP.match((ip or "").strip()):
+        return f"ip-{ip.strip()}"
     try:
         address = ipaddress.IPv4Address((ip or "").strip())
     except ValueError:

@@ -152,7 +152,8 @@ class SinfoNodes:
         return [n for n in self.nodes if n.problems]
 
 
-_NODE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# A host name, or a HyperPod one a masked archive wrote (`ip-<IP_3>`, tools/masking.py).
+_NODE_NAME = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9._-]{0,127}|ip-<IP_\d{1,9}>)$")
 
 
 def parse_sinfo_nodes(text: str) -> SinfoNodes:
