@@ -25,7 +25,7 @@ import functools
 import inspect
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, fields
-from typing import Any, Final, Literal, get_type_hints
+from typing import Any, Final, Literal, get_args, get_type_hints
 
 from agent.commands.options import (
     MAX_PROBE_NODES,
@@ -74,16 +74,9 @@ ClusterField = Literal[
 # Which cluster: listed where the command's ClusterArgs parameter stands.
 TARGET_OPTIONS: Final[tuple[ClusterField, ...]] = ("cluster", "region", "node")
 
-# A run that probes nodes itself (triage, record, ticket) takes every option.
-ALL_OPTIONS: Final[tuple[ClusterField, ...]] = (
-    *TARGET_OPTIONS,
-    "profile",
-    "kubeconfig",
-    "context",
-    "no_probes",
-    "probe_concurrency",
-    "max_probe_nodes",
-)
+# A run that probes nodes itself (triage, record, ticket) takes every option, in the
+# order of ClusterArgs (which is their order in `--help`).
+ALL_OPTIONS: Final[tuple[ClusterField, ...]] = get_args(ClusterField)
 
 # A conversation or the MCP server (chat, ask, mcp) probes with the runner's defaults.
 SESSION_OPTIONS: Final[tuple[ClusterField, ...]] = tuple(
